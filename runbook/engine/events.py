@@ -1,0 +1,157 @@
+"""The one event stream (DESIGN.md §1). The engine yields these plain,
+JSON-able dataclasses; the CLI renders them, the TUI turns them into
+messages, the store persists them. `to_dict()` / `event_from_dict()` give the
+journal form (`type` names the class)."""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _now() -> float:
+    return time.time()
+
+
+@dataclass(frozen=True)
+class Event:
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["type"] = type(self).__name__
+        return d
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    run_id: str
+    site: str
+    operator: str
+    tool_version: str
+    inventory_sha256: str
+    runbook_sha256: str
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    step_id: str
+    action: str  # verify | apply | rollback | reboot
+    hosts: tuple[str, ...]
+    step_sha256: str = ""
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class HostStarted(Event):
+    step_id: str
+    action: str
+    host: str
+    command: str  # exactly as run, after templating
+    attempt: int = 1
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class HostOutput(Event):
+    """One line of live output. Not persisted line by line (HostFinished carries
+    the whole output); it exists for live display."""
+
+    step_id: str
+    action: str
+    host: str
+    stream: str  # stdout | stderr
+    line: str
+
+
+@dataclass(frozen=True)
+class HostFinished(Event):
+    step_id: str
+    action: str
+    host: str
+    status: str  # a model.Status value
+    reason: str  # one line: expected vs found, or why unknown
+    command: str = ""
+    exit_status: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    started: float = 0.0
+    ended: float = field(default_factory=_now)
+    attempt: int = 1
+    record: Any = None  # parsed structured record, when a parser ran
+    before: dict[str, Any] | None = None  # values verify measured before apply (for rollback)
+
+
+@dataclass(frozen=True)
+class StepFinished(Event):
+    step_id: str
+    action: str
+    status: str
+    counts: dict[str, int]
+    failing: str = ""  # folded NodeSet
+    unknown: str = ""
+    blocked: str = ""
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class PendingActionChanged(Event):
+    """A pending action such as a reboot owed (state=owed) or done (state=done)."""
+
+    step_id: str
+    host: str
+    action: str  # e.g. "reboot"
+    state: str  # owed | done | failed
+    reason: str = ""
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class HostKeyRecorded(Event):
+    host: str
+    fingerprint: str  # SHA256:...
+    how: str  # known_hosts | pinned (trust on first use)
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class OperatorDecision(Event):
+    """skip / waive / note by a person, with a required reason."""
+
+    kind: str  # skip | waive | note | confirm
+    step_id: str
+    hosts: str  # NodeSet ("" = whole step)
+    operator: str
+    reason: str
+    expires: float | None = None
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class RunInterrupted(Event):
+    reason: str
+    time: float = field(default_factory=_now)
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    status: str
+    time: float = field(default_factory=_now)
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (RunStarted, StepStarted, HostStarted, HostOutput, HostFinished, StepFinished,
+                PendingActionChanged, HostKeyRecorded, OperatorDecision, RunInterrupted, RunFinished)
+}
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    d = dict(d)
+    cls = EVENT_TYPES[d.pop("type")]
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {k: v for k, v in d.items() if k in names}
+    for k in ("hosts",):
+        if k in kwargs and isinstance(kwargs[k], list):
+            kwargs[k] = tuple(kwargs[k])
+    return cls(**kwargs)

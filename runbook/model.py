@@ -1,0 +1,195 @@
+"""The plain data the rest of the program passes around. No I/O, no logic
+beyond small derived properties: loaders build these, the engine runs them,
+the store and exporter record them."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Status(str, Enum):
+    """Per host and step (DESIGN.md §3). The string values are a contract."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    PASS = "pass"
+    FAIL = "fail"
+    UNKNOWN = "unknown"  # could not assess: unreachable, timeout, auth/host key refused, unreadable
+    SKIPPED = "skipped"
+    WAIVED = "waived"
+    ROLLED_BACK = "rolled_back"
+    INTERRUPTED = "interrupted"  # was running when the process died
+    BLOCKED = "blocked"  # a prerequisite (`needs`) did not pass on this host
+
+    def __str__(self) -> str:
+        return self.value
+
+
+# Statuses that count as "done, nothing more to do" for gating and progress.
+SATISFIED = frozenset({Status.PASS, Status.SKIPPED, Status.WAIVED})
+
+
+def step_status(host_statuses: list[Status]) -> Status:
+    """A step's status derived from its hosts' statuses (worst wins)."""
+    if not host_statuses:
+        return Status.PENDING
+    s = set(host_statuses)
+    for worst in (Status.RUNNING, Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED,
+                  Status.BLOCKED, Status.ROLLED_BACK, Status.PENDING):
+        if worst in s:
+            return worst
+    if s <= {Status.SKIPPED}:
+        return Status.SKIPPED
+    if Status.WAIVED in s:
+        return Status.WAIVED
+    return Status.PASS
+
+
+@dataclass
+class Host:
+    name: str
+    vars: dict[str, Any] = field(default_factory=dict)  # merged, Ansible precedence
+    groups: list[str] = field(default_factory=list)  # every group it belongs to (ancestors included)
+
+    @property
+    def address(self) -> str:
+        return str(self.vars.get("ansible_host", self.name))
+
+    @property
+    def port(self) -> int:
+        return int(self.vars.get("ansible_port", 22))
+
+    @property
+    def user(self) -> str | None:
+        u = self.vars.get("ansible_user")
+        return str(u) if u is not None else None
+
+
+@dataclass
+class Group:
+    name: str
+    hosts: list[str] = field(default_factory=list)  # direct members
+    children: list[str] = field(default_factory=list)
+    vars: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Inventory:
+    hosts: dict[str, Host]
+    groups: dict[str, Group]
+    sources: list[str] = field(default_factory=list)
+    sha256: str = ""
+
+    def group_members(self, group: str) -> list[str]:
+        """Every host of the group and of its descendants, in inventory order."""
+        seen: dict[str, None] = {}
+        stack = [group]
+        visited: set[str] = set()
+        while stack:
+            g = stack.pop(0)
+            if g in visited or g not in self.groups:
+                continue
+            visited.add(g)
+            for h in self.groups[g].hosts:
+                seen.setdefault(h, None)
+            stack.extend(self.groups[g].children)
+        return list(seen)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One typed criterion (goss/NHC-shaped). `kind` is one of:
+    exit | contains | not_contains | matches | not_matches | path | consistent | design.
+    For `path`, `op` is one of eq ne lt le gt ge in matches semver count reference."""
+
+    kind: str
+    value: Any = None
+    path: str | None = None
+    op: str | None = None
+    lower: float | None = None  # reference tolerance, relative (e.g. -0.10)
+    upper: float | None = None
+    line: int = 0
+    raw: Any = None  # the YAML as written, for plan/report
+
+    def describe(self) -> str:
+        if self.kind == "path":
+            if self.op == "reference":
+                tol = []
+                if self.lower is not None:
+                    tol.append(f"{self.lower:+.0%}")
+                if self.upper is not None:
+                    tol.append(f"{self.upper:+.0%}")
+                return f"{self.path} ≈ {self.value} ({' / '.join(tol) or 'exact'})"
+            return f"{self.path} {self.op} {self.value!r}"
+        if self.kind == "exit":
+            return f"exit status == {self.value}"
+        if self.kind == "consistent":
+            return f"{self.path or 'value'} identical on every host"
+        if self.kind == "design":
+            return f"matches the design ({self.value})"
+        return f"stdout {self.kind.replace('_', ' ')} {self.value!r}"
+
+
+@dataclass(frozen=True)
+class Action:
+    """verify / apply / rollback of a step."""
+
+    run: str  # command template
+    parse: str | None = None
+    expect: tuple[Check, ...] = ()
+    timeout: float = 60.0
+    then: str | None = None  # pending action after success, e.g. "reboot"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    title: str
+    phase: str
+    phase_title: str
+    why: str
+    hosts: str  # selector: group, NodeSet pattern or expression
+    verify: Action | None
+    apply: Action | None = None
+    rollback: Action | None = None
+    needs: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+    manual: bool = False
+    checklist: tuple[str, ...] = ()  # for manual steps
+    file: str = ""
+    line: int = 0
+    definition: dict = field(default_factory=dict, compare=False, hash=False)  # as written
+
+    @property
+    def sha256(self) -> str:
+        """Hash of the definition as written: a changed step makes old results stale."""
+        blob = json.dumps(self.definition, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    title: str
+    file: str
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Runbook:
+    phases: tuple[Phase, ...]
+    sha256: str = ""
+
+    @property
+    def steps(self) -> list[Step]:
+        return [s for p in self.phases for s in p.steps]
+
+    def step(self, step_id: str) -> Step:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
