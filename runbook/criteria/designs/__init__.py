@@ -1,0 +1,1 @@
+"""Design comparators, one module per subject (see runbook.criteria.design)."""

@@ -1,0 +1,54 @@
+"""One host, one action: template the command, run it, parse, judge."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..criteria.host import judge_host, parse_output
+from ..criteria.verdict import Verdict
+from ..model import Action, Status
+from ..template import TemplateError, render_command
+
+
+@dataclass
+class HostOutcome:
+    host: str
+    command: str
+    verdict: Verdict
+    exit_status: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    started: float = 0.0
+    ended: float = 0.0
+    attempts: int = 1
+    record: Any = None
+    assessed: bool = True  # False when the host could not be assessed (unknown before judging)
+
+
+def command_for(action: Action, variables: dict[str, Any], before: dict | None = None) -> str:
+    values = dict(variables)
+    if before is not None:
+        values["before"] = before
+    return render_command(action.run, values)
+
+
+async def run_on_host(transport, host: str, action: Action, variables: dict[str, Any], *,
+                      before: dict | None = None,
+                      on_start: Callable[[str], None] | None = None,
+                      on_line: Callable[[str, str], None] | None = None) -> HostOutcome:
+    try:
+        command = command_for(action, variables, before)
+    except TemplateError as exc:
+        return HostOutcome(host, action.run, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False)
+    if on_start:
+        on_start(command)
+    res = await transport.run(host, command, timeout=action.timeout, on_line=on_line)
+    common = dict(exit_status=res.exit_status, stdout=res.stdout, stderr=res.stderr,
+                  started=res.started, ended=res.ended, attempts=res.attempts)
+    if res.unknown_reason:
+        return HostOutcome(host, command, Verdict(Status.UNKNOWN, res.unknown_reason), assessed=False, **common)
+    record, problem = parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
+    verdict = judge_host(action, res.exit_status, res.stdout, variables, record, problem)
+    if verdict.status == Status.FAIL and res.stderr.strip() and res.exit_status not in (0, None):
+        verdict.reason += f" — stderr: {res.stderr.strip().splitlines()[-1][:160]}"
+    return HostOutcome(host, command, verdict, record=record, **common)

@@ -1,0 +1,248 @@
+"""steps/*.yaml -> Runbook, checking everything that can be checked without
+an inventory (lint adds the inventory-dependent checks). Every problem of
+every file is collected and raised together as FILE:LINE: message."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from . import parsers
+from .criteria.spec import parse_check
+from .errors import InputError, Problem
+from .model import Action, Phase, Runbook, Step
+from .yamlsafe import LineDict, LineList, load_file
+
+PHASE_KEYS = {"phase", "title", "steps"}
+STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist"}
+ACTION_KEYS = {"run", "parse", "expect", "timeout", "then"}
+PENDING_ACTIONS = {"reboot"}
+
+
+def plain(value: Any) -> Any:
+    """LineDict/LineList -> dict/list (for hashing and JSON)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value
+
+
+class _Collector:
+    def __init__(self, file: str):
+        self.file = file
+        self.problems: list[Problem] = []
+
+    def add(self, line: int | None, message: str) -> None:
+        self.problems.append(Problem(self.file, line, message))
+
+
+def _line(node: Any, key: Any = None) -> int:
+    if isinstance(node, LineDict) and key is not None:
+        return node.line_of(key)
+    return getattr(node, "line", 0)
+
+
+def _unknown_keys(c: _Collector, node: LineDict, allowed: set[str], what: str) -> None:
+    for key in node:
+        if key not in allowed:
+            c.add(node.line_of(key), f"unknown key {key!r} in {what} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | None:
+    if not isinstance(node, LineDict):
+        c.add(step_line, f"{what} must be a mapping with at least `run:`")
+        return None
+    _unknown_keys(c, node, ACTION_KEYS, what)
+    run = node.get("run")
+    if not isinstance(run, str) or not run.strip():
+        c.add(node.line, f"{what}.run must be a non-empty command string")
+        return None
+    parse = node.get("parse")
+    if parse is not None:
+        try:
+            parsers.get(parse)
+        except KeyError as exc:
+            c.add(node.line_of("parse"), str(exc.args[0]))
+    timeout = node.get("timeout", 60)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        c.add(node.line_of("timeout"), f"{what}.timeout must be a positive number of seconds, found {timeout!r}")
+        timeout = 60
+    then = node.get("then")
+    if then is not None and then not in PENDING_ACTIONS:
+        c.add(node.line_of("then"), f"{what}.then must be one of {sorted(PENDING_ACTIONS)}, found {then!r}")
+    checks = []
+    expect = node.get("expect", [])
+    if not isinstance(expect, list):
+        c.add(node.line_of("expect"), f"{what}.expect must be a list of criteria")
+        expect = []
+    for i, raw in enumerate(expect):
+        line = expect.line_of(i) if isinstance(expect, LineList) else node.line
+        check, problems = parse_check(raw, line)
+        for p in problems:
+            c.add(line, f"{what}.expect[{i}]: {p}")
+        if check:
+            if check.kind == "path" and not parse:
+                c.add(line, f"{what}.expect[{i}]: a path check needs `parse:` (a parser that gives the record)")
+            checks.append(check)
+    return Action(run=run, parse=parse, expect=tuple(checks), timeout=float(timeout), then=then, line=node.line)
+
+
+def _hints(c: _Collector, node: Any, line: int) -> tuple[str, ...]:
+    if node is None:
+        return ()
+    if not isinstance(node, list):
+        c.add(line, "hints must be a list of lines (the troubleshooting ladder)")
+        return ()
+    out = []
+    for i, h in enumerate(node):
+        # `- Link up but no LID: LINK_TYPE first` is a one-key mapping in YAML; read it as the line it looks like.
+        if isinstance(h, dict) and len(h) == 1:
+            k, v = next(iter(h.items()))
+            out.append(f"{k}: {v}")
+        elif isinstance(h, str):
+            out.append(h)
+        else:
+            c.add(node.line_of(i) if isinstance(node, LineList) else line, f"hints[{i}] must be a line of text")
+    return tuple(out)
+
+
+def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None:
+    if not isinstance(node, LineDict):
+        c.add(getattr(node, "line", None), "a step must be a mapping")
+        return None
+    _unknown_keys(c, node, STEP_KEYS, "step")
+    sid = node.get("id")
+    if not isinstance(sid, str) or not sid:
+        c.add(node.line, "step without an `id`")
+        return None
+    for key in ("title", "why", "hosts"):
+        if not isinstance(node.get(key), str) or not node.get(key).strip():
+            c.add(node.line_of(key) if key in node else node.line, f"step {sid}: `{key}` is required (text)")
+    manual = node.get("manual", False)
+    if not isinstance(manual, bool):
+        c.add(node.line_of("manual"), f"step {sid}: manual must be true or false")
+        manual = False
+    verify = apply = rollback = None
+    if manual:
+        checklist = node.get("checklist")
+        if not isinstance(checklist, list) or not checklist or not all(isinstance(x, str) for x in checklist):
+            c.add(node.line, f"step {sid}: a manual step needs a `checklist:` of lines to confirm")
+        for key in ("verify", "apply", "rollback"):
+            if key in node:
+                c.add(node.line_of(key), f"step {sid}: a manual step has no {key} (a person confirms it)")
+    else:
+        if "verify" not in node:
+            c.add(node.line, f"step {sid}: `verify` is required (or `manual: true`)")
+        else:
+            verify = _action(c, node["verify"], f"step {sid}: verify", node.line_of("verify"))
+        if "apply" in node:
+            apply = _action(c, node["apply"], f"step {sid}: apply", node.line_of("apply"))
+            if "rollback" not in node:
+                c.add(node.line_of("apply"), f"step {sid}: an apply without a rollback (every change must be reversible)")
+        if "rollback" in node:
+            rollback = _action(c, node["rollback"], f"step {sid}: rollback", node.line_of("rollback"))
+            if "apply" not in node:
+                c.add(node.line_of("rollback"), f"step {sid}: a rollback without an apply")
+    needs = node.get("needs", [])
+    if isinstance(needs, str):
+        needs = [needs]
+    if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
+        c.add(node.line_of("needs"), f"step {sid}: needs must be a list of step ids")
+        needs = []
+    return Step(
+        id=sid, title=str(node.get("title", "")), phase=phase, phase_title=phase_title,
+        why=" ".join(str(node.get("why", "")).split()), hosts=str(node.get("hosts", "all")),
+        verify=verify, apply=apply, rollback=rollback, needs=tuple(needs),
+        hints=_hints(c, node.get("hints"), node.line_of("hints")), manual=manual,
+        checklist=tuple(str(x) for x in node.get("checklist", []) or []) if manual else (),
+        file=c.file, line=node.line, definition={"phase": phase, **plain(node)},
+    )
+
+
+def _phase(path: Path, c: _Collector) -> Phase | None:
+    try:
+        doc = load_file(path)
+    except InputError as exc:
+        c.problems.extend(exc.problems)
+        return None
+    if not isinstance(doc, LineDict):
+        c.add(1, "a steps file must be a mapping with `phase`, `title` and `steps`")
+        return None
+    _unknown_keys(c, doc, PHASE_KEYS, "phase file")
+    name = doc.get("phase")
+    if not isinstance(name, str) or not name:
+        c.add(doc.line, "`phase:` (a name) is required")
+        name = path.stem
+    title = str(doc.get("title", name))
+    raw_steps = doc.get("steps")
+    if not isinstance(raw_steps, list) or not raw_steps:
+        c.add(doc.line_of("steps") if "steps" in doc else doc.line, "`steps:` must be a non-empty list")
+        raw_steps = []
+    steps = [s for s in (_step(c, n, name, title) for n in raw_steps) if s]
+    return Phase(name=name, title=title, file=str(path), steps=tuple(steps))
+
+
+def _graph_problems(phases: list[Phase]) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[str, Step] = {}
+    for step in (s for p in phases for s in p.steps):
+        if step.id in seen:
+            first = seen[step.id]
+            problems.append(Problem(step.file, step.line, f"duplicate step id {step.id!r} (first at {first.file}:{first.line})"))
+        else:
+            seen[step.id] = step
+    for step in seen.values():
+        for need in step.needs:
+            if need not in seen:
+                problems.append(Problem(step.file, step.line, f"step {step.id}: needs unknown step {need!r}"))
+    # cycles: depth-first search over `needs`
+    state: dict[str, int] = {}
+
+    def visit(sid: str, trail: list[str]) -> None:
+        state[sid] = 1
+        for need in seen[sid].needs:
+            if need not in seen:
+                continue
+            if state.get(need) == 1:
+                cycle = trail[trail.index(need):] + [need] if need in trail else [sid, need]
+                s = seen[sid]
+                problems.append(Problem(s.file, s.line, f"dependency cycle: {' -> '.join(cycle)}"))
+            elif need not in state:
+                visit(need, trail + [need])
+        state[sid] = 2
+
+    for sid in seen:
+        if sid not in state:
+            visit(sid, [sid])
+    return problems
+
+
+def load_runbook(steps_dir: str | Path) -> Runbook:
+    steps_dir = Path(steps_dir)
+    if steps_dir.is_file():
+        files = [steps_dir]
+    else:
+        if not steps_dir.is_dir():
+            raise InputError(Problem(str(steps_dir), None, "no such steps directory"))
+        files = sorted(list(steps_dir.glob("*.yaml")) + list(steps_dir.glob("*.yml")))
+        if not files:
+            raise InputError(Problem(str(steps_dir), None, "no *.yaml step files here"))
+    problems: list[Problem] = []
+    phases: list[Phase] = []
+    digest = hashlib.sha256()
+    names: dict[str, str] = {}
+    for path in files:
+        c = _Collector(str(path))
+        phase = _phase(path, c)
+        problems.extend(c.problems)
+        if phase:
+            if phase.name in names:
+                problems.append(Problem(str(path), 1, f"phase {phase.name!r} already defined in {names[phase.name]}"))
+            names[phase.name] = str(path)
+            phases.append(phase)
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    problems.extend(_graph_problems(phases))
+    if problems:
+        raise InputError(problems)
+    return Runbook(phases=tuple(phases), sha256=digest.hexdigest())
