@@ -1,0 +1,159 @@
+"""`runbook run` and `runbook status`, `runs`, `skip|waive|note`."""
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+
+from rich.console import Console
+
+from ..errors import EXIT_OK, EXIT_USAGE, UsageError
+from ..inventory import fold
+from ..session import Session, exit_code
+from ..store.store import Store
+from ..summary import run_summary
+from .progress import RunProgress, summary_table
+from .project import eprint, load_project
+
+
+def _confirm_factory(args, console: Console):
+    async def confirm(step, action: str, hosts: list[str], commands: dict[str, str]) -> bool:
+        by_cmd: dict[str, list[str]] = {}
+        for h, c in commands.items():
+            by_cmd.setdefault(c, []).append(h)
+        console.print(f"[bold]{action}[/] {step.id} on {fold(hosts)} ({len(hosts)} hosts):", highlight=False)
+        for c, hs in by_cmd.items():
+            console.print(f"  {fold(hs)}: {c}", highlight=False, markup=False)
+        if step.apply and action == "apply" and step.apply.then:
+            console.print(f"  then: {step.apply.then}", highlight=False)
+        if args.yes:
+            return True
+        if not sys.stdin.isatty():
+            console.print(f"[red]not confirmed[/]: {action} needs --yes when there is no terminal to ask")
+            return False
+        answer = await asyncio.to_thread(input, f"{action} {step.id} on {len(hosts)} hosts? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+    return confirm
+
+
+def _open(args, project, **kw) -> Session:
+    return Session.open(project.runbook, project.inventory, args.state, operator=args.operator,
+                        run_id=getattr(args, "run", None), new=getattr(args, "new_run", False),
+                        trust_new_hosts=getattr(args, "trust_new_hosts", False), **kw)
+
+
+def cmd_run(args) -> int:
+    project = load_project(args.steps, args.inventory)
+    if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
+        raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
+    console = Console(stderr=True)
+    session = _open(args, project, max_handshakes=args.max_handshakes)
+    try:
+        steps = session.steps(args.step or None, args.phase)
+        hosts = session.hosts(args.hosts)
+        interrupted = {s: hs for s, hs in _interrupted(session).items()}
+        for step_id, hs in interrupted.items():
+            console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")
+        progress = RunProgress(console)
+        code = asyncio.run(_run(session, steps, args, hosts, progress, console))
+        if code is not None:
+            return code
+        rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
+        doc = run_summary(session.state, steps, project.inventory, hosts, exit_code=rc)
+        console.print(summary_table(doc))
+        if session.state.pending:
+            for action, hs in doc["pending_actions"].items():
+                console.print(f"[yellow]{action} owed: {hs}[/]")
+        if args.json:
+            json.dump(doc, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        return rc
+    finally:
+        session.store.close()
+
+
+def _interrupted(session: Session) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for (step, host), o in session.state.outcomes.items():
+        if o.status.value == "interrupted":
+            out.setdefault(step, []).append(host)
+    return out
+
+
+async def _run(session: Session, steps, args, hosts, progress: RunProgress, console: Console) -> int | None:
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    stopped = []
+
+    def stop() -> None:
+        stopped.append(time.time())
+        console.print("[yellow]stopping: commands in flight are recorded as interrupted[/]")
+        task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    try:
+        with progress:
+            await session.execute(steps, args.action, hosts=hosts, again=args.again,
+                                  rerun_failed=args.rerun_failed, confirm=_confirm_factory(args, console),
+                                  on_events=progress)
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        # the engine already recorded the in-flight commands as interrupted
+        console.print("[yellow]stopped; progress is saved — `runbook run --resume` continues[/]")
+        return 130
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        await session.transport.close()
+    return None
+
+
+def cmd_status(args) -> int:
+    project = load_project(args.steps, args.inventory)
+    store = Store.open(args.state, getattr(args, "run", None), read_only=True)
+    try:
+        from ..session import replay
+
+        state = replay(store)
+        state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
+        steps = project.runbook.steps
+        rc = exit_code(state, project.runbook, project.inventory, steps)
+        doc = run_summary(state, steps, project.inventory, exit_code=rc)
+        if args.json:
+            json.dump(doc, sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            Console().print(summary_table(doc))
+            for action, hs in doc["pending_actions"].items():
+                Console().print(f"[yellow]{action} owed: {hs}[/]")
+        return rc
+    finally:
+        store.close()
+
+
+def cmd_runs(args) -> int:
+    runs = Store.list_runs(args.state)
+    if not runs:
+        eprint(f"no runs in {args.state}")
+        return EXIT_OK
+    for r in runs:
+        print(json.dumps(r if isinstance(r, dict) else getattr(r, "__dict__", str(r)), default=str))
+    return EXIT_OK
+
+
+def cmd_decide(args) -> int:
+    project = load_project(args.steps, args.inventory)
+    session = _open(args, project)
+    try:
+        expires = None
+        if getattr(args, "expires_days", None):
+            expires = time.time() + float(args.expires_days) * 86400
+        ev = session.decide(args.command, args.step, args.hosts or "", args.reason, expires)
+        eprint(f"{args.command} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'} by {ev.operator}")
+        return EXIT_OK
+    finally:
+        session.store.close()

@@ -1,0 +1,80 @@
+"""`runbook lint`, `plan`, `inventory`, `parse`: commands that read files and run nothing."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .. import parsers
+from ..errors import EXIT_OK, EXIT_USAGE, InputError, Problem, UsageError
+from ..inventory import ansible_host, ansible_list, load_inventory, select_hosts
+from ..plan import build_plan
+from ..plan_render import to_markdown, to_text
+from .project import eprint, load_project
+
+
+def cmd_lint(args) -> int:
+    project = load_project(args.steps, args.inventory)
+    n = len(project.runbook.steps)
+    eprint(f"ok: {n} steps in {len(project.runbook.phases)} phases, "
+           f"{len(project.inventory.hosts)} hosts in the inventory")
+    return EXIT_OK
+
+
+def cmd_plan(args) -> int:
+    project = load_project(args.steps, args.inventory)
+    limit = select_hosts(project.inventory, args.hosts) if args.hosts else None
+    try:
+        plan = build_plan(project.runbook, project.inventory, step_ids=args.step or None, limit=limit)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    if args.format == "json":
+        json.dump(plan, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.format == "md":
+        sys.stdout.write(to_markdown(plan))
+    else:
+        sys.stdout.write(to_text(plan))
+    return EXIT_OK
+
+
+def cmd_inventory(args) -> int:
+    inv = load_inventory(args.inventory)
+    if args.host:
+        if args.host not in inv.hosts:
+            raise UsageError(f"no host {args.host!r} in {args.inventory}")
+        out = ansible_host(inv, args.host)
+    else:
+        out = ansible_list(inv)
+    json.dump(out, sys.stdout, indent=4, sort_keys=True)
+    sys.stdout.write("\n")
+    return EXIT_OK
+
+
+def cmd_parse(args) -> int:
+    try:
+        parser = parsers.get(args.parser)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    if args.file and args.file != "-":
+        try:
+            text = Path(args.file).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise InputError(Problem(args.file, None, f"cannot read: {exc.strerror}")) from None
+        where = args.file
+    else:
+        text = sys.stdin.read()
+        where = "<stdin>"
+    try:
+        record = parser(text)
+    except parsers.ParseError as exc:
+        raise InputError(Problem(where, None, f"not readable as {args.parser} output: {exc}")) from None
+    if args.json:
+        json.dump(record, sys.stdout, indent=2, default=str)
+        sys.stdout.write("\n")
+    else:
+        from rich.console import Console
+        from rich.pretty import Pretty
+
+        Console().print(Pretty(record))
+    return EXIT_OK

@@ -1,0 +1,165 @@
+"""`runbook` command line (DESIGN.md §5 is the contract: commands, exit codes,
+stdout for data and stderr for progress)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..errors import EXIT_USAGE, InputError, RunbookError
+
+
+def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
+    p.add_argument("--steps", default="steps", help="steps directory (default: steps/)")
+    p.add_argument("--inventory", default="inventory", help="inventory file or directory (default: inventory/)")
+    if state:
+        p.add_argument("--state", default="state", help="state directory (default: state/)")
+        p.add_argument("--operator", help="who is doing this (default: $RUNBOOK_OPERATOR or the login name)")
+        p.add_argument("--run", help="run id (default: the latest run in the state directory)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="runbook", description="Deliver GPU / InfiniBand clusters step by step.")
+    parser.add_argument("--version", action="version", version=f"runbook {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("lint", help="check every step and inventory file")
+    _common(p, state=False)
+
+    p = sub.add_parser("plan", help="what would run, per host")
+    _common(p, state=False)
+    p.add_argument("--step", action="append", help="only this step (repeatable)")
+    p.add_argument("--hosts", help="NodeSet / group expression")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+
+    p = sub.add_parser("inventory", help="hosts, groups, merged vars as ansible-inventory prints them")
+    p.add_argument("--inventory", default="inventory")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--list", action="store_true", default=True)
+    g.add_argument("--host")
+
+    p = sub.add_parser("parse", help="read a saved or pasted tool output")
+    p.add_argument("parser", help="parser name, e.g. mlxconfig, ibstat, nvidia-smi-topo")
+    p.add_argument("file", nargs="?", help="file with the output (default: stdin)")
+    p.add_argument("--json", action="store_true", help="print the record as JSON")
+
+    p = sub.add_parser("run", help="verify / apply / rollback steps over SSH")
+    _common(p)
+    p.add_argument("--step", action="append", help="step id (repeatable)")
+    p.add_argument("--phase")
+    p.add_argument("--all", action="store_true")
+    p.add_argument("--action", choices=("verify", "apply", "rollback"), default="verify")
+    p.add_argument("--hosts", help="limit to these hosts (NodeSet / group expression)")
+    p.add_argument("--yes", action="store_true", help="confirm apply/rollback without asking")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    p.add_argument("--resume", action="store_true", help="continue with what has not passed yet")
+    p.add_argument("--rerun-failed", action="store_true", help="only failed / unknown / interrupted hosts")
+    p.add_argument("--again", action="store_true", help="re-verify hosts that already passed too")
+    p.add_argument("--new-run", action="store_true", help="start a new run instead of continuing the latest")
+    p.add_argument("--trust-new-hosts", action="store_true",
+                   help="trust on first use: pin unknown host keys into the run's known_hosts")
+    p.add_argument("--max-handshakes", type=int, help="concurrent SSH handshakes (default suits sshd MaxStartups)")
+
+    p = sub.add_parser("status", help="the state of the run")
+    _common(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("runs", help="list the runs in the state directory")
+    p.add_argument("--state", default="state")
+
+    for kind, what in (("skip", "skip a step on hosts"), ("waive", "accept a failure, with a reason"),
+                       ("note", "add a note (confirms a manual step)")):
+        p = sub.add_parser(kind, help=what)
+        _common(p)
+        p.add_argument("step")
+        p.add_argument("--hosts", help="NodeSet (default: every host of the step)")
+        p.add_argument("--reason", required=True)
+        if kind == "waive":
+            p.add_argument("--expires-days", type=float, help="the waiver lapses after this many days")
+
+    p = sub.add_parser("tui", help="the terminal UI")
+    _common(p)
+    p.add_argument("--trust-new-hosts", action="store_true")
+
+    from ..export.cli import add_export_arguments, add_verify_arguments
+
+    p = sub.add_parser("export", help="signed completion log + report")
+    p.add_argument("--state", default="state")
+    p.add_argument("--steps", default="steps")
+    p.add_argument("--inventory", default="inventory")
+    p.add_argument("--run", help="run id (default: the latest)")
+    add_export_arguments(p)
+
+    p = sub.add_parser("verify-log", help="check a signed completion log")
+    add_verify_arguments(p)
+
+    from ..sim.main import add_arguments as add_sim_arguments
+
+    p = sub.add_parser("sim", help="start the simulated lab on loopback")
+    add_sim_arguments(p)
+
+    p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
+    p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
+    p.add_argument("--nodes", type=int, default=48)
+    p.add_argument("--scenario", help="fault scenario (default: the shipped demo scenario)")
+    p.add_argument("--dir", help="where the lab and the run live (default: state/demo)")
+    return parser
+
+
+def dispatch(args) -> int:
+    from . import cmd_run, cmd_static
+
+    simple = {"lint": cmd_static.cmd_lint, "plan": cmd_static.cmd_plan, "inventory": cmd_static.cmd_inventory,
+              "parse": cmd_static.cmd_parse, "run": cmd_run.cmd_run, "status": cmd_run.cmd_status,
+              "runs": cmd_run.cmd_runs, "skip": cmd_run.cmd_decide, "waive": cmd_run.cmd_decide,
+              "note": cmd_run.cmd_decide}
+    if args.command in simple:
+        return simple[args.command](args)
+    if args.command == "export":
+        from ..export.cli import cli_export
+
+        return cli_export(args)
+    if args.command == "verify-log":
+        from ..export.cli import cli_verify_log
+
+        return cli_verify_log(args)
+    if args.command == "sim":
+        from ..sim.main import run as run_sim
+
+        return run_sim(args)
+    if args.command == "tui":
+        from ..tui.launch import run_tui
+
+        return run_tui(args)
+    if args.command == "demo":
+        from .demo import cmd_demo
+
+        return cmd_demo(args)
+    raise RunbookError(f"unknown command {args.command}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return dispatch(args)
+    except InputError as exc:
+        for p in exc.problems:
+            print(str(p), file=sys.stderr)
+        print(f"{len(exc.problems)} problem(s)", file=sys.stderr)
+        return exc.exit_code
+    except RunbookError as exc:
+        print(f"runbook: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("runbook: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

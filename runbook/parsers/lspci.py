@@ -1,0 +1,180 @@
+"""`lspci` one-line listings and `lspci -vv` / `-vvv` device blocks.
+
+`lspci` (also `lspci | grep Mellanox`, `lspci -nn`, `lspci -D`):
+  devices: [{slot, class, class_id?, description, vendor_id?, device_id?, rev?, model?}]
+           model = the last [bracketed] name in the description ("ConnectX-7", "L40S")
+  count, by_class {"3D controller": 8}, elided (the paste had "....." lines)
+  Empty text is a valid reading (a `grep` that matched nothing): count 0.
+
+`lspci -vv`:
+  devices: [{slot, class, description, ..., subsystem, physical_slot, numa_node,
+             lnkcap: {speed: "16GT/s", speed_gts: 16.0, width: "x16", lanes: 16} | null,
+             lnksta: {speed, speed_gts, width, lanes, speed_downgraded, width_downgraded,
+                      downgraded} | null,
+             supported_speeds ("2.5-16GT/s" from LnkCap2), kernel_driver, kernel_modules,
+             part_number, serial_number (VPD), capabilities_access_denied}]
+  count
+  `downgraded` is lspci's own "(downgraded)" marker OR LnkSta below LnkCap, because
+  lspci before pciutils 3.6 printed no marker. An idle GPU trains down to 2.5GT/s
+  to save power: that is a real reading of the link, judging it is the step's job.
+
+jc has an lspci parser, but it reads only `lspci -mmv` (machine format); it
+refuses all of these `-vv` outputs, so this module parses them itself.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ._hosttext import fail, int_or_none, lines_of
+from .base import ParseError, Parser, Record
+
+_SLOT = r"(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
+_LINE = re.compile(
+    rf"^(?P<slot>{_SLOT})\s+(?P<cls>[^:\[]+?)(?:\s\[(?P<class_id>[0-9a-fA-F]{{4}})\])?:\s+"
+    r"(?P<desc>.*?)"
+    r"(?:\s\[(?P<vendor_id>[0-9a-fA-F]{4}):(?P<device_id>[0-9a-fA-F]{4})\])?"
+    r"(?:\s\(rev (?P<rev>[0-9a-fA-F]+)\))?"
+    r"(?:\s\(prog-if [^)]*\))?\s*$")
+_ELISION = re.compile(r"^\s*(\.{3,}|…)\s*$")
+
+
+def _device_line(m: re.Match) -> Record:
+    desc = m["desc"].strip()
+    brackets = re.findall(r"\[([^\]]+)\]", desc)
+    record = {
+        "slot": m["slot"],
+        "class": m["cls"].strip(),
+        "description": desc,
+        "model": brackets[-1] if brackets else None,
+        "rev": m["rev"],
+    }
+    if m["class_id"]:
+        record["class_id"] = m["class_id"].lower()
+    if m["vendor_id"]:
+        record["vendor_id"] = m["vendor_id"].lower()
+        record["device_id"] = m["device_id"].lower()
+    return record
+
+
+def parse_lspci(text: str) -> Record:
+    devices = []
+    elided = False
+    for line in lines_of(text):
+        if not line.strip():
+            continue
+        if _ELISION.match(line):
+            elided = True
+            continue
+        m = _LINE.match(line)
+        if not m:
+            if line[:1].isspace():
+                raise ParseError(f"lspci: indented line {line.strip()[:60]!r}: this is `lspci -v` "
+                                 "output, read it with the lspci-vv parser")
+            fail("`lspci` lines like '3b:00.0 Infiniband controller: Mellanox ...'", line)
+        devices.append(_device_line(m))
+    return {
+        "devices": devices,
+        "count": len(devices),
+        "by_class": dict(Counter(d["class"] for d in devices)),
+        "elided": elided,
+    }
+
+
+_LINK = re.compile(r"Speed (?P<speed>[\d.]+GT/s|unknown)(?P<sd> \(downgraded\))?,\s*"
+                   r"Width (?P<width>x\d+)(?P<wd> \(downgraded\))?")
+
+
+def _link(value: str) -> Record | None:
+    m = _LINK.search(value)
+    if not m:
+        return None
+    speed = m["speed"]
+    return {
+        "speed": speed,
+        "speed_gts": float(speed[:-4]) if speed.endswith("GT/s") else None,
+        "width": m["width"],
+        "lanes": int(m["width"][1:]),
+        "speed_downgraded": bool(m["sd"]),
+        "width_downgraded": bool(m["wd"]),
+    }
+
+
+def _vv_device(head: re.Match, body: list[str]) -> Record:
+    dev = _device_line(head)
+    dev.update({
+        "subsystem": None, "physical_slot": None, "numa_node": None,
+        "lnkcap": None, "lnksta": None, "supported_speeds": None,
+        "kernel_driver": None, "kernel_modules": [],
+        "part_number": None, "serial_number": None,
+        "capabilities_access_denied": False,
+    })
+    for raw in body:
+        line = raw.strip()
+        key, _, value = line.partition(":")
+        value = value.strip()
+        if key == "Subsystem":
+            dev["subsystem"] = value
+        elif key == "Physical Slot":
+            dev["physical_slot"] = value
+        elif key == "NUMA node":
+            dev["numa_node"] = int_or_none(value)
+        elif key == "LnkCap" and dev["lnkcap"] is None:
+            dev["lnkcap"] = _link(value)
+        elif key == "LnkSta" and dev["lnksta"] is None:
+            dev["lnksta"] = _link(value)
+        elif key == "LnkCap2":
+            m = re.search(r"Supported Link Speeds: ([^,]+)", value)
+            dev["supported_speeds"] = m.group(1) if m else None
+        elif key == "Kernel driver in use":
+            dev["kernel_driver"] = value
+        elif key == "Kernel modules":
+            dev["kernel_modules"] = [v.strip() for v in value.split(",") if v.strip()]
+        elif line.startswith("[PN] Part number:"):
+            dev["part_number"] = line.split(":", 1)[1].strip()
+        elif line.startswith("[SN] Serial number:"):
+            dev["serial_number"] = line.split(":", 1)[1].strip()
+        elif line == "Capabilities: <access denied>":
+            dev["capabilities_access_denied"] = True
+    cap, sta = dev["lnkcap"], dev["lnksta"]
+    if sta is not None:
+        below = bool(cap) and (
+            (cap["speed_gts"] or 0) > (sta["speed_gts"] or 0) or cap["lanes"] > sta["lanes"])
+        sta["downgraded"] = sta["speed_downgraded"] or sta["width_downgraded"] or below
+    return dev
+
+
+def parse_lspci_vv(text: str) -> Record:
+    devices = []
+    head: re.Match | None = None
+    body: list[str] = []
+    for line in lines_of(text):
+        if not line.strip() or _ELISION.match(line):
+            continue
+        if not line[:1].isspace():
+            m = _LINE.match(line)
+            if not m:
+                fail("`lspci -vv` device blocks starting '21:00.0 Ethernet controller: ...'", line)
+            if head:
+                devices.append(_vv_device(head, body))
+            head, body = m, []
+        elif head is None:
+            fail("an `lspci -vv` device line before the indented details", text)
+        else:
+            body.append(line)
+    if head:
+        devices.append(_vv_device(head, body))
+    if not devices:
+        fail("`lspci -vv` output", text)
+    if all(
+            d["subsystem"] is None and d["lnkcap"] is None and d["kernel_driver"] is None
+            and not d["capabilities_access_denied"] for d in devices):
+        raise ParseError("lspci-vv: device lines without any -vv details (this is plain `lspci` "
+                         "output, read it with the lspci parser)")
+    return {"devices": devices, "count": len(devices)}
+
+
+PARSERS = [
+    Parser(name="lspci", reads="lspci [-nn] [| grep PATTERN]", func=parse_lspci),
+    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv),
+]

@@ -1,0 +1,133 @@
+"""`nvidia-smi` (the default table): versions, one entry per GPU, the process list.
+
+Record:
+  driver_version, cuda_version ("12.4"; null when the header has none), smi_version
+  gpu_count
+  gpus: [{index, name, name_truncated, persistence_mode, bus_id, display_active,
+          ecc_uncorrected ("0" / "Off" / "N/A" as printed), fan_pct, temp_c, perf,
+          power_w, power_cap_w, memory_used_mib, memory_total_mib, gpu_util_pct,
+          compute_mode, mig_mode}]          numbers are null where nvidia-smi says N/A
+  processes: [{gpu, gi, ci, pid, type, name, memory_mib}]   ([] for "No running processes found")
+  processes_listed: whether the Processes table was in the output at all
+
+Reads the 87/89/91-column layouts of drivers 470 .. 580 ("|---" or "+---" header
+separators, with or without the MIG M. line, the timestamp line present or not).
+"""
+from __future__ import annotations
+
+import re
+
+from ._hosttext import fail, int_or_none, lines_of
+from .base import ParseError, Parser, Record
+
+_VERSIONS = re.compile(
+    r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s+(?P<driver>\S+)"
+    r"(?:\s+CUDA Version:\s+(?P<cuda>\S+))?")
+_GPU_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persistence>On|Off|N/A)\s*$")
+_GPU_SECOND = re.compile(
+    r"^\s*(?P<fan>\d+%|N/A)\s+(?P<temp>-?\d+C|N/A)\s+(?P<perf>P\d+|N/A)\s+"
+    r"(?P<power>\d+W|N/A)\s*/\s*(?P<cap>\d+W|N/A)\s*$")
+_MEMORY = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
+_UTIL = re.compile(r"^\s*(?P<util>\d+%|N/A)\s+(?P<mode>\S+)\s*$")
+_BUS = re.compile(r"^\s*(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>\S+)\s*$")
+_PROCESS = re.compile(
+    r"^\|\s+(?P<gpu>\d+|N/A)\s+(?:(?P<gi>\S+)\s+(?P<ci>\S+)\s+)?(?P<pid>\d+)\s+"
+    r"(?P<type>C\+G|[CGM])\s+(?P<name>.+?)\s+(?P<mem>\d+MiB|N/A)\s*\|$")
+
+
+def _cells(line: str) -> list[str]:
+    return line.strip().strip("|").split("|")
+
+
+def _num(text: str, suffix: str) -> int | None:
+    return int_or_none(text[: -len(suffix)]) if text.endswith(suffix) else None
+
+
+def parse_nvidia_smi(text: str) -> Record:
+    lines = lines_of(text)
+    header = next((m for m in map(_VERSIONS.search, lines) if m), None)
+    if header is None:
+        if "NVIDIA-SMI has failed" in text or "couldn't communicate" in text:
+            raise ParseError(f"nvidia-smi could not talk to the driver: {text.strip()[:200]!r}")
+        fail("the `nvidia-smi` table header 'NVIDIA-SMI ... Driver Version: ...'", text)
+    gpus: list[Record] = []
+    processes: list[Record] = []
+    in_processes = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if "Processes:" in line:
+            in_processes = True
+        elif in_processes:
+            m = _PROCESS.match(line.strip())
+            if m:
+                processes.append(_process(m))
+        elif line.startswith("|") and line.count("|") == 4:
+            cells = _cells(line)
+            first = _GPU_FIRST.match(cells[0])
+            if first and i + 1 < len(lines):
+                gpus.append(_gpu(first, cells, _cells(lines[i + 1]), lines[i + 1]))
+                mig = _cells(lines[i + 2]) if i + 2 < len(lines) else []
+                if len(mig) == 3 and not mig[0].strip() and mig[2].strip():
+                    gpus[-1]["mig_mode"] = mig[2].strip()
+                i += 1
+        i += 1
+    if not gpus and "No devices were found" not in text:
+        raise ParseError("nvidia-smi: found the version header but no GPU rows (truncated output?)")
+    return {
+        "smi_version": header.group("smi"),
+        "driver_version": header.group("driver"),
+        "cuda_version": header.group("cuda") if header.group("cuda") not in (None, "N/A") else None,
+        "gpu_count": len(gpus),
+        "gpus": gpus,
+        "processes": processes,
+        "processes_listed": in_processes,
+    }
+
+
+def _gpu(first: re.Match, cells: list[str], second_cells: list[str], second_line: str) -> Record:
+    if len(second_cells) != 3:
+        raise ParseError(f"nvidia-smi: expected the fan/temp/power row after GPU {first['index']}, "
+                         f"found {second_line.strip()!r}")
+    usage = _GPU_SECOND.match(second_cells[0])
+    memory = _MEMORY.match(second_cells[1])
+    util = _UTIL.match(second_cells[2])
+    bus = _BUS.match(cells[1])
+    if not (usage and memory and util and bus):
+        raise ParseError(f"nvidia-smi: cannot read the row of GPU {first['index']}: "
+                         f"{cells!r} / {second_line.strip()!r}")
+    name = first["name"]
+    return {
+        "index": int(first["index"]),
+        "name": name,
+        "name_truncated": name.endswith("..."),
+        "persistence_mode": first["persistence"],
+        "bus_id": bus["bus"],
+        "display_active": bus["disp"],
+        "ecc_uncorrected": cells[2].strip(),
+        "fan_pct": _num(usage["fan"], "%"),
+        "temp_c": _num(usage["temp"], "C"),
+        "perf": usage["perf"],
+        "power_w": _num(usage["power"], "W"),
+        "power_cap_w": _num(usage["cap"], "W"),
+        "memory_used_mib": int(memory["used"]),
+        "memory_total_mib": int(memory["total"]),
+        "gpu_util_pct": _num(util["util"], "%"),
+        "compute_mode": util["mode"],
+        "mig_mode": None,
+    }
+
+
+def _process(m: re.Match) -> Record:
+    return {
+        "gpu": int_or_none(m["gpu"]),
+        "gi": m["gi"],
+        "ci": m["ci"],
+        "pid": int(m["pid"]),
+        "type": m["type"],
+        "name": m["name"],
+        "memory_mib": _num(m["mem"], "MiB"),
+    }
+
+
+PARSERS = [Parser(name="nvidia-smi", reads="nvidia-smi", func=parse_nvidia_smi)]

@@ -1,0 +1,82 @@
+"""What would run, per step and host, before anything runs: the data behind
+`runbook plan` (text, Markdown, JSON) and the TUI's step pane. Hosts whose
+rendered command is identical are folded together as one NodeSet."""
+from __future__ import annotations
+
+from typing import Any
+
+from .inventory import fold, host_vars
+from .engine.targets import ordered, targets
+from .model import Action, Inventory, Runbook, Step
+from .template import TemplateError, render_command
+
+BEFORE_PLACEHOLDER = "<before>"
+
+
+class _BeforeStub(dict):
+    """Stands in for `before` values in a plan: they are only known at run time."""
+
+    def __missing__(self, key):
+        return BEFORE_PLACEHOLDER
+
+
+def _commands(action: Action, hosts: list[str], inventory: Inventory) -> list[dict[str, str]]:
+    by_cmd: dict[str, list[str]] = {}
+    for h in hosts:
+        variables = dict(host_vars(inventory, h))
+        variables["before"] = _BeforeStub()
+        try:
+            cmd = render_command(action.run, variables)
+        except TemplateError as exc:
+            cmd = f"<cannot build the command: {exc}>"
+        by_cmd.setdefault(cmd, []).append(h)
+    return [{"hosts": fold(hs), "command": cmd} for cmd, hs in by_cmd.items()]
+
+
+def _action(action: Action | None, hosts: list[str], inventory: Inventory) -> dict[str, Any] | None:
+    if action is None:
+        return None
+    return {
+        "run": action.run,
+        "commands": _commands(action, hosts, inventory),
+        "parse": action.parse,
+        "criteria": [c.describe() for c in action.expect] or ["exit status == 0"],
+        "timeout": action.timeout,
+        "then": action.then,
+    }
+
+
+def step_plan(step: Step, inventory: Inventory, limit: list[str] | None = None) -> dict[str, Any]:
+    hosts = targets(step, inventory, limit)
+    return {
+        "id": step.id,
+        "title": step.title,
+        "phase": step.phase,
+        "why": step.why,
+        "hosts": fold(hosts),
+        "host_count": len(hosts),
+        "needs": list(step.needs),
+        "manual": step.manual,
+        "checklist": list(step.checklist),
+        "verify": _action(step.verify, hosts, inventory),
+        "apply": _action(step.apply, hosts, inventory),
+        "rollback": _action(step.rollback, hosts, inventory),
+        "hints": list(step.hints),
+        "sha256": step.sha256,
+        "source": f"{step.file}:{step.line}",
+    }
+
+
+def build_plan(runbook: Runbook, inventory: Inventory, *, step_ids: list[str] | None = None,
+               limit: list[str] | None = None) -> dict[str, Any]:
+    chosen = {s.id for s in ordered(runbook, step_ids)}
+    phases = []
+    for phase in runbook.phases:
+        steps = [step_plan(s, inventory, limit) for s in phase.steps if s.id in chosen]
+        if steps:
+            phases.append({"phase": phase.name, "title": phase.title, "file": phase.file, "steps": steps})
+    site = ""
+    if inventory.hosts:
+        site = str(host_vars(inventory, next(iter(inventory.hosts))).get("site", ""))
+    return {"site": site, "runbook_sha256": runbook.sha256, "inventory_sha256": inventory.sha256,
+            "hosts": fold(list(inventory.hosts)), "phases": phases}

@@ -1,0 +1,168 @@
+"""A working session on one run: the store, the run state rebuilt from it,
+the SSH transport and the engine, wired together. The CLI and the TUI are two
+clients of this; neither talks to the store or the transport directly.
+
+Order of truth: every event is appended to the store (durably) before any
+client is handed it, so nothing is ever shown as done that is not on disk.
+"""
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Iterable
+
+from . import __version__
+from .engine.events import (Event, HostKeyRecorded, HostOutput, OperatorDecision, RunStarted,
+                            event_from_dict)
+from .engine.runner import Confirm, Engine
+from .engine.targets import ordered, targets
+from .errors import UsageError
+from .inventory import host_vars, select_hosts
+from .model import Inventory, Runbook, Status, Step
+from .state import RunState
+from .store.store import Store, operator_name
+from .transport.hostkeys import HostKeyPolicy
+from .transport.pool import Transport
+
+
+def known_hosts_files(inventory: Inventory) -> list[Path]:
+    files = []
+    user = Path.home() / ".ssh" / "known_hosts"
+    if user.exists():
+        files.append(user)
+    for h in inventory.hosts:
+        kh = host_vars(inventory, h).get("runbook_known_hosts")
+        if kh and Path(kh) not in files:
+            files.append(Path(kh))
+    return files
+
+
+def site_of(inventory: Inventory) -> str:
+    for h in inventory.hosts:
+        return str(host_vars(inventory, h).get("site", ""))
+    return ""
+
+
+class Session:
+    def __init__(self, runbook: Runbook, inventory: Inventory, store: Store, state: RunState, *,
+                 operator: str, trust_new_hosts: bool = False, max_handshakes: int | None = None,
+                 stream_output: bool = False, reboot_timeout: float = 900.0):
+        self.runbook = runbook
+        self.inventory = inventory
+        self.store = store
+        self.state = state
+        self.operator = operator
+        self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
+        policy = HostKeyPolicy(known_hosts_files(inventory), trust_new=trust_new_hosts,
+                               pin_file=Path(store.directory) / "known_hosts")
+        kwargs: dict[str, Any] = {}
+        if max_handshakes:
+            kwargs["max_handshakes"] = max_handshakes
+        self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
+        self.engine = Engine(runbook, inventory, self.transport, state, operator=operator,
+                             stream_output=stream_output, reboot_timeout=reboot_timeout)
+        self._seen_keys: set[tuple[str, str]] = set()
+
+    # --- opening -------------------------------------------------------
+    @classmethod
+    def open(cls, runbook: Runbook, inventory: Inventory, state_dir: str | Path, *,
+             operator: str | None = None, run_id: str | None = None, new: bool = False, **kw) -> "Session":
+        operator = operator_name(operator)
+        state_dir = Path(state_dir)
+        existing = Store.list_runs(state_dir) if state_dir.exists() else []
+        if new or (not existing and run_id is None):
+            store = Store.create(state_dir, run_id, site=site_of(inventory), operator=operator,
+                                 tool_version=__version__, inventory_sha256=inventory.sha256,
+                                 runbook_sha256=runbook.sha256)
+        else:
+            store = Store.open(state_dir, run_id)
+        state = replay(store)
+        return cls(runbook, inventory, store, state, operator=operator, **kw)
+
+    # --- running -------------------------------------------------------
+    def steps(self, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
+        try:
+            return ordered(self.runbook, step_ids, phase)
+        except KeyError as exc:
+            raise UsageError(exc.args[0]) from None
+
+    def hosts(self, expr: str | None) -> list[str] | None:
+        if not expr:
+            return None
+        try:
+            return select_hosts(self.inventory, expr)
+        except (KeyError, ValueError) as exc:
+            raise UsageError(f"--hosts {expr!r}: {exc.args[0] if exc.args else exc}") from None
+
+    async def execute(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
+                      again: bool = False, rerun_failed: bool = False, confirm: Confirm | None = None,
+                      on_events: Callable[[list[Event]], Any] | None = None) -> None:
+        async for batch in self.engine.run(steps, action, hosts=hosts, again=again,
+                                           rerun_failed=rerun_failed, confirm=confirm):
+            durable = [e for e in batch if not isinstance(e, HostOutput)]
+            if durable:
+                self.store.append_many(durable)
+            if on_events:
+                result = on_events(batch)
+                if isinstance(result, Awaitable):
+                    await result
+
+    def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
+        if not reason or not reason.strip():
+            raise UsageError(f"{kind} needs a reason (--reason TEXT)")
+        try:
+            step = self.runbook.step(step_id)
+        except KeyError:
+            raise UsageError(f"unknown step {step_id!r}") from None
+        if hosts:
+            chosen = set(self.hosts(hosts) or [])
+            outside = chosen - set(targets(step, self.inventory))
+            if outside:
+                from .inventory import fold
+
+                raise UsageError(f"{fold(sorted(outside))} not targeted by step {step_id}")
+        ev = OperatorDecision(kind, step_id, hosts or "", self.operator, reason.strip(), expires)
+        self.store.append(ev)
+        self.state.apply(ev)
+        return ev
+
+    def _host_key(self, host: str, fingerprint: str, how: str) -> None:
+        if (host, fingerprint) in self._seen_keys:
+            return
+        self._seen_keys.add((host, fingerprint))
+        ev = HostKeyRecorded(host, fingerprint, how)
+        self.store.append(ev)
+        self.state.apply(ev)
+
+    async def close(self) -> None:
+        try:
+            await self.transport.close()
+        finally:
+            self.store.close()
+
+
+def replay(store: Store) -> RunState:
+    """Rebuild the run state from the journal (commands left running = interrupted)."""
+    state = RunState()
+    for entry in store.journal():
+        state.apply(event_from_dict(entry["event"]))
+    state.mark_interrupted()
+    return state
+
+
+def exit_code(state: RunState, runbook: Runbook, inventory: Inventory, steps: Iterable[Step],
+              hosts: list[str] | None = None) -> int:
+    from .errors import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN
+
+    seen = set()
+    for step in steps:
+        if step.manual:
+            continue
+        for h in targets(step, inventory, hosts):
+            seen.add(state.status(step.id, h))
+    if Status.FAIL in seen:
+        return EXIT_FAIL
+    if seen - {Status.PASS, Status.SKIPPED, Status.WAIVED}:
+        return EXIT_UNKNOWN
+    return EXIT_OK
