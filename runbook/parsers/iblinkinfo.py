@@ -76,7 +76,7 @@ def parse(text: str) -> Record:
             truncated = True
             continue
         if m := _HEADER.match(stripped):
-            kind = "CA" if m.group(1) == "CA" else m.group(1)
+            kind = m.group(1)
             node_guid = guid(m.group(2)) if m.group(2) else None
             node = _node_for(nodes, index, (kind, node_guid, m.group(3)), kind, node_guid, m.group(3))
             continue
@@ -104,7 +104,8 @@ def parse(text: str) -> Record:
         if node["type"] == "Switch" or node["lid"] is None:
             node["lid"] = port["lid"]
         links.append({
-            "node": node["name"], "node_type": node["type"], "node_guid": node["guid"] or port_guid,
+            "node": node["name"], "node_type": node["type"], "node_guid": node["guid"],
+            "port_guid": port_guid,
             "switch": node["name"] if node["type"] == "Switch" else None,
             "port": port["port"], "lid": port["lid"], "state": port["state"],
             "phys_state": port["phys_state"], "width": port["width"], "speed": port["speed"],

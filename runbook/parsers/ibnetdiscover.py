@@ -25,7 +25,8 @@ _PORTS_REPORT = re.compile(
     r"^(CA|SW|RT|\?\?)\s+(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]{16})\s+(\S+)\s+(\S+)\s+"
     r"(?:-\s+(CA|SW|RT|\?\?)\s+(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]{16})\s+\(\s*'(.*?)'\s+-\s+'(.*)'\s*\)|'(.*)')$")
 _ID = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9a-fA-F]+)")
-_SWITCH = re.compile(r"^Switch\s+(\d+)\s+\"S-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"\s+(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+)")
+_SWITCH = re.compile(r"^Switch\s+(\d+)\s+\"S-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"\s+"
+                     r"(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+)")
 _CA = re.compile(r"^(Ca|Rt)\s+(\d+)\s+\"([HR])-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"")
 _LINK = re.compile(
     r"^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-F]+)\))?\s+\"([SHR?])-([0-9a-fA-F]+)\"\[(\d+)\](?:\[ext \d+\])?"

@@ -19,7 +19,8 @@ _MB_TO_GB = 1048576 * 8 / 1e9
 _TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic)( Bidirectional)? BW Test\s*$")
 _SETTING = re.compile(r"([A-Za-z][\w.* ]*?)\s*:\s*(\S+)")
 _ADDRESS = re.compile(r"^\s*(local|remote) address: LID (0x[0-9a-fA-F]+|\d+)\b")
-_COLUMNS = re.compile(r"^\s*#bytes\s+#iterations\s+BW peak\[(MB/sec|Gb/sec|MiB/sec)\]\s+BW average\[\1\]\s+MsgRate\[Mpps\]")
+_COLUMNS = re.compile(r"^\s*#bytes\s+#iterations\s+BW peak\[(MB/sec|Gb/sec|MiB/sec)\]\s+"
+                      r"BW average\[\1\]\s+MsgRate\[Mpps\]")
 # duration mode can glue peak and average together ("0.0011403.46"): split on the 2-decimal format
 _GLUED = re.compile(r"^(\d+\.\d{2})(\d+\.\d{2})$")
 _SETTING_KEYS = {"Device": "device", "Number of qps": "qps", "Transport type": "transport_type",
@@ -42,7 +43,7 @@ def _row(tokens: list[str]) -> Record | None:
 
 def parse(text: str) -> Record:
     record: Record = {"test": None, "bidirectional": False, "rows": [], "unit": None,
-                      "local_lids": [], "remote_lids": []}
+                      "local_lids": [], "remote_lids": [], **{k: None for k in _SETTING_KEYS.values()}}
     in_table = False
     for raw in lines_of(text):
         line = raw.rstrip()
@@ -67,8 +68,8 @@ def parse(text: str) -> Record:
         raise not_recognised("ib_write_bw", "a perftest BW table ('#bytes #iterations BW peak[...]')", text)
     if not record["rows"]:
         raise ParseError("ib_write_bw: the result table has no rows (the test did not finish?)")
-    if isinstance(record.get("mtu"), str):
-        record["mtu"] = int(re.match(r"\d+", record["mtu"]).group()) if record["mtu"][:1].isdigit() else record["mtu"]
+    if isinstance(record["mtu"], str) and (mtu := re.match(r"\d+", record["mtu"])):
+        record["mtu"] = int(mtu.group())  # "4096[B]"
     factor = 1.0 if record["unit"] == "Gb/sec" else _MB_TO_GB
     last = record["rows"][-1]
     record["bw_average_gbps"] = tidy_number(round(last["bw_average"] * factor, 2))

@@ -1,0 +1,185 @@
+"""MAD query dumps from infiniband-diags: `perfquery`, `smpquery portinfo`,
+`smpquery pkeys` and `saquery`.
+
+The first three print dotted fields ("LinkState:.......Active"; saquery
+without the colon). Field names are kept as the tool prints them and copied
+flat at the top level; a few normalised keys are added per tool.
+"""
+from __future__ import annotations
+
+import re
+
+from ._ib_common import (bad_line, guid, lane_from_signal, link_rate, maybe_int, not_recognised,
+                         numbered, width_lanes)
+from .base import Parser, Record
+
+_DOTTED = re.compile(r"^([A-Za-z][\w\[\]]*(?: [\w\[\]]+)*?):?\.{2,}(.*)$")
+_HEADER = re.compile(r"^#\s*([A-Za-z][\w ]*?):\s*(.*)$")
+_RECORD = re.compile(r"^(\w+Record) dump:$")
+_ERROR_COUNTERS = (
+    "SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+    "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
+    "PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
+    "ExcessiveBufferOverrunErrors", "VL15Dropped")
+
+
+def _blocks(tool: str, text: str, header_re: re.Pattern) -> list[Record]:
+    """Dotted fields grouped under their '# ...' / 'XRecord dump:' headers."""
+    blocks: list[Record] = []
+    last_key = None
+    for lineno, line in numbered(text):
+        s = line.strip()
+        if not s or s.startswith("ibwarn"):
+            continue
+        if m := header_re.match(s):
+            blocks.append({"header": m.group(1), "header_rest": m.group(2) if m.lastindex > 1 else "",
+                           "fields": {}, "details": {}})
+            last_key = None
+        elif m := _DOTTED.match(s):
+            if not blocks:
+                blocks.append({"header": None, "header_rest": "", "fields": {}, "details": {}})
+            last_key = m.group(1)
+            blocks[-1]["fields"][last_key] = maybe_int(m.group(2))
+        elif last_key and line[:1].isspace() and re.fullmatch(r"[\w\- ]+", s):
+            # e.g. the capability names smpquery lists under CapMask
+            blocks[-1]["details"].setdefault(last_key, []).append(s)
+        else:
+            if not blocks:
+                raise not_recognised(tool, "dotted 'Field:......value' lines", text)
+            raise bad_line(tool, lineno, "a dotted 'Field:......value' line", line)
+    if not blocks:
+        raise not_recognised(tool, "dotted 'Field:......value' lines", text)
+    return blocks
+
+
+def _lid_port(rest: str) -> tuple[int | None, int | str | None, str | None]:
+    lid = re.search(r"\bLid (\d+)", rest)
+    port = re.search(r"\bport (\w+)", rest)
+    cap = re.search(r"CapMask:\s*(0x[0-9A-Fa-f]+)", rest)
+    return (int(lid.group(1)) if lid else None, maybe_int(port.group(1)) if port else None,
+            cap.group(1) if cap else None)
+
+
+def parse_perfquery(text: str) -> Record:
+    blocks = _blocks("perfquery", text, _HEADER)
+    out_blocks = []
+    for b in blocks:
+        counters = b["fields"]
+        if b["header"] is None and not any("Counter" in k or k.startswith("Port") for k in counters):
+            raise not_recognised("perfquery", "'# Port counters: Lid N port N' and counter fields", text)
+        lid, port, cap = _lid_port(b["header_rest"])
+        present = [counters[k] for k in _ERROR_COUNTERS if isinstance(counters.get(k), int)]
+        out_blocks.append({"kind": b["header"], "lid": lid, "port": port, "capmask": cap,
+                           "counters": counters, "errors_total": sum(present)})
+    record: Record = {**out_blocks[0], "blocks": out_blocks}
+    for key, value in out_blocks[0]["counters"].items():
+        record.setdefault(key, value)
+    return record
+
+
+_PORTINFO_KEYS = ("LinkState", "PhysLinkState", "LinkWidthActive", "LinkSpeedActive", "SMLid", "Lid")
+
+
+def parse_portinfo(text: str) -> Record:
+    blocks = _blocks("smpquery-portinfo", text, _HEADER)
+    fields = {k: v for b in blocks for k, v in b["fields"].items()}
+    if not any(k in fields for k in _PORTINFO_KEYS):
+        raise not_recognised("smpquery-portinfo", "PortInfo fields (LinkState, PhysLinkState, ...)", text)
+    lid, port, _ = _lid_port(blocks[0]["header_rest"])
+    speed = fields.get("LinkSpeedActive")
+    ext = fields.get("LinkSpeedExtActive")
+    if isinstance(ext, str) and "Gbps" in ext:  # FDR and faster report the extended speed
+        speed = ext
+    lane, generation = lane_from_signal(speed if isinstance(speed, str) else None)
+    width = fields.get("LinkWidthActive")
+    record: Record = {
+        "query_lid": lid, "query_port": port,
+        "lid": fields.get("Lid"), "sm_lid": fields.get("SMLid"),
+        "state": fields.get("LinkState"), "phys_state": fields.get("PhysLinkState"),
+        "width": width, "speed": speed, "generation": generation,
+        "rate": link_rate(width_lanes(width if isinstance(width, str) else None), lane),
+        "fields": fields, "details": {k: v for b in blocks for k, v in b["details"].items()},
+    }
+    for key, value in fields.items():
+        record.setdefault(key, value)
+    return record
+
+
+def parse_saquery(text: str) -> Record:
+    blocks = _blocks("saquery", text, _RECORD)
+    records = []
+    for b in blocks:
+        if b["header"] is None:
+            raise not_recognised("saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text)
+        fields = {k: (guid(v) if k.endswith("guid") and isinstance(v, str) else v)
+                  for k, v in b["fields"].items()}
+        records.append({"type": b["header"], **fields})
+    record: Record = {"records": records, "count": len(records)}
+    if len(records) == 1:
+        for key, value in records[0].items():
+            record.setdefault(key, value)
+    return record
+
+
+_PKEY_ROW = re.compile(r"^\s*(\d+):((?:\s+0x[0-9a-fA-F]{4})+)\s*$")
+_CAPACITY = re.compile(r"^(\d+) pkeys capacity for this port$")
+_PKEY_CMD = re.compile(r"smpquery\s+(?:-\S+\s+)*(?:pkeys|PKeyTable)\s+(?:-\S+\s+)*(\S+)(?:\s+(\d+)(?=\s|$))?")
+
+
+def _pkey_table(lid, port) -> Record:
+    return {"lid": lid, "port": port, "entries": [], "capacity": None}
+
+
+def _finish_table(table: Record) -> Record:
+    members = [p for p in table["entries"] if p & 0x7FFF]
+    table["pkeys"] = [f"0x{p:04x}" for p in members]
+    # bit 15 = full member; the low 15 bits name the partition (0x8100 -> 0x0100 full)
+    partitions: dict[str, str] = {}
+    for p in members:
+        base, kind = f"0x{p & 0x7FFF:04x}", "full" if p & 0x8000 else "limited"
+        partitions[base] = kind if partitions.get(base, kind) == kind else "both"
+    table["partitions"] = partitions
+    table["entries"] = [f"0x{p:04x}" for p in table["entries"]]
+    return table
+
+
+def parse_pkeys(text: str) -> Record:
+    tables: list[Record] = []
+    for lineno, line in numbered(text):
+        s = line.strip()
+        if not s or s.startswith("ibwarn"):
+            continue
+        if m := _PKEY_CMD.search(s):  # a pasted prompt line names the port queried
+            lid = m.group(1)
+            tables.append(_pkey_table(int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else lid,
+                                      int(m.group(2)) if m.group(2) else None))
+        elif m := _PKEY_ROW.match(line):
+            if not tables or tables[-1]["capacity"] is not None:
+                tables.append(_pkey_table(None, None))
+            values = [int(v, 16) for v in m.group(2).split()]
+            if int(m.group(1)) != len(tables[-1]["entries"]):
+                raise bad_line("smpquery-pkeys", lineno, f"the row for index {len(tables[-1]['entries'])}", line)
+            tables[-1]["entries"].extend(values)
+        elif m := _CAPACITY.match(s):
+            if not tables:
+                tables.append(_pkey_table(None, None))
+            tables[-1]["capacity"] = int(m.group(1))
+        else:
+            if not tables:
+                raise not_recognised("smpquery-pkeys", "'   0: 0xffff 0x8100 ...' P_Key table rows", text)
+            raise bad_line("smpquery-pkeys", lineno, "a P_Key table row '   0: 0xffff ...'", line)
+    tables = [_finish_table(t) for t in tables if t["entries"] or t["capacity"] is not None]
+    if not tables:
+        raise not_recognised("smpquery-pkeys", "'   0: 0xffff 0x8100 ...' P_Key table rows", text)
+    record: Record = {"tables": tables}
+    if len(tables) == 1:
+        record.update({k: v for k, v in tables[0].items()})
+    return record
+
+
+PARSERS = [
+    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery),
+    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo),
+    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys),
+    Parser(name="saquery", reads="saquery [...]", func=parse_saquery),
+]
