@@ -118,7 +118,7 @@ class HostKeyRecorded(Event):
 class OperatorDecision(Event):
     """skip / waive / note by a person, with a required reason."""
 
-    kind: str  # skip | waive | note | confirm
+    kind: str  # skip | waive | note (confirms a manual step) | approve | decline (apply/rollback confirmation)
     step_id: str
     hosts: str  # NodeSet ("" = whole step)
     operator: str

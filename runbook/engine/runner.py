@@ -225,7 +225,7 @@ class Engine:
         if confirm is None or not await confirm(step, "apply", failing, commands):
             self._emit(OperatorDecision("decline", step.id, fold(failing), self.operator, "apply not confirmed"))
             return
-        self._emit(OperatorDecision("confirm", step.id, fold(failing), self.operator,
+        self._emit(OperatorDecision("approve", step.id, fold(failing), self.operator,
                                     f"apply confirmed: {step.apply.run}"))
         self._emit(StepStarted(step.id, "apply", tuple(failing), step.sha256))
         done = await self._act(step, "apply", step.apply, failing, before_from="record")
@@ -300,7 +300,7 @@ class Engine:
         if confirm is None or not await confirm(step, "rollback", hosts, commands):
             self._emit(OperatorDecision("decline", step.id, fold(hosts), self.operator, "rollback not confirmed"))
             return
-        self._emit(OperatorDecision("confirm", step.id, fold(hosts), self.operator,
+        self._emit(OperatorDecision("approve", step.id, fold(hosts), self.operator,
                                     f"rollback confirmed: {step.rollback.run}"))
         self._emit(StepStarted(step.id, "rollback", tuple(hosts), step.sha256))
         done = await self._act(step, "rollback", step.rollback, hosts, before_from="before")

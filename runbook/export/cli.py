@@ -1,0 +1,113 @@
+"""`runbook export` and `runbook verify-log` (DESIGN.md §5), as functions the
+main CLI wires in. Both return the exit code; errors are one message on
+stderr, never a traceback.
+
+    runbook export  [--sign-key KEY] [-o FILE] [--identity ID] [--agent SOCK]
+    runbook verify-log FILE [--signature FILE.sig] [--allowed-signers FILE] [--identity ID] [--json]
+
+`cli_export` needs the store snapshot: the main CLI passes `load_snapshot`
+(a callable taking the parsed args); `--snapshot FILE` reads one saved as JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError
+
+from .exporter import export_run
+from .report_data import verify_commands
+from .verify import verify_log
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sign-key", metavar="KEY", default=None,
+                        help="private key file (ed25519, ecdsa, rsa), its .pub when the key is "
+                             "in ssh-agent, 'agent' or SHA256:FINGERPRINT for an agent key "
+                             "(default: the first key in ssh-agent)")
+    parser.add_argument("-o", "--output", metavar="FILE", default=None,
+                        help="the log file; FILE.sig, FILE.md and FILE.html are written beside "
+                             "it (default: completion-log-RUN_ID.json)")
+    parser.add_argument("--identity", metavar="ID", default=None,
+                        help="signer identity, the principal in allowed_signers "
+                             "(default: the key's comment, else the run's operator)")
+    parser.add_argument("--agent", metavar="SOCK", dest="agent_path", default=None,
+                        help="ssh-agent socket (default: $SSH_AUTH_SOCK)")
+    parser.add_argument("--snapshot", metavar="FILE", dest="snapshot_file", default=None,
+                        help="export a store snapshot saved as JSON instead of the state store")
+
+
+def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the completion log (JSON)")
+    parser.add_argument("--signature", metavar="FILE.sig", default=None,
+                        help="the signature (default: FILE.sig)")
+    parser.add_argument("--allowed-signers", metavar="FILE", default=None,
+                        help="ssh-keygen allowed_signers file; without it the signer is only "
+                             "as trusted as the key fingerprint printed")
+    parser.add_argument("--identity", metavar="ID", default=None,
+                        help="the principal to look up in allowed_signers "
+                             "(default: the identity the log names)")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _default_output(snapshot: dict) -> Path:
+    run_id = str((snapshot.get("run") or {}).get("run_id") or "run")
+    return Path(f"completion-log-{re.sub(r'[^A-Za-z0-9._-]+', '_', run_id)}.json")
+
+
+def _read_snapshot_file(path: str) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such snapshot file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not a JSON snapshot ({exc})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: a snapshot is a JSON object")
+    return data
+
+
+def cli_export(args: argparse.Namespace,
+               load_snapshot: Callable[[argparse.Namespace], dict] | None = None) -> int:
+    try:
+        if getattr(args, "snapshot_file", None):
+            snapshot = _read_snapshot_file(args.snapshot_file)
+        elif load_snapshot is not None:
+            snapshot = load_snapshot(args)
+        else:
+            raise UsageError("no run to export: no state store is wired in; pass --snapshot FILE")
+        out = Path(args.output) if args.output else _default_output(snapshot)
+        result = export_run(snapshot, out, sign_key=args.sign_key, identity=args.identity,
+                            agent_path=getattr(args, "agent_path", None))
+    except RunbookError as exc:
+        print(f"runbook export: {exc}", file=sys.stderr)
+        return exc.exit_code
+    for warning in result.warnings:
+        print(f"runbook export: warning: {warning}", file=sys.stderr)
+    print(f"log        {result.log}  (SHA-256 {result.log_sha256})")
+    print(f"signature  {result.signature}  ({result.key_type} {result.fingerprint}, "
+          f"identity {result.identity})")
+    print(f"report     {result.markdown}  {result.html}")
+    print("verify with:")
+    signer = {"identity": result.identity, "allowed_signers": result.allowed_signers_line}
+    for line in verify_commands(signer, result.log.name):
+        print(f"  {line}")
+    return EXIT_OK
+
+
+def cli_verify_log(args: argparse.Namespace) -> int:
+    try:
+        report = verify_log(args.file, signature=args.signature,
+                            allowed_signers=args.allowed_signers, identity=args.identity)
+    except RunbookError as exc:
+        print(f"runbook verify-log: {exc}", file=sys.stderr)
+        return exc.exit_code if exc.exit_code else EXIT_USAGE
+    if getattr(args, "json", False):
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        sys.stdout.write(report.to_text())
+    return report.exit_code

@@ -1,0 +1,224 @@
+"""Build the completion log document from a store snapshot (DESIGN.md §6).
+
+Everything that knows the snapshot's shape is in this file (the `_map_*`
+functions): when the store changes a field name, only this file changes.
+The document is then serialised by `canonical.canonical_bytes`.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import verdicts
+from .canonical import GENESIS, canonical_bytes, sha256_hex
+
+FORMAT = "runbook-completion-log"
+FORMAT_VERSION = 1
+
+CANONICAL_FORM = (
+    "RFC 8785 (JCS): UTF-8, no insignificant whitespace, object members sorted by UTF-16 code "
+    "units, minimal string escapes, ECMAScript number form, no NaN/Infinity; integers beyond "
+    "2^53 are written exactly. The signature covers exactly these bytes.")
+
+HASH_RULES = {
+    "results[].output_sha256": "SHA-256 (hex) of the UTF-8 bytes of results[].stdout",
+    "results[].stderr_sha256": "SHA-256 (hex) of the UTF-8 bytes of results[].stderr",
+    "steps[].sha256": "SHA-256 (hex) of the UTF-8 bytes of steps[].definition_json, which is "
+                      "the step as written, as JSON with sorted keys and no spaces",
+    "inventory.hosts_sha256": "SHA-256 (hex) of the canonical form of inventory.hosts",
+    "journal.entries[].hash": "SHA-256 (hex) of the canonical form of {seq, prev, event}; "
+                              "prev is the previous entry's hash, or journal.genesis for the first",
+    "journal.head": "the hash of the last journal entry",
+}
+
+CLAIMS = {
+    "proves": [
+        "Integrity: with a valid SSHSIG signature (namespace 'runbook') over these exact bytes, "
+        "not one byte of this log has changed since it was signed.",
+        "Signer: the signature was made with the private key whose fingerprint is "
+        "signer.fingerprint; who holds that key is established by the verifier's "
+        "allowed_signers file, not by this log.",
+        "Internal consistency: every output matches its SHA-256, every step definition its "
+        "SHA-256, the journal's hash chain links every entry to the next up to journal.head, "
+        "and the summary follows from the results and decisions.",
+    ],
+    "does_not_prove": [
+        "That any command really ran on a host, or that a host really printed the output "
+        "recorded here: the log is what the tool saw, attested by the signer.",
+        "When the log was signed: SSHSIG carries no trusted timestamp; the times in the log "
+        "come from the signer's clock.",
+        "That the hosts are the physical machines named: a host key fingerprint shows which "
+        "key answered, not which box it is in.",
+        "That the inventory and step files you hold are the ones used, unless you hash them "
+        "and compare with the SHA-256 values recorded here.",
+    ],
+}
+
+
+class SnapshotError(ValueError):
+    """The snapshot lacks something the log needs."""
+
+
+def build_document(snapshot: dict, signer: dict) -> dict:
+    """The log as a plain dict; `signer` holds identity, key_type, fingerprint,
+    public_key and allowed_signers (the line a verifier can use)."""
+    for section in ("run", "steps", "results", "journal"):
+        if section not in snapshot:
+            raise SnapshotError(f"the store snapshot has no {section!r} section")
+    run = _map_run(snapshot["run"], snapshot.get("decisions") or [])
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "canonical_form": CANONICAL_FORM,
+        "hash_rules": HASH_RULES,
+        "tool_version": run.pop("tool_version"),
+        "run": run,
+        "inventory": _map_inventory(snapshot.get("inventory") or {}),
+        "steps": [_map_step(s) for s in snapshot["steps"]],
+        "results": [_map_result(r) for r in snapshot["results"]],
+        "decisions": [_map_decision(d) for d in snapshot.get("decisions") or []],
+        "pending_actions": [_map_pending(p) for p in snapshot.get("pending_actions") or []],
+        "host_keys": {str(h): jsonable(v) for h, v in (snapshot.get("host_keys") or {}).items()},
+        "journal": _map_journal(snapshot["journal"], snapshot.get("head")),
+        "signer": dict(signer),
+        "claims": CLAIMS,
+    }
+    doc["summary"] = verdicts.summarize(doc)
+    return doc
+
+
+def _map_run(run: dict, decisions: list) -> dict:
+    operators = [run.get("operator")] + [d.get("operator") for d in decisions]
+    seen = list(dict.fromkeys(str(o) for o in operators if o))
+    return {
+        "run_id": text(run.get("run_id")),
+        "site": text(run.get("site")),
+        "operator": text(run.get("operator")),
+        "operators": seen,
+        "tool_version": text(run.get("tool_version")),
+        "inventory_sha256": text(run.get("inventory_sha256")),
+        "runbook_sha256": text(run.get("runbook_sha256")),
+        "started": jsonable(run.get("started")),
+        "ended": jsonable(run.get("ended")),
+    }
+
+
+def _map_inventory(inv: dict) -> dict:
+    hosts = jsonable(inv.get("hosts") or {})
+    return {
+        "sources": jsonable(inv.get("sources") or []),
+        "sha256": text(inv.get("sha256")),
+        "hosts": hosts,
+        "hosts_sha256": sha256_hex(canonical_bytes(hosts)),
+    }
+
+
+def step_definition_json(definition: Any) -> str:
+    """Exactly what runbook.model.Step.sha256 hashes (kept in step with it by a test)."""
+    return json.dumps(definition, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _map_step(step: dict) -> dict:
+    definition = step.get("definition") or {}
+    return {
+        "id": text(step.get("id")),
+        "phase": text(step.get("phase")),
+        "title": text(step.get("title")),
+        "why": text(step.get("why")),
+        "sha256": text(step.get("sha256")),
+        "definition": jsonable(definition),
+        "definition_json": step_definition_json(definition),
+    }
+
+
+def _map_result(r: dict) -> dict:
+    stdout, stderr = text(r.get("stdout")), text(r.get("stderr"))
+    return {
+        "step_id": text(r.get("step_id")),
+        "action": text(r.get("action")),
+        "host": text(r.get("host")),
+        "status": text(r.get("status")),
+        "reason": text(r.get("reason")),
+        "exit_status": jsonable(r.get("exit_status")),
+        "command": text(r.get("command")),
+        "stdout": stdout,
+        "stderr": stderr,
+        "output_sha256": sha256_hex(stdout),
+        "stderr_sha256": sha256_hex(stderr),
+        "started": jsonable(r.get("started")),
+        "ended": jsonable(r.get("ended")),
+        "attempts": jsonable(r.get("attempts")),
+        "before": jsonable(r.get("before")),
+    }
+
+
+def store_output_mismatches(snapshot: dict) -> list[str]:
+    """Results whose store-recorded output_sha256 is not the SHA-256 of their stdout."""
+    out = []
+    for i, r in enumerate(snapshot.get("results") or []):
+        recorded = r.get("output_sha256")
+        if recorded and recorded != sha256_hex(text(r.get("stdout"))):
+            out.append(f"results[{i}] (step {r.get('step_id')}, host {r.get('host')}): the "
+                       "store's output_sha256 is not the SHA-256 of its stdout")
+    return out
+
+
+def _map_decision(d: dict) -> dict:
+    hosts = d.get("hosts")
+    return {
+        "kind": text(d.get("kind")),
+        "step_id": text(d.get("step_id")),
+        "hosts": verdicts.fold(verdicts.expand(hosts)) if isinstance(hosts, list) else text(hosts),
+        "operator": text(d.get("operator")),
+        "reason": text(d.get("reason")),
+        "time": jsonable(d.get("time")),
+        "expires": jsonable(d.get("expires")),
+    }
+
+
+def _map_pending(p: dict) -> dict:
+    return {k: jsonable(p.get(k)) for k in ("step_id", "host", "action", "state", "time")}
+
+
+def _map_journal(entries: list, head: Any) -> dict:
+    # Entries are copied untouched: their hashes cover them as the store wrote them.
+    return {
+        "genesis": GENESIS,
+        "entries": [{k: e.get(k) for k in ("seq", "prev", "hash", "event")} for e in entries],
+        "head": head if head is not None else (entries[-1].get("hash") if entries else GENESIS),
+    }
+
+
+def text(value: Any) -> str:
+    """A string that is valid Unicode (outputs may carry undecodable bytes)."""
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    s = str(value)
+    try:
+        s.encode("utf-8")
+        return s
+    except UnicodeEncodeError:
+        raw = s.encode("utf-8", "surrogateescape" if _escaped_only(s) else "surrogatepass")
+        return raw.decode("utf-8", "replace")
+
+
+def _escaped_only(s: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
+
+
+def jsonable(value: Any) -> Any:
+    """JSON types only: tuples become lists, keys strings, other objects str()."""
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        finite = value == value and value not in (float("inf"), float("-inf"))
+        return value if finite else str(value)
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return str(value)

@@ -1,0 +1,155 @@
+"""The completion report as Markdown. Every text that came from a host or a
+person is escaped (inline) or fenced (outputs), so it cannot change the layout
+or smuggle HTML into a renderer."""
+from __future__ import annotations
+
+import re
+
+from .report_data import GLYPH, STATUS_ORDER, ReportView, StepView, compact, exit_text, when
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
+
+
+def md(text: object) -> str:
+    """Inline text: Markdown punctuation backslash-escaped, one line."""
+    flat = " ".join(str(text if text is not None else "").split())
+    return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+def fenced(lines: list[str], lang: str = "text") -> list[str]:
+    """A code block whose fence is longer than any backtick run inside it."""
+    body = "\n".join(lines)
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + lang, *lines, fence]
+
+
+def _code(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}" if text else ""
+
+
+def render_markdown(view: ReportView) -> str:
+    run = view.run
+    out = [f"# Completion report — {md(view.site)}", ""]
+    out += [f"- Run: {md(run.get('run_id'))}",
+            f"- Operator(s): {md(', '.join(run.get('operators') or [run.get('operator', '')]))}",
+            f"- Started: {when(run.get('started'))}; "
+            f"ended: {when(run.get('ended')) or 'not ended'}",
+            f"- Tool: runbook {md(view.tool_version)}",
+            f"- Log: {md(view.log_name)} (SHA-256 {view.log_sha256}), signature "
+            f"{md(view.log_name)}.sig", ""]
+    out += _phase_summary(view)
+    out += _matrix(view)
+    out += ["## Steps", ""]
+    for phase in view.phases:
+        out += [f"### Phase {md(phase.name)}", ""]
+        for step in phase.steps:
+            out += _step(step)
+    out += _decisions(view) + _changes(view) + _pending(view) + _host_keys(view)
+    out += _signature(view)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _phase_summary(view: ReportView) -> list[str]:
+    out = ["## Summary per phase", "", "| Phase | Steps | " +
+           " | ".join(s for s in STATUS_ORDER) + " |",
+           "|---|---:|" + "---:|" * len(STATUS_ORDER)]
+    for phase in view.phases:
+        c = phase.counts()
+        out.append(f"| {md(phase.name)} | {len(phase.steps)} | " +
+                   " | ".join(str(c.get(s, "")) for s in STATUS_ORDER) + " |")
+    return out + [""]
+
+
+def _matrix(view: ReportView) -> list[str]:
+    if not view.hosts:
+        return []
+    out = ["## Hosts × steps", "",
+           "Legend: " + ", ".join(f"{g} {s}" for s, g in GLYPH.items()) +
+           "; blank: no result for this host.", ""]
+    out += [f"{i}. {md(sid)}" for i, sid in enumerate(view.step_ids, 1)] + [""]
+    out.append("| Host | " + " | ".join(str(i) for i in range(1, len(view.step_ids) + 1)) + " |")
+    out.append("|---|" + ":-:|" * len(view.step_ids))
+    for host in view.hosts:
+        cells = [GLYPH.get(view.verdicts.get(sid, {}).get(host, {}).get("status", ""), " ")
+                 if host in view.verdicts.get(sid, {}) else " " for sid in view.step_ids]
+        out.append(f"| {md(host)} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def _step(step: StepView) -> list[str]:
+    out = [f"#### {GLYPH.get(step.status, '')} {md(step.id)} — {md(step.title)}: "
+           f"**{step.status.upper()}**", ""]
+    if step.why:
+        out += [f"> {md(step.why)}", ""]
+    for status, hosts in step.hosts_by_status.items():
+        out.append(f"- {status}: {_code(hosts)}")
+    for ev in step.evidence:
+        out += ["", f"**{ev.status}** on {_code(ev.hosts)}: {md(ev.reason) or '(no reason given)'}"]
+        if ev.command:
+            out.append(f"command {_code(ev.command)}, exit status {md(exit_text(ev.exit_status))}")
+        if ev.excerpt:
+            out += [""] + fenced(ev.excerpt)
+    for d in step.decisions:
+        out.append(f"- {md(d.get('kind'))} {_code(d.get('hosts') or 'whole step')} by "
+                   f"{md(d.get('operator'))} at {when(d.get('time'))}: {md(d.get('reason'))}")
+    return out + [""]
+
+
+def _decisions(view: ReportView) -> list[str]:
+    if not view.decisions:
+        return []
+    out = ["## Waivers, skips and notes", "",
+           "| Kind | Step | Hosts | Who | When | Why | Expires |",
+           "|---|---|---|---|---|---|---|"]
+    for d in view.decisions:
+        out.append(f"| {md(d.get('kind'))} | {md(d.get('step_id'))} | "
+                   f"{md(d.get('hosts') or 'whole step')} | {md(d.get('operator'))} | "
+                   f"{when(d.get('time'))} | {md(d.get('reason'))} | {when(d.get('expires'))} |")
+    return out + [""]
+
+
+def _changes(view: ReportView) -> list[str]:
+    if not view.changes:
+        return []
+    out = ["## Changes applied and rolled back", "", "| Step | Host | Action | Status | Before |",
+           "|---|---|---|---|---|"]
+    for c in view.changes:
+        out.append(f"| {md(c.get('step_id'))} | {md(c.get('host'))} | {md(c.get('action'))} | "
+                   f"{md(c.get('status'))} | {md(compact(c.get('before')))} |")
+    return out + [""]
+
+
+def _pending(view: ReportView) -> list[str]:
+    if not view.open_pending:
+        return []
+    out = ["## Pending actions still open", ""]
+    for p in view.open_pending:
+        out.append(f"- {md(p.get('action'))} owed on {md(p.get('host'))} "
+                   f"(step {md(p.get('step_id'))}, since {when(p.get('since'))})")
+    return out + [""]
+
+
+def _host_keys(view: ReportView) -> list[str]:
+    if not view.host_keys:
+        return []
+    out = ["## Host keys", "", "| Host | Fingerprint | How |", "|---|---|---|"]
+    for host in sorted(view.host_keys):
+        k = view.host_keys[host]
+        out.append(f"| {md(host)} | {md(k.get('fingerprint'))} | {md(k.get('how'))} |")
+    return out + [""]
+
+
+def _signature(view: ReportView) -> list[str]:
+    s = view.signer
+    return ["## Signature", "",
+            f"Signed by {md(s.get('identity'))} with {md(s.get('key_type'))} key "
+            f"{md(s.get('fingerprint'))} (SSHSIG, namespace `runbook`).", "",
+            "The signature proves the log is unchanged since it was signed, by the holder of "
+            "that key. It does not prove that the commands really ran on the hosts.", "",
+            "To verify, get the signer's public key from them directly and check its "
+            "fingerprint; the allowed_signers line below is the one recorded in the log:", ""] + \
+        fenced(view.verify_commands, "sh")
