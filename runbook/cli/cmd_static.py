@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import parsers
 from ..errors import EXIT_OK, EXIT_USAGE, InputError, Problem, UsageError
-from ..inventory import ansible_host, ansible_list, load_inventory, select_hosts
+from ..inventory import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..plan import build_plan
 from ..plan_render import to_markdown, to_text
 from .project import eprint, load_project
@@ -46,8 +46,7 @@ def cmd_inventory(args) -> int:
         out = ansible_host(inv, args.host)
     else:
         out = ansible_list(inv)
-    json.dump(out, sys.stdout, indent=4, sort_keys=True)
-    sys.stdout.write("\n")
+    sys.stdout.write(dumps(out) + "\n")  # byte for byte what ansible-inventory prints
     return EXIT_OK
 
 

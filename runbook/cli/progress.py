@@ -10,12 +10,10 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..engine.events import Event, HostFinished, StepFinished, StepStarted
+from ..glyphs import GLYPH, STYLE
 from ..model import Status
 
-GLYPH = {"pass": "✔", "fail": "✖", "unknown": "?", "blocked": "⊘", "waived": "≈", "skipped": "↷",
-         "interrupted": "!", "pending": "·", "running": "…", "rolled_back": "↺"}
-STYLE = {"pass": "green", "fail": "red", "unknown": "yellow", "blocked": "magenta", "waived": "cyan",
-         "skipped": "dim", "interrupted": "yellow", "pending": "dim", "running": "blue", "rolled_back": "cyan"}
+__all__ = ["GLYPH", "STYLE", "RunProgress", "summary_table"]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
 
 
 class RunProgress:

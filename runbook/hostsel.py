@@ -1,0 +1,149 @@
+"""Host selection: which inventory hosts a step's `hosts:` or `--hosts` means,
+and the folded form every part of runbook uses to show a set of hosts.
+
+Grammar (ClusterShell NodeSet's operators, applied strictly left to right as
+NodeSet applies them; there is no precedence and there are no parentheses):
+
+    expression := operand ( operator operand )*
+    operator   := ","   union          a,b   hosts in a or in b
+                | "!"   difference     a!b   hosts in a and not in b
+                | "&"   intersection   a&b   hosts in both
+                | "^"   xor            a^b   hosts in exactly one of them
+    operand    := GROUP        a group of the inventory: its hosts and those of
+                               its child groups (`all`, `ungrouped` included)
+                | @GROUP       the same, saying explicitly that it is a group
+                | HOST         one host of the inventory
+                | PATTERN      a NodeSet pattern: gpu[01-48], gpu[01-04,07],
+                               ib[1-2]-sw[1-4] (ranges use '-', as in NodeSet)
+
+Operator characters inside [...] belong to the pattern; spaces around an
+operand are ignored. So `compute!gpu07` is every compute host but gpu07,
+`compute!gpu07,sm` is (compute minus gpu07) plus sm, `compute&sm` the hosts in
+both groups, `gpu[01-48]!gpu07` 47 hosts.
+
+Nothing unknown is ever dropped silently: an operand that names no group and
+no host, or a pattern with hosts the inventory does not have, raises
+HostSelectionError that lists every unknown name (folded). A valid expression
+may still select nothing (`compute&sm`): that is an empty list, not an error.
+The result is in inventory order (the order hosts were first defined).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ClusterShell.NodeSet import RESOLVER_NOGROUP, NodeSet, NodeSetException
+
+from .errors import UsageError
+from .model import Inventory
+
+__all__ = ["HostSelectionError", "select_hosts", "fold"]
+
+OPERATORS = ",!&^"
+_NOT_FOLDABLE = set(OPERATORS) | set("[]@")
+
+
+class HostSelectionError(UsageError, ValueError):
+    """A host expression that is malformed or names unknown hosts/groups.
+
+    `unknown` lists the unknown names (groups as `@name`)."""
+
+    def __init__(self, message: str, unknown: list[str] | None = None):
+        super().__init__(message)
+        self.unknown = list(unknown or [])
+
+
+def select_hosts(inv: Inventory, expr: str) -> list[str]:
+    """The hosts an expression selects, in inventory order."""
+    operands, operators = _split(expr)
+    unknown_groups: list[str] = []
+    unknown_words: list[str] = []
+    missing_hosts: list[str] = []
+    selected: set[str] = set()
+    for i, token in enumerate(operands):
+        hosts = _operand(inv, expr, token, unknown_groups, unknown_words, missing_hosts)
+        op = operators[i - 1] if i else ","
+        if op == ",":
+            selected |= hosts
+        elif op == "!":
+            selected -= hosts
+        elif op == "&":
+            selected &= hosts
+        else:
+            selected ^= hosts
+    if unknown_groups or unknown_words or missing_hosts:
+        parts = []
+        if unknown_groups:
+            parts.append("no such group: " + ", ".join("@" + g for g in unknown_groups))
+        if unknown_words:
+            hint = (" (combine with NodeSet's , ! & ^ — not Ansible's ':' as in compute:!gpu07)"
+                    if any(":" in w for w in unknown_words) else "")
+            parts.append("no such group or host: " + ", ".join(unknown_words) + hint)
+        if missing_hosts:
+            parts.append("no such host: " + fold(missing_hosts))
+        raise HostSelectionError(
+            f"host selection {expr!r}: " + "; ".join(parts) + f" (groups: {', '.join(inv.groups)})",
+            ["@" + g for g in unknown_groups] + unknown_words + missing_hosts,
+        )
+    return [h for h in inv.hosts if h in selected]
+
+
+def _split(expr: str) -> tuple[list[str], list[str]]:
+    """Operands and the operators between them; operators inside [...] are not split on."""
+    if not isinstance(expr, str) or not expr.strip():
+        raise HostSelectionError(f"empty host selection {expr!r}")
+    operands, operators, current, depth = [], [], "", 0
+    for ch in expr:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        if ch in OPERATORS and depth == 0:
+            operands.append(current.strip())
+            operators.append(ch)
+            current = ""
+        else:
+            current += ch
+    operands.append(current.strip())
+    if depth != 0:
+        raise HostSelectionError(f"host selection {expr!r}: unbalanced brackets")
+    if "" in operands:
+        raise HostSelectionError(
+            f"host selection {expr!r}: an operator needs a group, host or pattern on each side"
+        )
+    return operands, operators
+
+
+def _operand(inv: Inventory, expr: str, token: str, unknown_groups: list[str],
+             unknown_words: list[str], missing_hosts: list[str]) -> set[str]:
+    if token.startswith("@"):
+        if token[1:] in inv.groups:
+            return set(inv.group_members(token[1:]))
+        unknown_groups.append(token[1:])
+        return set()
+    if token in inv.groups:
+        return set(inv.group_members(token))
+    if token in inv.hosts:
+        return {token}
+    if "[" not in token:
+        unknown_words.append(token)
+        return set()
+    try:
+        names = list(NodeSet(token, resolver=RESOLVER_NOGROUP))
+    except NodeSetException as exc:
+        hint = " (NodeSet ranges use '-': gpu[01-48], not gpu[01:48])" if ":" in token else ""
+        raise HostSelectionError(f"host selection {expr!r}: bad pattern {token!r}: {exc}{hint}") from None
+    missing_hosts.extend(n for n in names if n not in inv.hosts)
+    return {n for n in names if n in inv.hosts}
+
+
+def fold(hosts: Iterable[str]) -> str:
+    """Hosts folded into one NodeSet string, e.g. "gpu[07,13,21-22],sm01"."""
+    names = list(dict.fromkeys(hosts))
+    if not names:
+        return ""
+    if any(ch in _NOT_FOLDABLE for name in names for ch in name):
+        return ",".join(names)  # NodeSet would read these characters as syntax
+    try:
+        return str(NodeSet.fromlist(names, resolver=RESOLVER_NOGROUP))
+    except NodeSetException:  # pragma: no cover - names NodeSet cannot represent
+        return ",".join(names)
