@@ -7,8 +7,8 @@ client is handed it, so nothing is ever shown as done that is not on disk.
 """
 from __future__ import annotations
 
-import os
-import socket
+import asyncio
+import inspect
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
@@ -98,15 +98,28 @@ class Session:
     async def execute(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
                       again: bool = False, rerun_failed: bool = False, confirm: Confirm | None = None,
                       on_events: Callable[[list[Event]], Any] | None = None) -> None:
-        async for batch in self.engine.run(steps, action, hosts=hosts, again=again,
-                                           rerun_failed=rerun_failed, confirm=confirm):
-            durable = [e for e in batch if not isinstance(e, HostOutput)]
-            if durable:
-                self.store.append_many(durable)
-            if on_events:
-                result = on_events(batch)
-                if isinstance(result, Awaitable):
-                    await result
+        batches = self.engine.run(steps, action, hosts=hosts, again=again,
+                                  rerun_failed=rerun_failed, confirm=confirm)
+        try:
+            async for batch in batches:
+                await self._deliver(batch, on_events)
+        except asyncio.CancelledError:
+            # Stop the engine (it records in-flight commands as interrupted),
+            # then persist what it said on the way out: nothing is lost.
+            await batches.aclose()
+            rest = self.engine.drain()
+            if rest:
+                await self._deliver(rest, on_events)
+            raise
+
+    async def _deliver(self, batch: list[Event], on_events) -> None:
+        durable = [e for e in batch if not isinstance(e, HostOutput)]
+        if durable:
+            self.store.append_many(durable)
+        if on_events:
+            result = on_events(batch)
+            if inspect.isawaitable(result):
+                await result
 
     def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
         if not reason or not reason.strip():

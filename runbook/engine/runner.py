@@ -87,6 +87,16 @@ class Engine:
                 except (asyncio.CancelledError, Exception):
                     pass
 
+    def drain(self) -> list[Event]:
+        """Events still queued after the run was cancelled (the in-flight hosts
+        recorded as interrupted): the caller persists them too."""
+        out = []
+        while not self._queue.empty():
+            ev = self._queue.get_nowait()
+            if ev is not None:
+                out.append(ev)
+        return out
+
     async def _work(self, steps, action, hosts, again, rerun_failed, confirm) -> None:
         try:
             for step in steps:
