@@ -22,8 +22,7 @@ from .inventory import host_vars, select_hosts
 from .model import Inventory, Runbook, Status, Step
 from .state import RunState
 from .store.store import Store, operator_name
-from .transport.hostkeys import HostKeyPolicy
-from .transport.pool import Transport
+from .transport import HostKeyPolicy, Transport
 
 
 def known_hosts_files(inventory: Inventory) -> list[Path]:

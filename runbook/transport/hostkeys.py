@@ -1,0 +1,179 @@
+"""Host-key policy: strict by default, opt-in trust-on-first-use.
+
+Keys are looked up in OpenSSH known_hosts files (the user's plus every
+`runbook_known_hosts` of the inventory) and in the run's own pin file. asyncssh
+is given a *callable* for `known_hosts` (so checking is always on: passing None
+would silently accept any key) and calls `validate_host_public_key` on our
+client object only for a key that is not among the known ones; that is where
+this policy decides: a host with a known key that differs is always refused,
+a host with no known key is refused unless `trust_new`, in which case the key
+is pinned once the key exchange has proved the server holds it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+import asyncssh
+from asyncssh import SSHKey, SSHKnownHosts
+
+from runbook.errors import InputError, Problem
+
+OnHostKey = Callable[[str, str, str], None]  # (host, "SHA256:...", how)
+
+
+def fingerprint(key: SSHKey) -> str:
+    return key.get_fingerprint("sha256")
+
+
+def known_hosts_name(host: str, port: int | None) -> str:
+    """The host field OpenSSH writes: `host` on port 22, `[host]:port` otherwise."""
+    return f"[{host}]:{port}" if port and port != 22 else host
+
+
+def _load_file(path: Path) -> SSHKnownHosts:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        return asyncssh.import_known_hosts(text)
+    except ValueError:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            try:
+                asyncssh.import_known_hosts(line)
+            except ValueError as e:
+                raise InputError(Problem(str(path), lineno, f"bad known_hosts entry: {e}")) from None
+        raise
+
+
+class HostKeyPolicy:
+    def __init__(self, known_hosts_files: list[Path], *, trust_new: bool = False,
+                 pin_file: Path | None = None):
+        self.trust_new = trust_new
+        self.pin_file = Path(pin_file) if pin_file is not None else None
+        if trust_new and self.pin_file is None:
+            raise ValueError("trust_new needs a pin_file to record the pinned keys in")
+        self._files: list[tuple[Path, SSHKnownHosts]] = []
+        self._seen: set[Path] = set()
+        for f in known_hosts_files:
+            self.add_known_hosts(f)
+        if self.pin_file is not None:
+            self.add_known_hosts(self.pin_file)
+        self._pinned = SSHKnownHosts()  # keys pinned by this process, not yet re-read from disk
+        self._unwritten: list[str] = []
+
+    def add_known_hosts(self, path: Path | str) -> None:
+        """Add one more known_hosts file (e.g. an inventory's runbook_known_hosts).
+        A file that does not exist simply holds no keys."""
+        p = Path(path).expanduser()
+        real = p.resolve()
+        if real in self._seen:
+            return
+        self._seen.add(real)
+        if p.is_file():
+            self._files.append((p, _load_file(p)))
+
+    @property
+    def files(self) -> list[Path]:
+        return [p for p, _ in self._files]
+
+    def lookup(self, host: str, addr: str, port: int | None):
+        """Known host keys for this endpoint as [(key, file)], plus CA and revoked keys."""
+        keys: list[tuple[SSHKey, Path]] = []
+        ca: list[SSHKey] = []
+        revoked: list[SSHKey] = []
+        sources = list(self._files)
+        if self.pin_file is not None:
+            sources.append((self.pin_file, self._pinned))
+        for path, kh in sources:
+            k, c, r, *_ = kh.match(host, addr, port)
+            keys.extend((key, path) for key in k)
+            ca.extend(c)
+            revoked.extend(r)
+        return keys, ca, revoked
+
+    def judge(self, name: str, known: list[tuple[SSHKey, Path]], key: SSHKey) -> str | None:
+        """For a presented key that is NOT among the known ones: None to accept it
+        (trust-on-first-use of a host with no known key), else the refusal reason."""
+        got = fingerprint(key)
+        if known:
+            same_type = [(k, p) for k, p in known if k.algorithm == key.algorithm] or known
+            expected = " or ".join(dict.fromkeys(fingerprint(k) for k, _ in same_type))
+            where = same_type[0][1]
+            return (f"host key for {name} changed: expected {expected}, got {got} — "
+                    f"if the node was reinstalled, remove the old key from {where}")
+        if not self.trust_new:
+            return f"no known key for {name} (use --trust-new-hosts to pin it)"
+        return None
+
+    def pin(self, host: str, port: int | None, key: SSHKey) -> None:
+        """Remember a trusted-on-first-use key now; `flush()` writes it to the pin file."""
+        assert self.pin_file is not None
+        blob = key.export_public_key("openssh").decode().split()
+        line = f"{known_hosts_name(host, port)} {blob[0]} {blob[1]}\n"
+        self._pinned.load(line)
+        self._unwritten.append(line)
+
+    def flush(self) -> None:
+        """Write pinned keys to the pin file atomically (temp file, fsync, rename).
+        Pins of one burst of handshakes are written together."""
+        if not self._unwritten or self.pin_file is None:
+            return
+        path = self.pin_file
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old and not old.endswith("\n"):
+            old += "\n"
+        data = old + "".join(self._unwritten)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+        self._unwritten.clear()
+
+
+class HostKeyCheck:
+    """The host-key side of one connection attempt (asyncssh calls in here)."""
+
+    def __init__(self, policy: HostKeyPolicy, name: str, on_host_key: OnHostKey | None):
+        self.policy = policy
+        self.name = name
+        self.on_host_key = on_host_key
+        self.known: list[tuple[SSHKey, Path]] = []
+        self.refusal: str | None = None
+        self._endpoint: tuple[str, int | None] = (name, None)
+        self._to_pin: SSHKey | None = None
+        self._pinned = False
+
+    def known_hosts(self, host: str, addr: str, port: int | None):
+        """asyncssh's `known_hosts` callable: the trusted keys for this endpoint."""
+        self._endpoint = (host, port)
+        self.known, ca, revoked = self.policy.lookup(host, addr, port)
+        return [k for k, _ in self.known], ca, revoked
+
+    def validate(self, key: SSHKey) -> bool:
+        """A key that is not among the known ones was presented."""
+        self.refusal = self.policy.judge(self.name, self.known, key)
+        if self.refusal is None:
+            self._to_pin = key
+            return True
+        return False
+
+    def kex_done(self) -> None:
+        """The server proved it holds the key: only now is a new key pinned."""
+        if self._to_pin is not None and not self._pinned:
+            host, port = self._endpoint
+            self.policy.pin(host, port, self._to_pin)
+            self._pinned = True
+            if self.on_host_key:
+                self.on_host_key(self.name, fingerprint(self._to_pin), "pinned")
+
+    def connected(self, server_key: SSHKey | None) -> None:
+        self.policy.flush()
+        if not self._pinned and server_key is not None and self.on_host_key:
+            self.on_host_key(self.name, fingerprint(server_key), "known_hosts")

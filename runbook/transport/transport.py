@@ -1,0 +1,199 @@
+"""The transport the engine calls: run a command on an inventory host over one
+pooled SSH connection per host, and report what happened as a CommandResult.
+
+Timeouts: `connect_timeout` bounds one handshake (TCP + key exchange + auth;
+waiting for a handshake slot does not count), `timeout` of `run` bounds the
+command itself (channel open, exec, output, exit). On a command timeout the
+command is sent SIGKILL and its channel closed (sshd refuses signals for root
+sessions, so there a command that never writes again runs on until it ends);
+the connection is kept only if the server still answers a keepalive within a
+few seconds, and until that is known the next command on the host waits.
+
+Retries: a command is tried a second time only when it certainly never
+started: the handshake was dropped by the server (sshd's MaxStartups does
+that), the pooled connection was found closed, or the channel/exec request was
+refused. Never after the exec request was sent. Refused connections, connect
+timeouts, auth and host-key refusals are not retried: they are answers.
+
+max_handshakes (default 64): sshd's MaxStartups (default 10:30:100) counts
+unauthenticated connections *per sshd*. The pool shares the first connect of a
+host, so each node's sshd sees at most one handshake from us at a time and
+MaxStartups is not what bounds us; what does is our own CPU (asyncssh spends
+~3-4 ms of client CPU per handshake, so 64 in flight already keep a core busy
+while hiding network latency) and the burst a bastion or the network sees.
+Only sessions on open connections are unbounded (they are cheap). When many
+inventory hosts are one sshd (port forwards on a NAT box), pass 10."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from pathlib import Path
+from typing import Callable
+
+from runbook.model import Host
+from runbook.transport.connect import Connector
+from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
+from runbook.transport.options import ConnectTarget, TargetResolver
+from runbook.transport.pool import ConnectionPool
+from runbook.transport.result import CommandResult, ConnectFailed
+from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, OnLine, Outcome, execute
+
+log = logging.getLogger(__name__)
+
+_WAIT_BACK_PROBE_TIMEOUT = 10.0
+
+
+class Transport:
+    def __init__(self, hosts: dict[str, Host], *, policy: HostKeyPolicy,
+                 client_keys: list[str] | None = None, ssh_config: list[Path] | None = None,
+                 max_handshakes: int = 64, connect_timeout: float = 15,
+                 keepalive_interval: float = 15, keepalive_count_max: int = 3,
+                 on_host_key: OnHostKey | None = None, output_cap: int = OUTPUT_CAP):
+        self.hosts = hosts
+        self.policy = policy
+        self.output_cap = output_cap
+        if ssh_config is None:
+            default = Path("~/.ssh/config").expanduser()
+            ssh_config = [default] if default.is_file() else []
+        self._resolver = TargetResolver(ssh_config, client_keys or [])
+        self._connector = Connector(policy, max_handshakes=max_handshakes,
+                                    connect_timeout=connect_timeout,
+                                    keepalive_interval=keepalive_interval,
+                                    keepalive_count_max=keepalive_count_max,
+                                    on_host_key=on_host_key)
+        self._pool: ConnectionPool[str] = ConnectionPool()
+        self._targets: dict[str, ConnectTarget] = {}
+        self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
+
+    # -- connections -------------------------------------------------------
+
+    def target(self, host: str) -> ConnectTarget:
+        t = self._targets.get(host)
+        if t is None:
+            if host not in self.hosts:
+                raise KeyError(f"{host} is not in the inventory")
+            t = self._resolver.for_host(host, self.hosts[host].vars)
+            hop: ConnectTarget | None = t
+            while hop is not None:  # every known_hosts the inventory or ssh_config names
+                for f in hop.known_hosts_files:
+                    self.policy.add_known_hosts(f)
+                hop = hop.jump
+            self._targets[host] = t
+        return t
+
+    async def _connection(self, host: str, connect_timeout: float | None = None):
+        t = self.target(host)
+        return await self._pool.get(host, lambda: self._connector.open(t, timeout=connect_timeout))
+
+    def connected(self) -> set[str]:
+        return self._pool.keys()
+
+    async def close(self) -> None:
+        await self._pool.close()
+        await self._connector.close()
+
+    # -- commands ----------------------------------------------------------
+
+    async def _attempts(self, host: str, command: str, timeout: float, on_line: OnLine | None,
+                        ) -> tuple[Outcome | ConnectFailed, int]:
+        """Connect (pooled) and execute, trying twice only when nothing started."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                conn = await self._connection(host)
+            except ConnectFailed as e:
+                if e.transient and attempts == 1:
+                    await asyncio.sleep(random.uniform(0.1, 0.5))  # spread retries of a dropped burst
+                    continue
+                return e, attempts
+            o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
+            if o.conn_lost:
+                self._pool.discard(host, conn)
+            elif o.probe is not None:
+                self._pool.on_probation(host, conn, o.probe)
+            if o.callback_error is not None:
+                log.warning("on_line callback for %s failed: %r", host, o.callback_error)
+            if o.retry_ok and attempts == 1:
+                continue
+            return o, attempts
+
+    async def run(self, host: str, command: str, *, timeout: float,
+                  on_line: Callable[[str, str], None] | None = None) -> CommandResult:
+        started = time.time()
+        try:
+            o, attempts = await self._attempts(host, command, timeout, on_line)
+        except ConnectFailed as e:  # a bad inventory value found while resolving the target
+            o, attempts = e, 1
+        return self._result(host, command, o, attempts, started)
+
+    def _result(self, host: str, command: str, o: Outcome | ConnectFailed, attempts: int,
+                started: float) -> CommandResult:
+        if isinstance(o, ConnectFailed):
+            self.last_failure[host] = o.reason
+            return CommandResult(host, command, None, "", "", started, time.time(), o.reason,
+                                 False, attempts)
+        if o.reason is not None:
+            self.last_failure[host] = o.reason
+        return CommandResult(host, command, o.exit_status, o.stdout, o.stderr, started, time.time(),
+                             o.reason, o.started_remote, attempts)
+
+    async def reboot(self, host: str, command: str = "reboot", *, timeout: float = 60.0) -> CommandResult:
+        """Send the reboot. Success (unknown_reason None) is the connection dropping,
+        whether during the command (exit_status None) or after it exited 0. A non-zero
+        exit with the connection still up is returned as is (the reboot was refused).
+        Exiting 0 without the host going down within `timeout` is unknown.
+        The pooled connection is closed in every case, so `wait_back` reconnects."""
+        started = time.time()
+        deadline = asyncio.get_running_loop().time() + timeout
+        try:
+            o, attempts = await self._attempts(host, command, timeout, None)
+            if isinstance(o, Outcome) and o.started_remote and o.exit_status in (0, None):
+                if o.reason == LOST_MID_COMMAND:
+                    o.reason = None
+                    o.stderr += "[runbook: connection dropped by the reboot]\n"
+                elif o.exit_status == 0:
+                    conn = self._pool.peek(host)
+                    remaining = deadline - asyncio.get_running_loop().time()
+                    try:
+                        if conn is not None:
+                            await asyncio.wait_for(conn.wait_closed(), max(remaining, 0))
+                    except TimeoutError:
+                        o.reason = (f"reboot command exited 0 but {host} did not go down "
+                                    f"within {timeout:g}s")
+        except ConnectFailed as e:
+            o, attempts = e, 1
+        finally:
+            self._pool.discard(host)
+        return self._result(host, command, o, attempts, started)
+
+    async def wait_back(self, host: str, *, timeout: float, interval: float = 1.0) -> bool:
+        """Reconnect until the host answers `true` again (after a reboot); False at the
+        deadline, or at once when its host key is refused (waiting will not fix that)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        try:
+            t = self.target(host)
+        except ConnectFailed as e:
+            self.last_failure[host] = e.reason
+            return False
+        while (remaining := deadline - loop.time()) > 0:
+            try:
+                conn = await self._pool.get(host, lambda: self._connector.open(
+                    t, timeout=min(self._connector.connect_timeout, remaining)))
+                o = await execute(conn, "true", timeout=min(_WAIT_BACK_PROBE_TIMEOUT, remaining))
+                if o.exit_status == 0:
+                    self.last_failure.pop(host, None)
+                    return True
+                if o.probe is not None:
+                    o.probe.close()  # not worth judging: start over with a fresh connection
+                self._pool.discard(host, conn)
+                self.last_failure[host] = o.reason or f"`true` exited {o.exit_status}"
+            except ConnectFailed as e:
+                self.last_failure[host] = e.reason
+                if e.reason.startswith("host key refused"):
+                    return False
+            await asyncio.sleep(max(0.0, min(interval, deadline - loop.time())))
+        return False
