@@ -1,0 +1,75 @@
+"""The whole simulated cluster: nodes built from the design, the fabric, and
+what happens to a node when it boots."""
+from __future__ import annotations
+
+import time
+
+from . import naming
+from .design import Design
+from .etcfiles import partitions_conf
+from .fabric import Fabric
+from .hardware import NodeState, build_compute, build_sm
+
+
+class Cluster:
+    def __init__(self, design: Design, nodes: dict[str, NodeState]):
+        self.design = design
+        self.nodes = nodes
+        self.fabric = Fabric(design, nodes)
+        self.fabric.rebuild_ports()
+
+    @classmethod
+    def build(cls, design: Design, count: int) -> "Cluster":
+        subnet = str(design.var("storage_subnet", "10.20.0.0/16"))
+        nodes: dict[str, NodeState] = {}
+        for i, name in enumerate(naming.compute_names(count), start=1):
+            nodes[name] = build_compute(design, name, i, naming.storage_ip(subnet, i))
+        for j, (name, hvars) in enumerate(design.sm_hosts.items(), start=1):
+            nodes[name] = build_sm(design, name, j, int(hvars.get("sm_priority", 10)))
+        now = time.time()
+        for node in nodes.values():
+            node.booted_at = now
+            if node.opensm.running:
+                node.opensm.started_at = now
+        cluster = cls(design, nodes)
+        text = cluster.design_partitions()
+        for node in nodes.values():
+            if node.kind == "sm":
+                node.files["/etc/opensm/partitions.conf"] = text
+        return cluster
+
+    def node(self, name: str) -> NodeState:
+        return self.nodes[name]
+
+    def design_partitions(self) -> str:
+        compute, storage = [], []
+        for node in self.nodes.values():
+            for nic in node.nics:
+                (compute if nic.role == "compute" else storage if nic.role == "storage" else []).append(nic.guid)
+        return partitions_conf(compute, storage, str(self.design.var("pkey_compute", "0x100")),
+                               str(self.design.var("pkey_storage", "0x200")))
+
+    def boot(self, node: NodeState) -> None:
+        """What a (re)boot changes: next-boot firmware config becomes current,
+        MST and hand-loaded modules are gone, modules-load.d and enabled
+        services come back."""
+        for card in node.cards:
+            card.link_type = list(card.link_type_next)
+        node.mst_started = False
+        wanted = {"mlx5_core", "mlx5_ib", "ib_ipoib"}
+        if node.gpus:
+            wanted |= {"nvidia", "nvidia_uvm"}
+        if node.kind == "sm":
+            wanted.add("ib_umad")
+        for path, text in node.files.items():
+            if path.startswith("/etc/modules-load.d/") and path.endswith(".conf"):
+                for line in text.splitlines():
+                    line = line.split("#", 1)[0].strip()
+                    if line:
+                        wanted.add(line.replace("-", "_"))
+        node.modules = sorted(wanted)
+        node.opensm.running = node.opensm.enabled
+        node.opensm.started_at = time.time()
+        node.boot_count += 1
+        node.booted_at = time.time()
+        self.fabric.rebuild_ports()

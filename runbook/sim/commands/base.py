@@ -1,0 +1,91 @@
+"""What a simulated command gets: the shell, the machine, and small helpers."""
+from __future__ import annotations
+
+from ..vfs import FsError
+
+
+class Ctx:
+    def __init__(self, shell, machine):
+        self.shell = shell
+        self.machine = machine
+
+    @property
+    def node(self):
+        return self.machine.state
+
+    @property
+    def fs(self):
+        return self.machine.fs
+
+    @property
+    def cluster(self):
+        return self.machine.cluster
+
+    @property
+    def fabric(self):
+        return self.machine.cluster.fabric
+
+    def path(self, p: str) -> str:
+        return self.machine.fs.norm(p, self.shell.cwd)
+
+    def read(self, p: str) -> str:
+        return self.machine.fs.read(self.path(p))
+
+
+def read_inputs(ctx: Ctx, name: str, files: list[str], io) -> tuple[list[tuple[str, str]], int]:
+    """[(filename, text)] for the operands (stdin when none or '-'), and the status
+    (1 when some file could not be read; the error is already printed)."""
+    if not files:
+        return [("-", io.stdin.read_all())], 0
+    out, status = [], 0
+    for f in files:
+        if f == "-":
+            out.append(("-", io.stdin.read_all()))
+            continue
+        try:
+            out.append((f, ctx.read(f)))
+        except FsError as exc:
+            io.err.write(f"{name}: {f}: {exc}\n")
+            status = 1
+    return out, status
+
+
+def split_opts(args: list[str], with_value: str = "") -> tuple[dict[str, str | bool], list[str]]:
+    """Tiny getopt: -abc flags, -n5 / -n 5 for letters in `with_value`, `--` ends options.
+    Long options (--foo, --foo=bar) are kept as keys too."""
+    opts: dict[str, str | bool] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            rest.extend(args[i + 1:])
+            break
+        if a.startswith("--"):
+            key, eq, value = a[2:].partition("=")
+            opts["--" + key] = value if eq else True
+        elif a.startswith("-") and len(a) > 1 and not a[1:].isdigit():
+            j = 1
+            while j < len(a):
+                letter = a[j]
+                if letter in with_value:
+                    value = a[j + 1:]
+                    if not value and i + 1 < len(args):
+                        i += 1
+                        value = args[i]
+                    opts[letter] = value
+                    break
+                opts[letter] = True
+                j += 1
+        else:
+            rest.append(a)
+        i += 1
+    return opts, rest
+
+
+def lines_of(text: str) -> list[str]:
+    return text.splitlines()
+
+
+def join_lines(lines: list[str]) -> str:
+    return "".join(line + "\n" for line in lines)

@@ -1,0 +1,227 @@
+"""Benchmarks whose numbers follow the node state: nccl-tests (all_reduce_perf and
+friends, alone or under mpirun -H) and perftest's ib_write_bw."""
+from __future__ import annotations
+
+import asyncio
+import re
+
+from .. import perfmodel
+from .base import Ctx
+
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+LINE = "-" * 87
+
+
+def _size(text: str) -> int:
+    m = re.fullmatch(r"(\d+)([KMG]?)B?", text.upper())
+    if not m:
+        raise ValueError(text)
+    return int(m.group(1)) * UNITS[m.group(2)]
+
+
+def _fmt_time(us: float) -> str:
+    return f"{us:7.0f}" if us >= 10000 else f"{us:7.1f}" if us >= 100 else f"{us:7.2f}"
+
+
+def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int] | None = None) -> tuple[str, int]:
+    """nccl-tests output; `slots` = MPI processes per machine (each drives -g GPUs)."""
+    opts = {"-b": "32M", "-e": "32M", "-f": "2", "-g": "1", "-n": "20", "-w": "5"}
+    i = 0
+    while i < len(args):
+        if args[i] in opts and i + 1 < len(args):
+            opts[args[i]] = args[i + 1]
+            i += 2
+            continue
+        m = re.fullmatch(r"(-[befgnw])(\S+)", args[i]) or re.fullmatch(r"--\w+=(\S+)", args[i])
+        if m and m.lastindex == 2:
+            opts[m.group(1)] = m.group(2)
+        i += 1
+    try:
+        lo, hi, factor, ngpus = _size(opts["-b"]), _size(opts["-e"]), int(opts["-f"]), int(opts["-g"])
+    except ValueError as exc:
+        return f"Invalid size {exc}\n", 1
+    nodes = [m.state for m in machines]
+    slots = slots or [1] * len(nodes)
+    if any(ngpus * k > len(n.gpus) for n, k in zip(nodes, slots)):
+        return f"{nodes[0].name}: Test CUDA failure common.cu:1038 'invalid device ordinal'\n .. {nodes[0].name} pid 4242: Test failure common.cu:1123\n", 2
+    ranks = ngpus * sum(slots)
+    fab = ctx.fabric
+    if len(nodes) > 1:
+        for n in nodes:
+            if not any(fab.status(n, x).state == "Active" and fab.status(n, x).layer == "InfiniBand"
+                       for x in n.nics if x.role == "compute"):
+                return (f"{n.name}: Test NCCL failure common.cu:1005 'unhandled system error "
+                        "(run with NCCL_DEBUG=INFO for details)'\n"), 3
+        base = float(ctx.cluster.design.var("nccl_inter_busbw_gbps", 38.0))
+        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) for n in nodes)
+    else:
+        base = float(ctx.cluster.design.var("nccl_intra_busbw_gbps", 18.5))
+        peak = base * perfmodel.HEADROOM * perfmodel.intra_factor(nodes[0])
+    correction = 2 * (ranks - 1) / ranks if ranks > 1 else 0.0
+    alg_peak = peak / correction if correction else peak
+    out = [f"# nThread 1 nGpus {ngpus} minBytes {lo} maxBytes {hi} step: {factor}(factor) warmup iters: "
+           f"{opts['-w']} iters: {opts['-n']} agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    rank = 0
+    for k, n in enumerate(nodes):
+        for proc in range(slots[k]):
+            for j in range(ngpus):
+                d = proc * ngpus + j
+                out.append(f"#  Rank {rank:>2} Group  0 Pid {4242 + proc:>6} on {n.name:>10} device {d:>2} "
+                           f"[0000:{n.gpus[d].bus[:5]}] NVIDIA L40S")
+                rank += 1
+    out += ["NCCL version 2.21.5+cuda12.4", "#",
+            "#                                                              out-of-place                       in-place          ",
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       "]
+    total, rows = 0.0, 0
+    size = max(lo, 4)
+    while size <= hi:
+        cells = []
+        for jitter in (1.0, 0.997):
+            us = 15.0 + size / (alg_peak * jitter * 1e3)
+            algbw = size / us / 1e3
+            busbw = algbw * correction
+            total += busbw
+            cells.append(f"  {_fmt_time(us)}  {algbw:6.2f}  {busbw:6.2f}  {0:5d}")
+        rows += 2
+        out.append(f"{size:12d}  {size // 4:12d}  {'float':>8}  {'sum':>6}  {-1:6d}" + "".join(cells))
+        size = size * factor if factor > 1 else hi + 1
+    out += ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {total / max(rows, 1):g} ", "#"]
+    return "\n".join(out) + "\n", 0
+
+
+async def all_reduce_perf(ctx: Ctx, args, io) -> int:
+    text, status = nccl_output(ctx, [ctx.machine], args, "all_reduce_perf")
+    await asyncio.sleep(0.05)
+    (io.out if status == 0 else io.err).write(text)
+    return status
+
+
+async def mpirun(ctx: Ctx, args, io) -> int:
+    hosts, slots, i = [ctx.machine.name], [1], 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-H", "--host", "-host") and i + 1 < len(args):
+            entries = [h for h in args[i + 1].split(",") if h]
+            hosts = [h.split(":")[0] for h in entries]
+            slots = [int(h.split(":")[1]) if ":" in h and h.split(":")[1].isdigit() else 1 for h in entries]
+            i += 2
+            continue
+        if a in ("-np", "-n", "-x", "--mca", "-mca", "--map-by", "--bind-to", "-N", "--npernode"):
+            i += 3 if a in ("--mca", "-mca") else 2
+            continue
+        if not a.startswith("-"):
+            break
+        i += 1
+    program, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
+    if not program.endswith("_perf"):
+        io.err.write(f"mpirun: only nccl-tests programs are simulated (got '{program}')\n")
+        return 1
+    machines = []
+    for h in hosts:
+        peer = ctx.machine.peer(h)
+        if peer is None or not peer.reachable():
+            io.err.write(f"ssh: connect to host {h} port 22: Connection refused\n"
+                         "--------------------------------------------------------------------------\n"
+                         "ORTE was unable to reliably start one or more daemons.\n")
+            return 1
+        machines.append(peer)
+    text, status = nccl_output(ctx, machines, rest, program, slots)
+    await asyncio.sleep(0.05)
+    (io.out if status == 0 else io.err).write(text)
+    return status
+
+
+def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
+    return (f"{LINE}\n                    RDMA_Write BW Test\n"
+            f" Dual-port       : OFF          Device         : {dev}\n"
+            " Number of qps   : 1            Transport type : IB\n"
+            " Connection type : RC           Using SRQ      : OFF\n"
+            " PCIe relax order: ON\n ibv_wr* API     : ON\n TX depth        : 128\n CQ Moderation   : 1\n"
+            " Mtu             : 4096[B]\n"
+            f" Link type       : {'IB' if layer == 'InfiniBand' else 'Ethernet'}\n"
+            " Max inline data : 0[B]\n rdma_cm QPs     : OFF\n Data ex. method : Ethernet\n"
+            f"{LINE}\n")
+
+
+def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int) -> str:
+    unit = "Gb/sec" if gbits else "MB/sec"
+    value = gbits_value if gbits else gbits_value * 1e9 / 8 / 1048576
+    rate = gbits_value * 1e9 / 8 / size / 1e6
+    return (f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
+            f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
+            f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
+            f" {size:<7}    {5000:<7}          {value * 1.0003:<7.2f}            {value:<7.2f}            {rate:.6f}\n"
+            f"{LINE}\n")
+
+
+async def ib_write_bw(ctx: Ctx, args, io) -> int:
+    dev, size, gbits, peer_name = None, 65536, False, None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-d", "--ib-dev") and i + 1 < len(args):
+            dev, i = args[i + 1], i + 2
+            continue
+        if a in ("-s", "--size") and i + 1 < len(args):
+            size, i = int(args[i + 1]), i + 2
+            continue
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-D", "--duration", "-p", "--port",
+                 "-n", "--iters", "-m", "--mtu"):
+            i += 2
+            continue
+        if a == "--report_gbits":
+            gbits = True
+        elif not a.startswith("-"):
+            peer_name = a
+        i += 1
+    node = ctx.node
+    nic = node.nic(dev) if dev else node.nics[0]
+    if nic is None:
+        io.err.write(f" IB device {dev} not found\n Unable to find the Infiniband/RoCE device\n")
+        return 1
+    st = ctx.fabric.status(node, nic)
+    if st.state != "Active":
+        io.err.write(f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
+                     " Couldn't set the link layer\n Couldn't get context for the device\n")
+        return 1
+    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
+    if peer_name is None:  # server: wait for a client to pair with
+        io.out.write("\n************************************\n* Waiting for client to connect... *\n"
+                     "************************************\n")
+        fut = asyncio.get_running_loop().create_future()
+        ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
+        try:
+            value, rlid = await asyncio.wait_for(fut, 120)
+        except asyncio.TimeoutError:
+            io.err.write(" Timeout waiting for a client\n")
+            return 1
+        io.out.write(_perftest_result(value, gbits, size, st.lid, rlid))
+        return 0
+    peer = ctx.machine.peer(peer_name)
+    if peer is None or not peer.reachable():
+        io.err.write(f" Couldn't connect to {peer_name}:18515\nUnable to open file descriptor for socket connection"
+                     " Unable to init the socket connection\n")
+        return 1
+    # The peer's port: the one the waiting server uses, else the same device name.
+    pnic = peer.state.nic(nic.dev) or peer.state.nics[0]
+    pst = ctx.fabric.status(peer.state, pnic)
+    if st.layer != "InfiniBand" or pst.layer != "InfiniBand" or pst.state != "Active":
+        io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
+        return 1
+    value = min(perfmodel.port_gbits(node, nic), perfmodel.port_gbits(peer.state, pnic))
+    waiting = peer.rendezvous.get("ib_write_bw") or []
+    while waiting:
+        fut = waiting.pop(0)
+        if not fut.done():
+            fut.set_result((value, st.lid))
+            break
+    await asyncio.sleep(0.05)
+    io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid))
+    return 0
+
+
+COMMANDS = {"all_reduce_perf": all_reduce_perf, "all_gather_perf": all_reduce_perf, "mpirun": mpirun,
+            "ib_write_bw": ib_write_bw}
+ONLY_ON = {"all_reduce_perf": lambda m: bool(m.state.gpus), "all_gather_perf": lambda m: bool(m.state.gpus),
+           "mpirun": lambda m: bool(m.state.gpus)}

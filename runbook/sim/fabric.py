@@ -1,0 +1,150 @@
+"""The InfiniBand subnet: switches, cables, LIDs, the subnet manager, PKeys.
+
+Rail i of every compute node is cabled to port <node index> of rail i's leaf;
+storage ports go to a storage leaf; each leaf has one uplink to every spine;
+the SM nodes hang off the spines. LIDs are planned once (OpenSM keeps its
+guid2lid assignments across restarts and fail-over) but a port only *has* its
+LID while it is in IB mode, has physical link, and some OpenSM is MASTER.
+The master is the running OpenSM with the highest priority (lowest GUID wins
+a tie); its partitions.conf decides every port's PKey table, re-read on each
+sweep, i.e. on every question asked here.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from . import partitions
+from .design import Design
+from .hardware import IB, Nic, NodeState
+
+
+@dataclass
+class Switch:
+    name: str
+    guid: int
+    lid: int
+    desc: str
+    nports: int = 64
+    peers: dict[int, tuple] = field(default_factory=dict)  # port -> ("node", name, dev) | ("switch", name, port)
+
+
+@dataclass
+class PortStatus:
+    state: str  # Active | Initializing | Down
+    phys: str  # LinkUp | Polling
+    lid: int
+    sm_lid: int
+    layer: str  # InfiniBand | Ethernet
+
+
+class Fabric:
+    def __init__(self, design: Design, nodes: dict[str, NodeState]):
+        self.design = design
+        self.nodes = nodes
+        self.compute = [n for n in nodes.values() if n.kind == "compute"]
+        self.sms = [n for n in nodes.values() if n.kind == "sm"]
+        leaves = design.all_vars.get("rail_leaves") or {1: "leaf01", 2: "leaf02", 3: "leaf03", 4: "leaf04"}
+        self.rail_leaf = {int(k): str(v) for k, v in leaves.items()}
+        spine_names = [str(s) for s in design.all_vars.get("spines") or ["spine01"]]
+        self.switches: dict[str, Switch] = {}
+        lid = len(self.sms) + 1
+        for name in spine_names + list(self.rail_leaf.values()) + ["stor01"]:
+            model = "MQM8700" if name == "stor01" else "MQM9700"
+            self.switches[name] = Switch(name, 0xFC6A1C0300A00000 + lid, lid, f"MF0;{name}:{model}/U1")
+            lid += 1
+        self.spines = spine_names
+        self.lid_of: dict[tuple[str, str], int] = {}
+        for j, sm in enumerate(self.sms):
+            self.lid_of[(sm.name, sm.nics[0].dev)] = j + 1
+        for node in self.compute:
+            for nic in node.nics:
+                self.lid_of[(node.name, nic.dev)] = lid
+                lid += 1
+        self.cable_design()
+
+    # ---- cabling -----------------------------------------------------------
+    def cable_design(self) -> None:
+        """Set every NIC's cable as designed (faults may move them afterwards)."""
+        count = len(self.compute)
+        for node in self.compute:
+            storage = [n for n in node.nics if n.role == "storage"]
+            for nic in node.nics:
+                if nic.role == "compute":
+                    nic.cable = [self.rail_leaf.get(nic.rail, "leaf01"), node.index]
+                else:
+                    nic.cable = ["stor01", (node.index - 1) * len(storage) + storage.index(nic) + 1]
+        for j, sm in enumerate(self.sms):
+            sm.nics[0].cable = [self.spines[j % len(self.spines)], len(self.rail_leaf) + 2 + j // len(self.spines)]
+        self._uplink_base = {leaf: count + 1 for leaf in self.rail_leaf.values()}
+        nstor = max((len([n for n in c.nics if n.role == "storage"]) for c in self.compute), default=0)
+        self._uplink_base["stor01"] = count * nstor + 1
+
+    def rebuild_ports(self) -> None:
+        """Fill the switches' port tables from the NICs' cables (after cables move)."""
+        for sw in self.switches.values():
+            sw.peers = {}
+        leaves = list(self.rail_leaf.values()) + ["stor01"]
+        for li, leaf in enumerate(leaves):
+            for si, spine in enumerate(self.spines):
+                lp = self._uplink_base[leaf] + si
+                self.switches[leaf].peers[lp] = ("switch", spine, li + 1)
+                self.switches[spine].peers[li + 1] = ("switch", leaf, lp)
+        for node in list(self.sms) + self.compute:
+            for nic in node.nics:
+                if nic.cable and nic.cable[0] in self.switches:
+                    self.switches[nic.cable[0]].peers[int(nic.cable[1])] = ("node", node.name, nic.dev)
+        for sw in self.switches.values():
+            sw.nports = max([64] + list(sw.peers))
+
+    # ---- subnet manager -----------------------------------------------------
+    def link_up(self, node: NodeState, nic: Nic) -> bool:
+        return nic.phys_up and bool(nic.cable)
+
+    def ib_link(self, node: NodeState, nic: Nic) -> bool:
+        """Physical IB link to the fabric: cabled, up, and the port speaks IB."""
+        return self.link_up(node, nic) and node.link_type(nic) == IB
+
+    def master(self) -> NodeState | None:
+        running = [s for s in self.sms if s.opensm.running and self.ib_link(s, s.nics[0])]
+        if not running:
+            return None
+        return sorted(running, key=lambda s: (-s.opensm.priority, s.nics[0].guid))[0]
+
+    def sm_role(self, sm: NodeState) -> str:
+        if not sm.opensm.running:
+            return "NOTACTIVE"
+        return "MASTER" if self.master() is sm else "STANDBY"
+
+    def sm_lid(self) -> int:
+        m = self.master()
+        return self.lid_of[(m.name, m.nics[0].dev)] if m else 0
+
+    def activity(self, sm: NodeState) -> int:
+        return 100 + int((time.time() - sm.opensm.started_at) * 3) if sm.opensm.running else 0
+
+    def status(self, node: NodeState, nic: Nic) -> PortStatus:
+        layer = "InfiniBand" if node.link_type(nic) == IB else "Ethernet"
+        if not self.link_up(node, nic):
+            return PortStatus("Down", "Polling", 0, 0, layer)
+        if layer == "Ethernet":
+            return PortStatus("Active", "LinkUp", 0, 0, layer)
+        sm_lid = self.sm_lid()
+        if not sm_lid:
+            return PortStatus("Initializing", "LinkUp", 0, 0, layer)
+        return PortStatus("Active", "LinkUp", self.lid_of.get((node.name, nic.dev), 0), sm_lid, layer)
+
+    def pkeys(self, node: NodeState, nic: Nic) -> list[int]:
+        """The port's PKey table (what sysfs pkeys/N and smpquery show)."""
+        st = self.status(node, nic)
+        if st.layer != "InfiniBand":
+            return []
+        master = self.master()
+        if st.state != "Active" or master is None:
+            return [0xFFFF]
+        text = master.files.get("/etc/opensm/partitions.conf")
+        parts = partitions.parse(text) if text is not None else None
+        return partitions.pkey_table(parts, nic.guid, node is master)
+
+    def node_desc(self, node_name: str, dev: str) -> str:
+        return f"{node_name} {dev}"

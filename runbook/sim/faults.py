@@ -1,0 +1,208 @@
+"""The fault menu: what each named fault does to a node (the names are part of
+the scenario format). A fault may take one argument (`{pcie_x8: gpu3}`,
+`{link_type_eth: mlx5_2}`); without one it hits the target listed here.
+Behaviour faults (unreachable, hang, slow, host_key_changed) change how the
+node's SSH server answers, not its hardware; the server reads node.faults."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .cluster import Cluster
+from .cpus import format_cpulist
+from .etcfiles import EXTERNAL_REPO, managed_paths
+from .hardware import ETH, NodeState
+
+DRIFT_OFED = ("MLNX_OFED_LINUX-23.07-0.5.1.2", "23.07-0.5.1")
+DRIFT_DRIVER = "550.54.15"
+BEHAVIOURS = {"unreachable", "hang", "slow", "host_key_changed"}
+
+
+class FaultError(ValueError):
+    """The fault cannot apply to this node or argument (message for FILE:LINE)."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    name: str
+    kinds: tuple[str, ...]  # node kinds it applies to
+    default: str  # default target ("" = none)
+    apply: Callable[[Cluster, NodeState, str], None]
+    what: str
+
+
+def _nic(node: NodeState, dev: str):
+    nic = node.nic(dev)
+    if nic is None:
+        raise FaultError(f"{node.name} has no device {dev!r} (it has {', '.join(n.dev for n in node.nics)})")
+    return nic
+
+
+def _default_dev(node: NodeState, dev: str) -> str:
+    return dev if node.kind == "compute" else node.nics[0].dev
+
+
+def link_type_eth(cluster, node, dev):
+    nic = _nic(node, _default_dev(node, dev))
+    card = node.card_of(nic)
+    card.link_type[nic.port_on_card - 1] = ETH
+    card.link_type_next[nic.port_on_card - 1] = ETH
+
+
+def wrong_rail(cluster, node, dev):
+    a = _nic(node, dev)
+    others = [n for n in node.nics if n.role == "compute" and n is not a]
+    if a.role != "compute" or not others:
+        raise FaultError(f"wrong_rail needs a compute NIC with a neighbour rail, not {dev}")
+    b = next((n for n in others if n.rail == a.rail % 4 + 1), others[0])
+    a.cable, b.cable = b.cable, a.cable
+    cluster.fabric.rebuild_ports()
+
+
+def nic_numa_mismatch(cluster, node, dev):
+    nic = _nic(node, dev)
+    nic.numa = (nic.design_numa + 1) % node.sockets
+    nic.switch, nic.sub = "", ""  # now in a root-port slot of the other socket
+
+
+def _pci_target(node, target):
+    if target.startswith("gpu") and target[3:].isdigit():
+        idx = int(target[3:])
+        if idx >= len(node.gpus):
+            raise FaultError(f"{node.name} has no GPU {idx}")
+        return node.gpus[idx].link
+    return _nic(node, target).link
+
+
+def pcie_x8(cluster, node, target):
+    _pci_target(node, target).width = 8
+
+
+def pcie_gen3(cluster, node, target):
+    _pci_target(node, target).speed = "8GT/s"
+
+
+def missing_dimm(cluster, node, target):
+    slot = next((d for d in node.dimms if d.locator == target), None) if target else node.dimms[-1]
+    if slot is None:
+        raise FaultError(f"{node.name} has no DIMM slot {target!r}")
+    slot.present = False
+
+
+def ofed_version_drift(cluster, node, _):
+    node.versions["ofed"], node.versions["ofed_kernel"] = DRIFT_OFED
+
+
+def ofed_kernel_mismatch(cluster, node, _):
+    node.versions["ofed_kernel"] = DRIFT_OFED[1]
+
+
+def driver_version_drift(cluster, node, _):
+    node.versions["driver"] = DRIFT_DRIVER
+
+
+def etc_drift(cluster, node, path):
+    path = path or managed_paths(cluster.design)[-1]
+    if path not in node.files:
+        raise FaultError(f"{path} is not a managed file of {node.name}")
+    node.files[path] += "# hand edit during troubleshooting -- revert me\nvm.swappiness = 10\n"
+
+
+def external_repo(cluster, node, _):
+    node.files["/etc/yum.repos.d/cuda-rhel9.repo"] = EXTERNAL_REPO
+
+
+def clock_skew(cluster, node, seconds):
+    node.clock_offset_s = float(seconds or 2.35)
+
+
+def ib_port_down(cluster, node, dev):
+    _nic(node, _default_dev(node, dev)).phys_up = False
+
+
+def ib_rate_100(cluster, node, dev):
+    _nic(node, _default_dev(node, dev)).rate = 100
+
+
+def pkey_missing(cluster, node, pkey):
+    pkey = pkey or str(cluster.design.var("pkey_storage", "0x200"))
+    text = node.files.get("/etc/opensm/partitions.conf", "")
+    entries = text.split(";")
+    kept = [e for e in entries if not _defines(e, pkey)]
+    if len(kept) == len(entries):
+        raise FaultError(f"partitions.conf of {node.name} has no partition {pkey}")
+    node.files["/etc/opensm/partitions.conf"] = ";".join(kept)
+
+
+def _defines(entry: str, pkey: str) -> bool:
+    head = entry.split(":", 1)[0].split("\n")[-1]
+    value = head.split("=", 1)[1].split(",")[0].strip() if "=" in head else ""
+    try:
+        return int(value, 0) == int(pkey, 0)
+    except ValueError:
+        return False
+
+
+def opensm_down(cluster, node, _):
+    node.opensm.running = False
+    node.opensm.enabled = False
+
+
+def irq_affinity_wrong(cluster, node, dev):
+    nic = _nic(node, _default_dev(node, dev))
+    other = node.numa_cpus((nic.numa + 1) % node.sockets)
+    for irq in node.irqs:
+        if irq.dev == nic.dev:
+            if irq.name.startswith("mlx5_comp"):
+                k = int(irq.name[len("mlx5_comp"):].split("@")[0])
+                irq.cpus = str(other[k % len(other)])
+            else:
+                irq.cpus = format_cpulist(other)
+
+
+def peermem_missing(cluster, node, _):
+    if "nvidia_peermem" in node.modules:
+        node.modules.remove("nvidia_peermem")
+    node.files.pop("/etc/modules-load.d/nvidia-peermem.conf", None)
+
+
+def _behaviour(cluster, node, _):
+    pass
+
+
+ALL = ("compute", "sm")
+MENU: dict[str, Fault] = {f.name: f for f in [
+    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (link up, no LID)"),
+    Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
+    Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
+    Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
+    Fault("pcie_gen3", ("compute",), "gpu5", pcie_gen3, "a PCIe link trained at Gen3 (8GT/s)"),
+    Fault("missing_dimm", ALL, "", missing_dimm, "one DIMM slot empty"),
+    Fault("ofed_version_drift", ALL, "", ofed_version_drift, "installed from the external mirror: another OFED"),
+    Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
+    Fault("ofed_kernel_mismatch", ALL, "", ofed_kernel_mismatch, "mlx5_core module not from the userspace OFED"),
+    Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
+    Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
+    Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),
+    Fault("ib_port_down", ALL, "mlx5_1", ib_port_down, "an IB port without physical link"),
+    Fault("ib_rate_100", ALL, "mlx5_3", ib_rate_100, "an IB port trained at 100G instead of 200G"),
+    Fault("pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"),
+    Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
+    Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
+    Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
+    Fault("unreachable", ALL, "", _behaviour, "connection refused"),
+    Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
+    Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),
+    Fault("host_key_changed", ALL, "", _behaviour, "presents a host key other than the one in known_hosts"),
+]}
+
+
+def inject(cluster: Cluster, node: NodeState, name: str, arg: str | None) -> None:
+    """Apply one fault; FaultError when it does not fit the node."""
+    fault = MENU[name]
+    if node.kind not in fault.kinds:
+        raise FaultError(f"{name} applies to {' or '.join(k + ' nodes' for k in fault.kinds)}, "
+                         f"{node.name} is a {node.kind} node")
+    fault.apply(cluster, node, str(arg) if arg is not None else fault.default)
+    if name not in node.faults:
+        node.faults.append(name)

@@ -1,0 +1,160 @@
+"""Start and stop a simulated lab from Python:
+
+    lab = await Lab.start(tmp_path, nodes=8, scenario=path_or_None, port=0, reboot_seconds=0.2)
+    lab.node("gpu07").state            # the fake hardware, for assertions
+    await lab.node("gpu07").run("ibstat")   # (stdout, stderr, status) without SSH
+    lab.ssh_config, lab.inventory, lab.known_hosts, lab.client_key
+    await lab.stop()
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+from pathlib import Path
+
+import asyncssh
+
+from . import keys, naming, persist, scenario as scenarios, writer
+from .cluster import Cluster
+from .design import Design, load_design
+from .machine import Machine
+from .server import CIPHERS, SimNode
+
+log = logging.getLogger("runbook.sim")
+
+
+class Lab:
+    def __init__(self, directory: Path, cluster: Cluster, reboot_seconds: float, slow_seconds: float):
+        self.dir = directory
+        self.cluster = cluster
+        self.reboot_seconds = reboot_seconds
+        self.slow_seconds = slow_seconds
+        self.nodes: dict[str, SimNode] = {}
+        self.ssh_options: asyncssh.SSHServerConnectionOptions | None = None
+        self.inventory = directory / "inventory.yaml"
+        self.known_hosts = directory / "known_hosts"
+        self.ssh_config = directory / "ssh_config"
+        self.client_key = directory / "id_ed25519"
+        self.state_file = directory / "state.json"
+        self._state_key: dict | None = None
+        self._save_task: asyncio.Task | None = None
+        self.save_state = True
+
+    # ---- lifecycle ------------------------------------------------------------
+    @classmethod
+    async def start(cls, directory: str | Path, nodes: int = 48, scenario: str | Path | None = None,
+                    base_address: str = "127.77.0.0", port: int = 0, reboot_seconds: float = 5.0,
+                    slow_seconds: float = 8.0, design: Design | str | Path | None = None,
+                    strict_scenario: bool = True, fresh: bool = False, save_state: bool = True) -> "Lab":
+        """Build the cluster, inject the scenario, start one SSH listener per node,
+        write inventory/known_hosts/ssh_config/key, then DIR/ready."""
+        if nodes < 1:
+            raise ValueError("--nodes must be at least 1")
+        directory = Path(directory).resolve()
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "ready").unlink(missing_ok=True)
+        design = design if isinstance(design, Design) else load_design(design)
+        names = naming.compute_names(nodes) + list(design.sm_hosts)
+        addresses = naming.addresses(base_address, len(names))
+        key = {"nodes": nodes, "design": _digest(Path(design.source)),
+               "scenario": _digest(Path(scenario)) if scenario else ""}
+        saved = None if fresh else persist.load(directory / "state.json", key)
+        if saved is not None:
+            cluster = Cluster(design, saved)
+        else:
+            cluster = Cluster.build(design, nodes)
+            if scenario:
+                scenarios.apply(cluster, scenario, strict=strict_scenario)
+        lab = cls(directory, cluster, reboot_seconds, slow_seconds)
+        lab._state_key = key
+        lab.save_state = save_state
+        await lab._listen(names, addresses, port)
+        lab._write_files(names)
+        if save_state:
+            lab.save()
+        return lab
+
+    async def _listen(self, names: list[str], addresses: list[str], port: int) -> None:
+        host_keys = await asyncio.to_thread(keys.host_keys, self.dir, names)
+        key_path, client = keys.client_key(self.dir)
+        self.ssh_options = asyncssh.SSHServerConnectionOptions(
+            server_host_keys=[host_keys[names[0]]],
+            authorized_client_keys=asyncssh.import_authorized_keys(client.export_public_key().decode()),
+            encryption_algs=CIPHERS, allow_scp=False, agent_forwarding=False, x11_forwarding=False,
+            login_timeout=30, keepalive_interval=0)
+        machines: dict[str, Machine] = {}
+        for name in names:
+            machine = Machine(self.cluster, self.cluster.nodes[name], peers=machines.get)
+            machine.on_change = self.mark_dirty
+            machines[name] = machine
+        try:
+            for name, addr in zip(names, addresses):
+                state = self.cluster.nodes[name]
+                presented = host_keys[name]
+                if "host_key_changed" in state.faults:
+                    presented = keys.changed_key(self.dir, name)
+                node = SimNode(self, machines[name], addr, port, host_keys[name], presented)
+                self.nodes[name] = node
+                await node.start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    def _write_files(self, names: list[str]) -> None:
+        endpoints = {n: (self.nodes[n].address, self.nodes[n].port) for n in names}
+        kinds = {n: self.cluster.nodes[n].kind for n in names}
+        public = {n: self.nodes[n].host_key.export_public_key().decode().strip() for n in names}
+        writer.known_hosts(self.known_hosts, endpoints, public)
+        writer.ssh_config(self.ssh_config, endpoints, self.client_key, self.known_hosts)
+        writer.inventory(self.inventory, self.cluster.design, endpoints, kinds, self.client_key,
+                         self.known_hosts, self.cluster.design_partitions())
+        first = self.nodes[names[0]]
+        writer.ready(self.dir, {
+            "nodes": len([k for k in kinds.values() if k == "compute"]), "names": len(names),
+            "inventory": str(self.inventory), "ssh_config": str(self.ssh_config),
+            "known_hosts": str(self.known_hosts), "client_key": str(self.client_key),
+            "first": {"name": first.name, "address": first.address, "port": first.port},
+        })
+
+    async def stop(self) -> None:
+        (self.dir / "ready").unlink(missing_ok=True)
+        await asyncio.gather(*(n.stop() for n in self.nodes.values()), return_exceptions=True)
+        if self._save_task and not self._save_task.done():
+            self._save_task.cancel()
+        if self.save_state and self._state_key is not None:
+            self.save()
+
+    # ---- access ---------------------------------------------------------------------
+    def node(self, name: str) -> SimNode:
+        return self.nodes[name]
+
+    def names(self, kind: str | None = None) -> list[str]:
+        return [n for n, s in self.cluster.nodes.items() if kind is None or s.kind == kind]
+
+    # ---- persistence --------------------------------------------------------------
+    def save(self) -> None:
+        try:
+            persist.save(self.state_file, self._state_key or {}, self.cluster.nodes)
+        except OSError as exc:  # a full disk must not take the lab down
+            log.warning("could not save %s: %s", self.state_file, exc)
+
+    def mark_dirty(self) -> None:
+        """Save soon (debounced): a restarted sim continues from the last state."""
+        if not self.save_state or (self._save_task and not self._save_task.done()):
+            return
+        try:
+            self._save_task = asyncio.get_running_loop().create_task(self._save_later())
+        except RuntimeError:
+            self.save()
+
+    async def _save_later(self) -> None:
+        await asyncio.sleep(1.0)
+        self.save()  # on the loop: the state must not change while it is serialised
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return str(path)

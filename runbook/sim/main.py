@@ -1,0 +1,92 @@
+"""`runbook sim`: run a simulated lab until Ctrl-C, SIGTERM or --lifetime.
+
+The CLI dispatcher calls add_arguments(parser) and run(args); until it exists,
+`python -m runbook.sim` runs run_sim(sys.argv[1:]).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from ..errors import EXIT_OK, EXIT_USAGE, RunbookError
+from .lab import Lab
+from .scenario import DEFAULT
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--nodes", type=int, default=48, help="compute nodes gpu01..gpuNN (default 48)")
+    parser.add_argument("--scenario", metavar="FILE",
+                        help="faults to inject (default: the built-in demo scenario; "
+                             "use runbook/sim/scenarios/empty.yaml for a compliant cluster)")
+    parser.add_argument("--dir", metavar="DIR", default="sim-lab",
+                        help="where to write inventory.yaml, known_hosts, ssh_config, the client key, "
+                             "cached host keys and the saved state (default ./sim-lab)")
+    parser.add_argument("--lifetime", type=float, metavar="SECONDS",
+                        help="stop by itself after this many seconds")
+    parser.add_argument("--base-address", default="127.77.0.0",
+                        help="node N listens on this address + N (must be in 127.0.0.0/8)")
+    parser.add_argument("--port", type=int, default=2222, help="SSH port on every node address (0: any free)")
+    parser.add_argument("--reboot-seconds", type=float, default=5.0, help="how long a rebooting node is down")
+    parser.add_argument("--slow-seconds", type=float, default=8.0, help="delay of a node with the 'slow' fault")
+    parser.add_argument("--design", metavar="INVENTORY",
+                        help="a seed-shaped inventory to take the design from (default: the bundled seed)")
+    parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+async def serve(args: argparse.Namespace) -> int:
+    scenario = args.scenario or DEFAULT
+    lab = await Lab.start(args.dir, nodes=args.nodes, scenario=scenario, base_address=args.base_address,
+                          port=args.port, reboot_seconds=args.reboot_seconds, slow_seconds=args.slow_seconds,
+                          design=args.design, strict_scenario=bool(args.scenario), fresh=args.fresh)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        faulty = {n: s.faults for n, s in lab.cluster.nodes.items() if s.faults}
+        first = lab.node(lab.names()[0])
+        _say(f"runbook sim: {len(lab.nodes)} nodes on {first.address}.. port {first.port}"
+             f" ({sum(len(f) for f in faulty.values())} faults from {Path(scenario).name})")
+        for name, flts in faulty.items():
+            _say(f"  {name}: {', '.join(flts)}")
+        # stdout is data: where the files are, one per line
+        print(f"inventory   {lab.inventory}\nssh_config  {lab.ssh_config}\nknown_hosts {lab.known_hosts}\n"
+              f"client_key  {lab.client_key}\nready       {lab.dir / 'ready'}", flush=True)
+        _say(f"try: ssh -F {lab.ssh_config} {first.name} ibstat     (Ctrl-C to stop)")
+        try:
+            await asyncio.wait_for(stop.wait(), args.lifetime)
+        except asyncio.TimeoutError:
+            _say("runbook sim: lifetime over")
+    finally:
+        await lab.stop()
+        _say("runbook sim: stopped")
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        Path(args.dir).mkdir(parents=True, exist_ok=True)
+        logging.basicConfig(filename=str(Path(args.dir) / "sim.log"), level=logging.WARNING)
+        return asyncio.run(serve(args))
+    except RunbookError as exc:
+        _say(str(exc))
+        return exc.exit_code
+    except (ValueError, OSError) as exc:
+        _say(f"runbook sim: {exc}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_OK
+
+
+def run_sim(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="runbook sim", description="A simulated GPU/InfiniBand cluster on loopback.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

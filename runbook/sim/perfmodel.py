@@ -1,0 +1,54 @@
+"""How fast NCCL and perftest run on a node, given its state.
+
+The healthy numbers sit a few percent above the design baselines. A compute
+NIC on the wrong NUMA node costs 25 % of bus bandwidth; a GPU link trained at
+x8 or at Gen3 halves it; across nodes, missing GPUDirect RDMA (nvidia_peermem),
+a 100G port, a port out of the fabric or a cable in the wrong rail cost more.
+"""
+from __future__ import annotations
+
+from .fabric import Fabric
+from .hardware import NodeState
+
+SPEED_GTS = {"2.5GT/s": 2.5, "5GT/s": 5.0, "8GT/s": 8.0, "16GT/s": 16.0, "32GT/s": 32.0}
+HEADROOM = 1.04
+
+
+def _link_ratio(link) -> float:
+    speed = SPEED_GTS.get(link.speed, 16.0) / SPEED_GTS.get(link.cap_speed, 16.0)
+    return min(1.0, speed) * min(1.0, link.width / link.cap_width)
+
+
+def intra_factor(node: NodeState) -> float:
+    factor = min((_link_ratio(g.link) for g in node.gpus), default=1.0)
+    if any(n.role == "compute" and n.numa != n.design_numa for n in node.nics):
+        factor *= 0.75
+    return factor
+
+
+def inter_factor(fabric: Fabric, node: NodeState) -> float:
+    factor = intra_factor(node)
+    compute = [n for n in node.nics if n.role == "compute"]
+    for nic in compute:
+        st = fabric.status(node, nic)
+        share = 1.0 / max(1, len(compute))
+        if st.state != "Active" or st.layer != "InfiniBand":
+            factor -= share
+            continue
+        if nic.rate < 200:
+            factor -= share * (1 - nic.rate / 200)
+        pcie = _link_ratio(nic.link)
+        if pcie < 1.0:
+            factor -= share * (1 - pcie)
+    if "nvidia_peermem" not in node.modules:
+        factor *= 0.6
+    if any(n.role == "compute" and n.cable and fabric.rail_leaf.get(n.rail) != n.cable[0] for n in compute):
+        factor *= 0.85
+    return max(0.05, factor)
+
+
+def port_gbits(node: NodeState, nic) -> float:
+    """ib_write_bw average for one port: line rate or what the PCIe link can carry."""
+    line = nic.rate * 0.982
+    pcie = 252.0 * _link_ratio(nic.link) * 0.9
+    return min(line, pcie)

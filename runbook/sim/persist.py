@@ -1,0 +1,50 @@
+"""Node state <-> JSON, so a restarted sim continues where it stopped."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import typing
+from pathlib import Path
+from typing import Any
+
+from .hardware import NodeState
+
+FORMAT = 1
+
+
+def _build(tp: Any, data: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        kwargs = {f.name: _build(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
+        return tp(**kwargs)
+    if origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        return [_build(item, x) for x in data]
+    if origin is dict:
+        _, value = typing.get_args(tp) or (Any, Any)
+        return {k: _build(value, v) for k, v in data.items()}
+    return data
+
+
+def save(path: Path, key: dict[str, Any], nodes: dict[str, NodeState]) -> None:
+    doc = {"format": FORMAT, "key": key, "nodes": [dataclasses.asdict(n) for n in nodes.values()]}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    os.replace(tmp, path)  # atomic: a killed sim never leaves half a file
+
+
+def load(path: Path, key: dict[str, Any]) -> dict[str, NodeState] | None:
+    """The saved nodes, or None when there is no usable save for this cluster shape."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if doc.get("format") != FORMAT or doc.get("key") != key:
+        return None
+    try:
+        nodes = [_build(NodeState, n) for n in doc["nodes"]]
+    except (KeyError, TypeError):
+        return None
+    return {n.name: n for n in nodes}

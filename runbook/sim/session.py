@@ -1,0 +1,112 @@
+"""One SSH channel on a simulated node: an exec request runs one command line
+through the small shell; a channel without a command gets an interactive prompt.
+Stdin is read only when the command line would read it (so `ssh host cmd` from
+a terminal does not wait for an EOF that never comes)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .shell.interp import Shell
+from .shell.io import Buffer, Io, Stdin
+from .shell.lexer import ShellSyntaxError
+from .shell.nodes import AndOr, Simple
+from .shell.parser import parse
+
+log = logging.getLogger("runbook.sim")
+STDIN_READERS = {"cat", "grep", "egrep", "wc", "head", "tail", "sort", "uniq", "awk", "gawk", "tee", "tr",
+                 "cut", "sha256sum", "md5sum", "read", "mlxconfig"}
+
+
+def reads_stdin(src: str) -> bool:
+    """Whether the first command of some top-level pipeline reads the channel's stdin."""
+    try:
+        tree = parse(src)
+    except ShellSyntaxError:
+        return False
+    return any(_first_reads(item) for item, _ in tree.items)
+
+
+def _first_reads(item: AndOr) -> bool:
+    for pipe in [item.first] + [p for _, p in item.rest]:
+        cmd = pipe.cmds[0]
+        if not isinstance(cmd, Simple) or not cmd.words:
+            continue
+        if any(r.op in ("<", "<<", "<&") and r.fd == 0 for r in cmd.redirs):
+            continue
+        name = cmd.words[0].literal()
+        if name not in STDIN_READERS:
+            continue
+        args = [w.literal() or "x" for w in cmd.words[1:]]
+        if name == "mlxconfig":
+            if "-y" not in args and "--yes" not in args and any(a in ("set", "reset", "r") for a in args):
+                return True
+            continue
+        operands = [a for a in args if not a.startswith("-") or a == "-"]
+        if name in ("grep", "egrep") and operands:
+            operands = operands[1:]  # the pattern
+        if name in ("awk", "gawk") and operands:
+            operands = operands[1:]  # the program
+        if name == "read" or name == "tee" or not operands or operands == ["-"]:
+            return True
+    return False
+
+
+async def run_line(machine, src: str, stdin: str = "", shell: Shell | None = None) -> tuple[str, str, int]:
+    shell = shell or Shell(machine)
+    out, err = Buffer(), Buffer()
+    try:
+        status = await shell.run(src, Io(Stdin(stdin), out, err))
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # a simulator bug must not kill the server: report like a crashed tool
+        log.exception("command failed on %s: %r", machine.name, src)
+        err.write("bash: internal error in the simulator (see sim.log)\n")
+        status = 70
+    return out.text(), err.text(), status
+
+
+async def exec_channel(node, process) -> None:
+    """Serve one exec request (or an interactive shell) for SimNode `node`."""
+    if "hang" in node.state.faults:
+        await process.wait_closed()
+        return
+    if "slow" in node.state.faults:
+        await asyncio.sleep(node.lab.slow_seconds)
+    command = process.command
+    if command is None:
+        await _interactive(node, process)
+        return
+    stdin = ""
+    if reads_stdin(command):
+        stdin = await process.stdin.read()
+    out, err, status = await run_line(node.machine, command, stdin)
+    _write(process, out, err)
+    process.exit(status)
+    node.after_command()
+
+
+def _write(process, out: str, err: str) -> None:
+    if out:
+        process.stdout.write(out)
+    if err:
+        process.stderr.write(err)
+
+
+async def _interactive(node, process) -> None:
+    shell = Shell(node.machine)
+    prompt = f"[root@{node.name} ~]# "
+    process.stdout.write(f"Last login: from 127.0.0.1\n{prompt}")
+    while True:
+        line = await process.stdin.readline()
+        if not line:
+            break
+        if line.strip() in ("exit", "logout"):
+            break
+        out, err, _ = await run_line(node.machine, line, shell=shell)
+        _write(process, out, err)
+        if node.machine.reboot_requested:
+            break
+        process.stdout.write(prompt)
+    process.exit(shell.status)
+    node.after_command()

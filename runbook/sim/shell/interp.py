@@ -1,0 +1,383 @@
+"""Runs parsed shell code against one simulated machine.
+
+Commands are buffered (each gets its whole stdin as text and writes into a
+buffer), so pipelines run stage by stage. Exit statuses, $?, `set -e`,
+`set -o pipefail`, redirections, here-documents, globbing and command
+substitution behave as in sh; an unknown command answers like bash (127).
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import posixpath
+import re
+
+from ..vfs import FsError
+from . import arith
+from .io import Buffer, Discard, Io, Stdin
+from .lexer import ShellSyntaxError, heredoc_parts
+from .nodes import AndOr, CmdList, For, Group, If, Pipeline, Redir, Simple, While, Word
+from .parser import parse
+
+PATH_DIRS = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin", "/usr/local/sbin",
+             "/opt/mellanox/bin", "/usr/lib64/openmpi/bin", "/usr/local/cuda/bin", "/opt/nccl-tests/build"}
+GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+class ExitShell(Exception):
+    def __init__(self, status: int):
+        self.status = status
+
+
+class RedirError(Exception):
+    pass
+
+
+class Shell:
+    def __init__(self, machine, variables: dict[str, str] | None = None):
+        self.machine = machine
+        self.vars = dict(variables) if variables is not None else {
+            "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
+            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin",
+            "PWD": "/root", "HOSTNAME": machine.state.name, "IFS": " \t\n",
+        }
+        self.status = 0
+        self.options: set[str] = set()
+        self.jobs: list[asyncio.Task] = []
+
+    @property
+    def cwd(self) -> str:
+        return self.vars.get("PWD", "/root")
+
+    def path(self, p: str) -> str:
+        return self.machine.fs.norm(p, self.cwd)
+
+    # ---- entry --------------------------------------------------------------
+    async def run(self, src: str, io: Io) -> int:
+        try:
+            tree = parse(src)
+        except ShellSyntaxError as exc:
+            io.err.write(f"bash: -c: line 1: {exc}\n")
+            self.status = 2
+            return 2
+        try:
+            self.status = await self.exec_list(tree, io)
+        except ExitShell as exc:
+            self.status = exc.status
+        await self.wait_jobs()
+        return self.status
+
+    async def wait_jobs(self) -> None:
+        while self.jobs:
+            jobs, self.jobs = self.jobs, []
+            await asyncio.gather(*jobs, return_exceptions=True)
+
+    # ---- lists and pipelines ---------------------------------------------------
+    async def exec_list(self, node: CmdList, io: Io, cond: bool = False) -> int:
+        status = 0
+        for item, background in node.items:
+            if background:
+                self.jobs.append(asyncio.ensure_future(self._background(item, io)))
+                status = 0
+                continue
+            status = await self.exec_and_or(item, io, cond)
+        return status
+
+    async def _background(self, item: AndOr, io: Io) -> None:
+        try:
+            await self.exec_and_or(item, io, True)
+        except ExitShell:
+            pass
+
+    async def exec_and_or(self, node: AndOr, io: Io, cond: bool = False) -> int:
+        status = await self.exec_pipeline(node.first, io)
+        last = node.first
+        for op, pipe in node.rest:
+            if (op == "&&") == (status == 0):
+                status = await self.exec_pipeline(pipe, io)
+                last = pipe
+            else:
+                last = None
+        self.status = status
+        if status and not cond and "errexit" in self.options and last is not None:
+            if last is (node.rest[-1][1] if node.rest else node.first) and not last.negate:
+                raise ExitShell(status)
+        return status
+
+    async def exec_pipeline(self, node: Pipeline, io: Io) -> int:
+        stdin = io.stdin
+        statuses = []
+        for k, cmd in enumerate(node.cmds):
+            last = k == len(node.cmds) - 1
+            out = io.out if last else Buffer()
+            statuses.append(await self.exec_command(cmd, Io(stdin, out, io.err)))
+            if not last:
+                stdin = Stdin(out.text())
+        status = statuses[-1]
+        if "pipefail" in self.options:
+            status = next((s for s in reversed(statuses) if s), 0)
+        if node.negate:
+            status = 0 if status else 1
+        self.status = status
+        return status
+
+    async def exec_command(self, node, io: Io) -> int:
+        self._err_sink = io.err
+        if isinstance(node, Simple):
+            return await self.exec_simple(node, io)
+        try:
+            sub, writes = await self.open_redirs(node.redirs, io)
+        except RedirError as exc:
+            io.err.write(f"bash: {exc}\n")
+            return 1
+        if isinstance(node, For):
+            status = await self.exec_for(node, sub)
+        elif isinstance(node, If):
+            status = await self.exec_if(node, sub)
+        elif isinstance(node, While):
+            status = await self.exec_while(node, sub)
+        elif isinstance(node, Group):
+            status = await self.exec_group(node, sub)
+        else:  # pragma: no cover - parser produces nothing else
+            raise TypeError(node)
+        return self.flush(writes, io, "bash", status)
+
+    async def exec_for(self, node: For, io: Io) -> int:
+        items = await self.expand_words(node.words) if node.words is not None else []
+        status = 0
+        for item in items:
+            self.vars[node.var] = item
+            status = await self.exec_list(node.body, io)
+        return status
+
+    async def exec_if(self, node: If, io: Io) -> int:
+        for cond, body in node.clauses:
+            if await self.exec_list(cond, io, cond=True) == 0:
+                return await self.exec_list(body, io)
+        return await self.exec_list(node.orelse, io) if node.orelse else 0
+
+    async def exec_while(self, node: While, io: Io) -> int:
+        status = 0
+        for _ in range(100000):  # a runaway loop must not hang the simulator
+            ok = await self.exec_list(node.cond, io, cond=True) == 0
+            if ok == node.until:
+                break
+            status = await self.exec_list(node.body, io)
+            await asyncio.sleep(0)
+        return status
+
+    async def exec_group(self, node: Group, io: Io) -> int:
+        if not node.subshell:
+            return await self.exec_list(node.body, io)
+        child = Shell(self.machine, self.vars)
+        child.options = set(self.options)
+        try:
+            status = await child.exec_list(node.body, io)
+        except ExitShell as exc:
+            status = exc.status
+        await child.wait_jobs()
+        return status
+
+    # ---- simple commands --------------------------------------------------------
+    async def exec_simple(self, node: Simple, io: Io) -> int:
+        self.status_from_subst = None
+        argv = await self.expand_words(node.words)
+        values = [(name, await self.expand_str(word)) for name, word in node.assigns]
+        if not argv:
+            for name, value in values:
+                self.vars[name] = value
+            try:
+                _, writes = await self.open_redirs(node.redirs, io)
+            except RedirError as exc:
+                io.err.write(f"bash: {exc}\n")
+                return 1
+            return self.flush(writes, io, "bash", self.status_from_subst or 0)
+        try:
+            sub, writes = await self.open_redirs(node.redirs, io)
+        except RedirError as exc:
+            io.err.write(f"bash: {exc}\n")
+            return 1
+        saved = {name: self.vars.get(name) for name, _ in values}
+        for name, value in values:
+            self.vars[name] = value
+        try:
+            status = await self.dispatch(argv, sub)
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    self.vars.pop(name, None)
+                else:
+                    self.vars[name] = old
+        return self.flush(writes, io, argv[0], status)
+
+    async def dispatch(self, argv: list[str], io: Io) -> int:
+        from ..commands import BUILTINS, lookup
+
+        name = argv[0]
+        if "/" in name:
+            directory, base = posixpath.split(name)
+            extra = str(self.machine.cluster.design.var("nccl_tests_dir", "/opt/nccl-tests/build")).rstrip("/")
+            found = lookup(base, self.machine) if directory in PATH_DIRS or directory == extra else None
+            if found is None:
+                io.err.write(f"bash: {name}: No such file or directory\n")
+                return 127
+            func = found
+        elif name in BUILTINS:
+            func = BUILTINS[name]
+        else:
+            func = lookup(name, self.machine)
+            if func is None:
+                io.err.write(f"bash: {name}: command not found\n")
+                return 127
+        from ..commands.base import Ctx
+
+        result = func(Ctx(self, self.machine), argv[1:], io)
+        if inspect.isawaitable(result):
+            result = await result
+        return int(result)
+
+    # ---- redirections ---------------------------------------------------------------
+    async def open_redirs(self, redirs: list[Redir], io: Io):
+        fds = {0: io.stdin, 1: io.out, 2: io.err}
+        writes: list[tuple[str, Buffer, bool]] = []
+        fs = self.machine.fs
+        for r in redirs:
+            if r.op == "<<":
+                doc = r.heredoc
+                text = await self.expand_str(heredoc_parts(doc.body)) if doc.expand else doc.body
+                fds[r.fd] = Stdin(text)
+                continue
+            target = await self.expand_str(r.target)
+            if r.op in (">&", "<&") and (target.isdigit() or target == "-"):
+                if target == "-":
+                    fds[r.fd] = Discard() if r.op == ">&" else Stdin("")
+                elif int(target) in fds:
+                    fds[r.fd] = fds[int(target)]
+                else:
+                    raise RedirError(f"{target}: Bad file descriptor")
+                continue
+            path = self.path(target)
+            if r.op in ("<", "<&"):
+                try:
+                    fds[r.fd] = Stdin(fs.read(path))
+                except FsError as exc:
+                    raise RedirError(f"{target}: {exc}") from None
+                continue
+            if path == "/dev/null":
+                sink: Buffer = Discard()
+            elif path in ("/dev/stdout", "/dev/stderr"):
+                sink = fds[1 if path.endswith("out") else 2]
+            else:
+                try:
+                    fs.check_writable(path)
+                except FsError as exc:
+                    raise RedirError(f"{target}: {exc}") from None
+                sink = Buffer()
+                writes.append((path, sink, r.op == ">>"))
+            if r.op in ("&>", ">&"):
+                fds[1] = fds[2] = sink
+            else:
+                fds[r.fd] = sink
+        return Io(fds[0], fds[1], fds[2]), writes
+
+    def flush(self, writes, io: Io, name: str, status: int) -> int:
+        for path, buf, append in writes:
+            try:
+                self.machine.fs.write(path, buf.text(), append)
+            except FsError as exc:
+                io.err.write(f"bash: {name}: write error: {exc}\n")
+                status = 1
+        if writes:
+            self.machine.changed()
+        return status
+
+    # ---- expansion --------------------------------------------------------------------
+    async def expand_part(self, kind: str, value: str) -> str:
+        if kind == "var":
+            return self.var(value)
+        if kind == "cmd":
+            child = Shell(self.machine, self.vars)
+            out = Buffer()
+            err = self._err_sink
+            await child.run(value, Io(Stdin(""), out, err))
+            self.status_from_subst = child.status
+            self.status = child.status
+            return out.text().rstrip("\n")
+        if kind == "arith":
+            try:
+                return str(arith.evaluate(value, self.var))
+            except arith.ArithError as exc:
+                self._err_sink.write(f"bash: {exc}\n")
+                return "0"
+        if kind == "tilde":
+            return self.vars.get("HOME", "/root")
+        return value
+
+    _err_sink: Buffer = Discard()
+    status_from_subst: int | None = None
+
+    def var(self, spec: str) -> str:
+        special = {"?": str(self.status), "$": "4242", "#": "0", "0": "bash", "!": "4243",
+                   "-": "hB", "@": "", "*": ""}
+        if spec in special:
+            return special[spec]
+        if spec.startswith("#") and len(spec) > 1:
+            return str(len(self.var(spec[1:])))
+        name, op, default = re.match(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", spec, re.S).groups()
+        value = None if name.isdigit() else self.vars.get(name)
+        if op in (":-", "-"):
+            return default if (value is None or (op == ":-" and value == "")) else value
+        if op in (":=", "="):
+            if value is None or (op == ":=" and value == ""):
+                self.vars[name] = default
+                return default
+        if op in (":+", "+"):
+            return default if value else ""
+        return value or ""
+
+    async def expand_str(self, word: Word) -> str:
+        out = []
+        for kind, value, _ in word.parts:
+            out.append(value if kind == "lit" else await self.expand_part(kind, value))
+        return "".join(out)
+
+    async def expand_words(self, words: list[Word]) -> list[str]:
+        result: list[str] = []
+        for word in words:
+            result.extend(await self.expand_fields(word))
+        return result
+
+    async def expand_fields(self, word: Word) -> list[str]:
+        fields: list[list[tuple[str, bool]]] = [[]]
+        keep = [False]
+        for kind, value, quoted in word.parts:
+            if kind == "lit":
+                fields[-1].append((value, quoted))
+                keep[-1] = keep[-1] or quoted or bool(value)
+                continue
+            text = await self.expand_part(kind, value)
+            if quoted or kind == "tilde":
+                fields[-1].append((text, True))
+                keep[-1] = True
+                continue
+            chunks = re.split(r"[ \t\n]+", text)
+            for n, chunk in enumerate(chunks):
+                if n:
+                    fields.append([])
+                    keep.append(False)
+                if chunk:
+                    fields[-1].append((chunk, False))
+                    keep[-1] = True
+        out: list[str] = []
+        for segs, wanted in zip(fields, keep):
+            if not wanted:
+                continue
+            text = "".join(t for t, _ in segs)
+            if any(not q and GLOB_CHARS.search(t) for t, q in segs):
+                pattern = "".join(t if not q else re.sub(r"([*?\[])", r"[\1]", t) for t, q in segs)
+                matches = self.machine.fs.glob(pattern, self.cwd)
+                if matches:
+                    out.extend(matches)
+                    continue
+            out.append(text)
+        return out

@@ -1,0 +1,149 @@
+"""The computed files of a node: /sys/class/infiniband, PCI sysfs, /proc/irq,
+/proc/interrupts, /proc/meminfo, /sys/module, the OpenSM log.
+
+`table()` returns {path: getter} and {path: writer}; getters run on every read,
+so a file always shows the current state.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from . import ibformat
+from .cluster import Cluster
+from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
+from .hardware import NodeState
+
+STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
+PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+
+
+class InvalidWrite(Exception):
+    """The kernel refused the value (EINVAL)."""
+
+
+def table(cluster: Cluster, node: NodeState):
+    files: dict[str, Callable[[], str]] = {}
+    writers: dict[str, Callable[[str], None]] = {}
+    fab = cluster.fabric
+
+    for nic in node.nics:
+        base = f"/sys/class/infiniband/{nic.dev}"
+        port = f"{base}/ports/1"
+
+        def st(nic=nic):
+            return fab.status(node, nic)
+
+        files[f"{port}/link_layer"] = lambda st=st: st().layer + "\n"
+        files[f"{port}/state"] = lambda st=st: STATE_TEXT[st().state] + "\n"
+        files[f"{port}/phys_state"] = lambda st=st: PHYS_TEXT[st().phys] + "\n"
+        files[f"{port}/rate"] = lambda nic=nic: ibformat.rate_text(nic.rate) + "\n"
+        files[f"{port}/lid"] = lambda st=st: f"0x{st().lid:x}\n"
+        files[f"{port}/sm_lid"] = lambda st=st: f"0x{st().sm_lid:x}\n"
+        files[f"{port}/lid_mask_count"] = lambda: "0\n"
+        files[f"{port}/gids/0"] = lambda nic=nic: ibformat.gid(nic.guid) + "\n"
+        for i in range(128):
+            files[f"{port}/pkeys/{i}"] = lambda i=i, nic=nic: _pkey(fab.pkeys(node, nic), i)
+        files[f"{base}/node_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
+        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
+        files[f"{base}/fw_ver"] = lambda: ibformat.FW + "\n"
+        files[f"{base}/hca_type"] = lambda: ibformat.CA_TYPE + "\n"
+        files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
+        files[f"{base}/node_desc"] = lambda nic=nic: f"{node.name} {nic.dev}\n"
+        files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"
+        files[f"{base}/device/local_cpulist"] = lambda nic=nic: format_cpulist(node.numa_cpus(nic.numa)) + "\n"
+        for irq in nic.irqs:
+            files[f"{base}/device/msi_irqs/{irq}"] = lambda: "msix\n"
+        files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda st=st: (
+            "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n")
+        _pci(files, node, nic.bus, lambda nic=nic: nic.numa, nic.link)
+    for gpu in node.gpus:
+        _pci(files, node, gpu.bus, lambda gpu=gpu: gpu.numa, gpu.link)
+
+    for irq in node.irqs:
+        def set_list(text: str, irq=irq) -> None:
+            try:
+                irq.cpus = format_cpulist(parse_cpulist(text, node.ncpus))
+            except ValueError:
+                raise InvalidWrite("Invalid argument") from None
+
+        def set_mask(text: str, irq=irq) -> None:
+            try:
+                irq.cpus = format_cpulist(parse_mask(text, node.ncpus))
+            except ValueError:
+                raise InvalidWrite("Invalid argument") from None
+
+        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: irq.cpus + "\n"
+        files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: format_mask(
+            parse_cpulist(irq.cpus, node.ncpus), node.ncpus) + "\n"
+        files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
+        writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
+        writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
+
+    files["/proc/interrupts"] = lambda: _interrupts(node)
+    files["/proc/meminfo"] = lambda: _meminfo(node)
+    files["/proc/version"] = lambda: (f"Linux version {node.versions['kernel']} (mockbuild@iad1-prod-build001."
+                                      "bld.equ.rockylinux.org) (gcc (GCC) 11.4.1 20230605) #1 SMP PREEMPT_DYNAMIC\n")
+    files["/proc/cmdline"] = lambda: (f"BOOT_IMAGE=(hd0,gpt2)/vmlinuz-{node.versions['kernel']} root=/dev/mapper/rl-root"
+                                      " ro crashkernel=auto iommu=pt\n")
+    files["/proc/uptime"] = lambda: f"{max(0.0, time.time() - node.booted_at):.2f} 0.00\n"
+    files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
+    for mod in node.modules:
+        files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
+        version = {"mlx5_core": node.versions["ofed_kernel"], "nvidia": node.versions["driver"],
+                   "nvidia_peermem": node.versions["driver"]}.get(mod)
+        if version:
+            files[f"/sys/module/{mod}/version"] = lambda v=version: v + "\n"
+    if node.kind == "sm":
+        files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
+    return files, writers
+
+
+def _pkey(table: list[int], index: int) -> str:
+    return f"0x{table[index]:04x}\n" if index < len(table) else "0x0000\n"
+
+
+def _pci(files, node: NodeState, bus: str, numa, link) -> None:
+    dev = f"/sys/bus/pci/devices/0000:{bus}"
+    files[f"{dev}/numa_node"] = lambda: f"{numa()}\n"
+    files[f"{dev}/current_link_speed"] = lambda: link.speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/current_link_width"] = lambda: f"{link.width}\n"
+    files[f"{dev}/max_link_speed"] = lambda: link.cap_speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/max_link_width"] = lambda: f"{link.cap_width}\n"
+
+
+def _interrupts(node: NodeState) -> str:
+    n = node.ncpus
+    head = " " * 5 + "".join(f"CPU{c:<8d}" for c in range(n)).rstrip()
+    lines = [head]
+    for irq in node.irqs:
+        counts = "".join(f"{0:>11d}" for _ in range(n))
+        lines.append(f"{irq.number:>4d}:{counts}  IR-PCI-MSIX-0000:{node.nic(irq.dev).bus}"
+                     f" {irq.number % 16}-edge      {irq.name}")
+    return "\n".join(lines) + "\n"
+
+
+def _meminfo(node: NodeState) -> str:
+    total_kb = node.memory_gb() * 1024 * 1024 * 985 // 1000
+    free_kb = total_kb * 97 // 100
+    return (f"MemTotal:       {total_kb:>10d} kB\nMemFree:        {free_kb:>10d} kB\n"
+            f"MemAvailable:   {free_kb:>10d} kB\nBuffers:          {4096:>8d} kB\n"
+            f"HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n")
+
+
+def _opensm_log(cluster: Cluster, node: NodeState) -> str:
+    if not node.opensm.started_at:
+        return ""
+    stamp = time.strftime("%b %d %H:%M:%S", time.localtime(node.opensm.started_at))
+    tid = f"{0x3DA006C0 + node.index:08X}"
+    lines = [f"{stamp} 000001 [{tid}] 0x03 -> OpenSM 5.17.2.MLNX20231010.2fcfc5e1",
+             f"{stamp} 000120 [{tid}] 0x80 -> Entering DISCOVERING state"]
+    role = cluster.fabric.sm_role(node)
+    if role == "MASTER":
+        lines += [f"{stamp} 010220 [{tid}] 0x80 -> Entering MASTER state",
+                  f"{stamp} 412345 [{tid}] 0x80 -> SUBNET UP"]
+    elif role == "STANDBY":
+        lines.append(f"{stamp} 010220 [{tid}] 0x80 -> Entering STANDBY state")
+    else:
+        lines.append(f"{stamp} 910000 [{tid}] 0x80 -> Exiting SM")
+    return "\n".join(lines) + "\n"

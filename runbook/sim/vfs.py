@@ -1,0 +1,173 @@
+"""A node's file system as the shell sees it: regular files kept in the node's
+state (/etc, /tmp, ...) plus files computed from the hardware state on every
+read (/sys/class/infiniband, /proc/irq, /proc/meminfo, ...). Writable
+computed files (smp_affinity_list) change the state they are computed from.
+"""
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+import re
+from typing import Callable
+
+from . import sysfiles
+from .cluster import Cluster
+from .hardware import NodeState
+
+BASE_DIRS = {"/", "/root", "/tmp", "/etc", "/var", "/var/log", "/dev", "/usr", "/usr/bin", "/usr/sbin",
+             "/bin", "/sbin", "/home", "/opt", "/proc", "/sys", "/etc/yum.repos.d", "/etc/modules-load.d",
+             "/etc/sysctl.d", "/etc/modprobe.d", "/etc/security", "/etc/security/limits.d"}
+DEVICES = {"/dev/null": "", "/dev/zero": "", "/dev/stdout": "", "/dev/stderr": ""}
+
+
+class FsError(Exception):
+    """errno-style reason: 'No such file or directory', 'Is a directory', ..."""
+
+
+class NodeFs:
+    def __init__(self, cluster: Cluster, node: NodeState):
+        self.cluster = cluster
+        self.node = node
+        self._table: dict[str, Callable[[], str]] | None = None
+        self._writers: dict[str, Callable[[str], None]] = {}
+        self._key: tuple = ()
+
+    # ---- the computed part --------------------------------------------------
+    def _dynamic(self) -> dict[str, Callable[[], str]]:
+        key = (tuple(self.node.modules), self.node.boot_count, len(self.node.irqs), self.node.mst_started)
+        if self._table is None or key != self._key:
+            self._table, self._writers = sysfiles.table(self.cluster, self.node)
+            self._key = key
+            self._dirs = _parents(self._table)
+        return self._table
+
+    def _all_dirs(self) -> set[str]:
+        self._dynamic()
+        return BASE_DIRS | self._dirs | _parents(self.node.files) | set(self.node.dirs) | _parents(self.node.dirs)
+
+    # ---- queries --------------------------------------------------------------
+    @staticmethod
+    def norm(path: str, cwd: str = "/root") -> str:
+        if not path.startswith("/"):
+            path = posixpath.join(cwd, path)
+        return posixpath.normpath(path).replace("//", "/")
+
+    def isdir(self, path: str) -> bool:
+        return path in self._all_dirs()
+
+    def isfile(self, path: str) -> bool:
+        return path in self.node.files or path in self._dynamic() or path in DEVICES
+
+    def exists(self, path: str) -> bool:
+        return self.isfile(path) or self.isdir(path)
+
+    def read(self, path: str) -> str:
+        if path in self.node.files:
+            return self.node.files[path]
+        getter = self._dynamic().get(path)
+        if getter is not None:
+            return getter()
+        if path in DEVICES:
+            return ""
+        if self.isdir(path):
+            raise FsError("Is a directory")
+        raise FsError("No such file or directory")
+
+    def write(self, path: str, text: str, append: bool = False) -> None:
+        if path in DEVICES:
+            return
+        self._dynamic()
+        if self.isdir(path):
+            raise FsError("Is a directory")
+        writer = self._writers.get(path)
+        if writer is not None:
+            try:
+                writer(text)
+            except sysfiles.InvalidWrite as exc:
+                raise FsError(str(exc)) from None
+            return
+        if path.startswith(("/proc/", "/sys/")):
+            raise FsError("Permission denied" if path in self._dynamic() else "No such file or directory")
+        parent = posixpath.dirname(path)
+        if not self.isdir(parent):
+            raise FsError("No such file or directory")
+        old = self.node.files.get(path, "") if append else ""
+        self.node.files[path] = old + text
+
+    def check_writable(self, path: str) -> None:
+        """What open(O_WRONLY|O_CREAT) would refuse, checked before a command runs."""
+        self._dynamic()
+        if path in DEVICES or path in self._writers:
+            return
+        if self.isdir(path):
+            raise FsError("Is a directory")
+        if path.startswith(("/proc/", "/sys/")):
+            raise FsError("Permission denied" if path in self._dynamic() else "No such file or directory")
+        if not self.isdir(posixpath.dirname(path)):
+            raise FsError("No such file or directory")
+
+    def mkdir(self, path: str, parents: bool = False) -> None:
+        if self.exists(path):
+            if self.isdir(path) and parents:
+                return
+            raise FsError("File exists")
+        if path.startswith(("/proc/", "/sys/")):
+            raise FsError("Permission denied")
+        if not parents and not self.isdir(posixpath.dirname(path)):
+            raise FsError("No such file or directory")
+        self.node.dirs.append(path)
+
+    def remove(self, path: str) -> None:
+        if path in self.node.files:
+            del self.node.files[path]
+        elif self.exists(path):
+            raise FsError("Operation not permitted" if path.startswith(("/proc", "/sys")) else "Is a directory")
+        else:
+            raise FsError("No such file or directory")
+
+    def listdir(self, path: str) -> list[str]:
+        if not self.isdir(path):
+            raise FsError("Not a directory" if self.isfile(path) else "No such file or directory")
+        prefix = path.rstrip("/") + "/"
+        names = set()
+        for p in list(self.node.files) + list(self._dynamic()) + list(self._all_dirs()):
+            if p.startswith(prefix) and p != prefix:
+                names.add(p[len(prefix):].split("/", 1)[0])
+        return sorted(names)
+
+    def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
+        """Shell pathname expansion; [] when nothing matches."""
+        absolute = pattern.startswith("/")
+        parts = [p for p in pattern.split("/") if p]
+        found = ["/" if absolute else cwd]
+        for part in parts:
+            nxt = []
+            for base in found:
+                if not re.search(r"[*?\[]", part):
+                    cand = posixpath.join(base, part)
+                    if self.exists(cand):
+                        nxt.append(cand)
+                    continue
+                if not self.isdir(base):
+                    continue
+                for name in self.listdir(base):
+                    if name.startswith(".") and not part.startswith("."):
+                        continue
+                    if fnmatch.fnmatchcase(name, part):
+                        nxt.append(posixpath.join(base, name))
+            found = nxt
+        if not absolute:
+            prefix = cwd.rstrip("/") + "/"
+            found = [f[len(prefix):] if f.startswith(prefix) else f for f in found]
+        return sorted(found)
+
+
+def _parents(paths) -> set[str]:
+    dirs = set()
+    for p in paths:
+        d = posixpath.dirname(p)
+        while d not in dirs and d != "/":
+            dirs.add(d)
+            d = posixpath.dirname(d)
+    return dirs
+

@@ -1,0 +1,94 @@
+"""The lab over real SSH: OpenSSH with the written ssh_config and known_hosts, and
+asyncssh with verified host keys."""
+import asyncio
+import shutil
+import subprocess
+
+import asyncssh
+import pytest
+
+SSH = shutil.which("ssh")
+
+
+async def _ssh(lab, host: str, command: str, *extra: str):
+    proc = await asyncio.create_subprocess_exec(
+        SSH, "-F", str(lab.ssh_config), "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", *extra,
+        host, command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await proc.communicate()
+    return out.decode(), err.decode(), proc.returncode
+
+
+@pytest.mark.skipif(SSH is None, reason="no OpenSSH client (ssh) on this machine")
+async def test_openssh_client_with_written_config(make_lab):
+    lab = await make_lab(8, {"gpu07": ["link_type_eth"], "gpu03": ["unreachable"]})
+    out, err, code = await _ssh(lab, "gpu07", "ibstat mlx5_0 | grep 'Link layer'")
+    assert (out, code) == ("\t\tLink layer: Ethernet\n", 0), err
+    out, err, code = await _ssh(lab, "sm01", "cat /etc/opensm/partitions.conf | grep -c =full")
+    assert code == 0 and int(out) > 8
+    out, err, code = await _ssh(lab, "gpu05", "lspci -d 15b3: | wc -l; nosuchtool")
+    assert (out, code) == ("7\n", 127) and "bash: nosuchtool: command not found" in err
+    out, err, code = await _ssh(lab, "gpu03", "hostname")
+    assert code == 255 and "Connection refused" in err
+    out, err, code = await _ssh(lab, "gpu02", "tty >/dev/null; echo ok", "-tt")  # a PTY is accepted
+    assert "ok" in out and code == 0, err
+
+
+@pytest.mark.skipif(SSH is None, reason="no OpenSSH client (ssh) on this machine")
+async def test_openssh_refuses_a_changed_host_key(make_lab):
+    lab = await make_lab(2, {"gpu02": ["host_key_changed"]})
+    out, err, code = await _ssh(lab, "gpu02", "hostname")
+    assert code == 255 and "Host key verification failed" in err, err
+    out, _, code = await _ssh(lab, "gpu01", "hostname")
+    assert (out, code) == ("gpu01\n", 0)
+
+
+async def test_asyncssh_many_concurrent_sessions(make_lab):
+    lab = await make_lab(16)
+
+    async def one(name):
+        node = lab.node(name)
+        async with asyncssh.connect(node.address, node.port, username="root", client_keys=[str(lab.client_key)],
+                                    known_hosts=str(lab.known_hosts)) as conn:
+            results = await asyncio.gather(*(conn.run(f"echo {k}; hostname") for k in range(4)))
+            return [r.stdout for r in results]
+
+    names = lab.names()
+    outputs = await asyncio.gather(*(one(n) for n in names))
+    for name, outs in zip(names, outputs):
+        assert outs == [f"{k}\n{name}\n" for k in range(4)]
+
+
+async def test_only_the_generated_client_key_is_accepted(make_lab, tmp_path):
+    lab = await make_lab(1)
+    node = lab.node("gpu01")
+    other = asyncssh.generate_private_key("ssh-ed25519")
+    with pytest.raises(asyncssh.PermissionDenied):
+        await asyncssh.connect(node.address, node.port, username="root", client_keys=[other],
+                               known_hosts=str(lab.known_hosts))
+
+
+async def test_reboot_drops_the_connection_and_comes_back(make_lab):
+    lab = await make_lab(1, reboot_seconds=0.3)
+    node = lab.node("gpu01")
+    kw = dict(username="root", client_keys=[str(lab.client_key)], known_hosts=str(lab.known_hosts))
+    conn = await asyncssh.connect(node.address, node.port, **kw)
+    result = await conn.run("reboot")
+    assert result.exit_status == 0
+    await asyncio.wait_for(conn.wait_closed(), 2)  # dropped by the "reboot"
+    with pytest.raises(OSError):
+        await asyncssh.connect(node.address, node.port, **kw)
+    await node.wait_up(5)
+    async with asyncssh.connect(node.address, node.port, **kw) as conn:
+        assert (await conn.run("cat /proc/uptime | cut -d. -f1")).stdout == "0\n"
+    assert node.state.boot_count == 2
+
+
+async def test_stdin_over_ssh_feeds_cat_into_a_file(make_lab):
+    lab = await make_lab(1)
+    node = lab.node("sm01")
+    async with asyncssh.connect(node.address, node.port, username="root", client_keys=[str(lab.client_key)],
+                                known_hosts=str(lab.known_hosts)) as conn:
+        result = await conn.run("cat > /tmp/p.conf && wc -l < /tmp/p.conf", input="a\nb\n")
+        assert result.stdout == "2\n"
+        result = await conn.run("hostname")  # no stdin needed: answers without waiting for EOF
+        assert result.stdout == "sm01\n"
