@@ -8,6 +8,7 @@ client is handed it, so nothing is ever shown as done that is not on disk.
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
@@ -114,7 +115,9 @@ class Session:
     async def _deliver(self, batch: list[Event], on_events) -> None:
         durable = [e for e in batch if not isinstance(e, HostOutput)]
         if durable:
-            self.store.append_many(durable)
+            # On disk before anyone is told (fdatasync per batch and per output blob):
+            # done off the event loop, so a UI on this loop stays live meanwhile.
+            await asyncio.to_thread(self.store.append_many, durable)
         if on_events:
             result = on_events(batch)
             if inspect.isawaitable(result):
@@ -155,12 +158,10 @@ class Session:
 
 
 def replay(store: Store) -> RunState:
-    """Rebuild the run state from the journal (commands left running = interrupted)."""
-    state = RunState()
-    for entry in store.journal():
-        state.apply(event_from_dict(entry["event"]))
-    state.mark_interrupted()
-    return state
+    """The run state as the store rebuilt it on open (commands left running are
+    already `interrupted`). A copy: the store keeps feeding its own as it
+    appends, and the engine applies each event to this one as it emits it."""
+    return copy.deepcopy(store.state)
 
 
 def exit_code(state: RunState, runbook: Runbook, inventory: Inventory, steps: Iterable[Step],

@@ -117,8 +117,9 @@ def dispatch(args) -> int:
         return simple[args.command](args)
     if args.command == "export":
         from ..export.cli import cli_export
+        from .cmd_export import load_snapshot
 
-        return cli_export(args)
+        return cli_export(args, load_snapshot)
     if args.command == "verify-log":
         from ..export.cli import cli_verify_log
 

@@ -1,0 +1,68 @@
+"""Content-addressed output files beside the journal: `blobs/<sha256 hex>`,
+holding the UTF-8 bytes of one command output. The name is the SHA-256 of the
+content, so a blob is written once, shared by equal outputs, and checked
+whenever it is read.
+
+Blobs are made durable (file fsync, rename, directory fsync) before the
+journal line that references them is written, so a journal entry never
+points at a blob that a crash could lose. A crash in between leaves at most
+an unreferenced blob (harmless) or a `.tmp-*` file (removed on open).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from .errors import StoreCorrupt
+from .storage import fsync_dir
+
+
+class BlobStore:
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+
+    def path(self, sha256: str) -> Path:
+        return self.directory / sha256
+
+    def exists(self, sha256: str) -> bool:
+        return self.path(sha256).is_file()
+
+    def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
+        """Store (sha256, bytes) pairs durably: one directory fsync for the lot."""
+        new = [(sha, data) for sha, data in dict(blobs).items() if not self.exists(sha)]
+        if not new:
+            return
+        self.directory.mkdir(exist_ok=True)
+        for sha, data in new:
+            tmp = self.directory / f".tmp-{sha}-{os.getpid()}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.rename(tmp, self.path(sha))
+        fsync_dir(self.directory)
+
+    def get(self, sha256: str, used_by: str = "") -> str:
+        """The text of a blob, checked against its name."""
+        path = self.path(sha256)
+        who = f" ({used_by})" if used_by else ""
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise StoreCorrupt(path, f"output blob missing{who}: the run's blobs/ directory "
+                                     "was damaged or partly copied") from None
+        if hashlib.sha256(data).hexdigest() != sha256:
+            raise StoreCorrupt(path, f"output blob does not match its SHA-256 name{who}: "
+                                     "it was changed or damaged")
+        return data.decode("utf-8", "replace")
+
+    def remove_temp(self) -> None:
+        """Drop temp files a killed writer left behind (never referenced)."""
+        if self.directory.is_dir():
+            for p in self.directory.glob(".tmp-*"):
+                p.unlink(missing_ok=True)

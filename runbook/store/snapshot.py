@@ -1,0 +1,89 @@
+"""`Store.snapshot(runbook=None, inventory=None)`: the whole run as one
+JSON-able dict -- what `runbook export` turns into the signed completion log.
+
+Keys:
+  format, format_version  "runbook-store-snapshot", 1
+  run            run_info(): run_id, site, operator, tool_version, inventory_sha256,
+                 runbook_sha256, started, ended (time of the last RunFinished, else
+                 None), status, events, head, directory, journal, interruptions, ...
+  steps          [{id, phase, title, why, sha256, definition}] from the Runbook passed
+                 in (the store keeps hashes, not definitions); without one, only
+                 {id, sha256 as last recorded} for the steps the journal knows
+  inventory      {sources, sha256, hosts: {name: merged vars}} from the Inventory
+                 passed in, else {}; vars named like passwords/secrets/tokens are left out
+  results        one per (step, action, host), its latest record: step_id, action, host,
+                 status (as recorded), reason, exit_status, command, stdout, stderr,
+                 output_sha256, stderr_sha256, started, ended, attempts (the attempt
+                 number of that run, HostFinished.attempt), runs (times it was started in
+                 this run), before, record, step_sha256, inventory_sha256, seq, stale
+  statuses       {step: {host: effective status}}  (host_status: skips/waivers applied)
+  step_status    {step: status derived from its hosts}
+  decisions      [{kind, step_id, hosts, operator, reason, time, expires, seq, expired}]
+  pending_actions  [{step_id, host, action, state, reason, time, since, seq}], open ones
+  host_keys      {host: {fingerprint, how, time}}
+  interrupted    {step: [hosts]}
+  stale          {step: reason} from the last stale_steps() call ({} if never asked)
+  journal        [{seq, prev, hash, event}], every entry exactly as written
+  head           hash of the last entry
+  outputs        {sha256: text}: every output the journal keeps in a blob (those
+                 HostFinished events carry only stdout_sha256 / stderr_sha256)
+"""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..model import Status, step_status
+from .journal import blob_refs
+
+if TYPE_CHECKING:
+    from .store import Store
+
+FORMAT = "runbook-store-snapshot"
+FORMAT_VERSION = 1
+_SECRET = re.compile(r"pass|secret|token|private_key|credential", re.I)
+
+
+def _steps(store: "Store", runbook: Any) -> list[dict[str, Any]]:
+    if runbook is not None:
+        return [{"id": s.id, "phase": s.phase, "title": s.title, "why": s.why, "sha256": s.sha256,
+                 "definition": s.definition} for s in runbook.steps]
+    return [{"id": s, "sha256": store.index.step_sha.get(s, "")} for s in store.index.step_ids()]
+
+
+def _inventory(inventory: Any) -> dict[str, Any]:
+    if inventory is None:
+        return {}
+    hosts = {name: {k: v for k, v in h.vars.items() if not _SECRET.search(str(k))}
+             for name, h in inventory.hosts.items()}
+    return {"sources": list(inventory.sources), "sha256": inventory.sha256, "hosts": hosts}
+
+
+def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[str, Any]:
+    journal = store.journal()
+    outputs: dict[str, str] = {}
+    for entry in journal:
+        for name, sha in blob_refs(entry["event"]):
+            if sha not in outputs:
+                outputs[sha] = store._blobs.get(sha, f"{name} of event {entry['seq']}")
+    step_ids = [s.id for s in runbook.steps] if runbook is not None else store.index.step_ids()
+    statuses = {s: {h: st.value for h, st in store.step_hosts(s).items()} for s in step_ids}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "run": store.run_info(),
+        "steps": _steps(store, runbook),
+        "inventory": _inventory(inventory),
+        "results": [store.result_view(r) for r in store.index.by_action.values()],
+        "statuses": statuses,
+        "step_status": {s: step_status([Status(v) for v in hs.values()]).value
+                        for s, hs in statuses.items()},
+        "decisions": store.decisions(),
+        "pending_actions": store.pending_actions(),
+        "host_keys": store.host_keys(),
+        "interrupted": store.interrupted(),
+        "stale": dict(store._stale),
+        "journal": journal,
+        "head": store.head(),
+        "outputs": outputs,
+    }

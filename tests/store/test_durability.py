@@ -1,0 +1,96 @@
+"""What makes an append durable, in order, at a flat cost."""
+from __future__ import annotations
+
+import errno
+import os
+
+import pytest
+
+from runbook.engine.events import HostFinished, HostKeyRecorded
+from runbook.store import Store, StoreError
+
+from .helpers import new_store
+
+
+@pytest.fixture
+def syscalls(monkeypatch):
+    """Record write / fsync / fdatasync calls with the file each one touched."""
+    calls: list[tuple[str, str, int]] = []
+    real = {name: getattr(os, name) for name in ("write", "fsync", "fdatasync")}
+
+    def spy(name):
+        def call(fd, *args):
+            out = real[name](fd, *args)
+            path = os.readlink(f"/proc/self/fd/{fd}")
+            calls.append((name, path, len(args[0]) if args else 0))
+            return out
+        return call
+
+    for name in real:
+        monkeypatch.setattr(os, name, spy(name))
+    return calls
+
+
+def test_append_syncs_blobs_then_the_journal_line_before_returning(tmp_path, syscalls):
+    store = new_store(tmp_path)
+    syscalls.clear()
+    store.append(HostFinished("topo", "verify", "gpu01", "pass", "", "nvidia-smi topo -m", 0,
+                              "x" * 5000, "", 1.0, 2.0))
+    run = str(tmp_path / "run-1")
+
+    def what(path):
+        return "blob" if path.startswith(f"{run}/blobs/.tmp-") else path.replace(run, "RUN")
+
+    assert [(name, what(path)) for name, path, _ in syscalls] == [
+        ("write", "blob"), ("fsync", "blob"),  # the blob, in a temp file then renamed
+        ("fsync", "RUN/blobs"),  # the rename made durable
+        ("write", "RUN/journal.jsonl"), ("fdatasync", "RUN/journal.jsonl")]  # then the line
+    store.close()
+
+
+def test_append_many_is_one_write_and_one_sync(tmp_path, syscalls):
+    with new_store(tmp_path) as store:
+        syscalls.clear()
+        store.append_many([HostKeyRecorded(f"gpu{i:02d}", f"SHA256:{i}", "known_hosts")
+                           for i in range(100)])
+        assert [c[0] for c in syscalls] == ["write", "fdatasync"]
+
+
+def test_cost_per_append_does_not_grow_with_the_run(tmp_path, syscalls):
+    """Never rewrite the file: an append writes its own line and nothing else."""
+    def one_append_bytes(store):
+        syscalls.clear()
+        store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
+        return sum(n for name, _, n in syscalls if name == "write")
+
+    with new_store(tmp_path) as store:
+        early = one_append_bytes(store)
+        for _ in range(20):
+            store.append_many([HostKeyRecorded(f"gpu{i:03d}", f"SHA256:{i}", "pinned")
+                               for i in range(100)])
+        late = one_append_bytes(store)
+    assert early < 1000 and abs(late - early) <= 8  # only the seq digits differ
+
+
+def test_failed_write_is_undone_and_reported(tmp_path, monkeypatch):
+    store = new_store(tmp_path)
+    journal = tmp_path / "run-1" / "journal.jsonl"
+    size, head = journal.stat().st_size, store.head()
+    real_write = os.write
+
+    def disk_full(fd, data):
+        if os.readlink(f"/proc/self/fd/{fd}") == str(journal):
+            real_write(fd, bytes(data)[:50])  # half a line reaches the file...
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", disk_full)
+    with pytest.raises(StoreError, match=r"could not write \(No space left on device\); nothing was recorded"):
+        store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
+    monkeypatch.setattr(os, "write", real_write)
+    assert journal.stat().st_size == size and store.head() == head  # ... and was cut back off
+    store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
+    store.close()
+    with Store.open(tmp_path) as again:
+        assert again.verify_chain() == again.head()
+        assert again.run_info()["events"] == 2
