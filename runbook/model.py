@@ -119,9 +119,9 @@ class Check:
             if self.op == "reference":
                 tol = []
                 if self.lower is not None:
-                    tol.append(f"{self.lower:+.0%}")
+                    tol.append(f"{self.lower:+.0%}" if isinstance(self.lower, (int, float)) else str(self.lower))
                 if self.upper is not None:
-                    tol.append(f"{self.upper:+.0%}")
+                    tol.append(f"{self.upper:+.0%}" if isinstance(self.upper, (int, float)) else str(self.upper))
                 return f"{self.path} ≈ {self.value} ({' / '.join(tol) or 'exact'})"
             return f"{self.path} {self.op} {self.value!r}"
         if self.kind == "exit":

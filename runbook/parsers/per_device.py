@@ -66,7 +66,7 @@ def parse_ib_write_bw_per_device(text: str) -> Record:
     runs = []
     for chunk in chunks:
         device = None
-        m = re.search(r"^\s*Device\s*:\s*(\S+)", chunk, re.M)
+        m = re.search(r"(?:^|\s)Device\s*:\s*(\S+)", chunk, re.M)
         if m:
             device = m.group(1)
         try:

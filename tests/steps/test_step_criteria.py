@@ -1,0 +1,121 @@
+"""The shipped steps' verify criteria judged end to end (parse, per-host and
+fleet verdicts, as the engine does) on realistic outputs: pass only on the
+evidence, fail naming expected vs found, unknown when the output is unreadable."""
+from __future__ import annotations
+
+from runbook.model import Status
+
+from .helpers import fixture, judge, seed_vars
+
+V = seed_vars("gpu01")
+MIRROR = V["repo_mirror"]
+REPOS = (f"/etc/yum.repos.d/seed-dc.repo:baseurl={MIRROR}rocky/9/BaseOS/x86_64/os/\n"
+         f"/etc/yum.repos.d/seed-dc.repo:baseurl={MIRROR}mlnx_ofed/rhel9/x86_64/\n"
+         f"global.index-url='{MIRROR}pypi/simple/'\n")
+
+
+def status(verdicts, host="gpu01"):
+    return verdicts[host].status
+
+
+def test_mirror_only():
+    assert status(judge("mirror-only", {"gpu01": REPOS})) == Status.PASS
+    external = REPOS + ("/etc/yum.repos.d/cuda-rhel9.repo:baseurl="
+                        "https://developer.download.nvidia.com/compute/cuda/repos/rhel9/x86_64\n")
+    v = judge("mirror-only", {"gpu01": external})["gpu01"]
+    assert v.status == Status.FAIL and "developer.download.nvidia.com" in v.reason
+    no_pip = REPOS.replace(f"global.index-url='{MIRROR}pypi/simple/'\n", "")
+    assert status(judge("mirror-only", {"gpu01": no_pip})) == Status.FAIL
+    pip_out = REPOS + "global.extra-index-url='https://pypi.org/simple'\n"
+    v = judge("mirror-only", {"gpu01": pip_out})["gpu01"]
+    assert v.status == Status.FAIL and "https://pypi.org/simple" in v.reason
+
+
+OS = f'PRETTY_NAME="{V["os_release"]}"\n{V["kernel_version"]}\n'
+
+
+def test_os_kernel_design_and_fleet():
+    fleet = {f"gpu{i:02d}": OS for i in range(1, 5)}
+    assert {v.status for v in judge("os-kernel-consistent", fleet).values()} == {Status.PASS}
+    fleet["gpu03"] = OS.replace(V["kernel_version"], "5.14.0-427.13.1.el9_4.x86_64")
+    out = judge("os-kernel-consistent", fleet)
+    assert [h for h, v in out.items() if v.status == Status.FAIL] == ["gpu03"]
+    assert "outliers gpu03" in out["gpu03"].reason
+
+
+def test_hostname_is_anchored():
+    assert status(judge("hostname-matches", {"gpu01": "gpu01\n"})) == Status.PASS
+    assert status(judge("hostname-matches", {"gpu01": "gpu010\n"})) == Status.FAIL
+    assert status(judge("hostname-matches", {"gpu01": "localhost\n"})) == Status.FAIL
+
+
+def test_clock_sync_real_output_and_offset():
+    tracking = ("Reference ID    : C0A80101 (ntp1.seed-dc.internal)\nStratum         : 3\n"
+                "Ref time (UTC)  : Thu Nov 28 10:00:00 2024\nSystem time     : 0.000012000 seconds fast of NTP time\n"
+                "Last offset     : +0.000001000 seconds\nRMS offset      : 0.000010000 seconds\n"
+                "Frequency       : 1.234 ppm slow\nResidual freq   : +0.001 ppm\nSkew            : 0.010 ppm\n"
+                "Root delay      : 0.000400000 seconds\nRoot dispersion : 0.000100000 seconds\n"
+                "Update interval : 64.0 seconds\nLeap status     : Normal\n")
+    assert status(judge("clock-sync", {"gpu01": tracking})) == Status.PASS
+    skewed = tracking.replace("0.000012000 seconds fast", "2.500000000 seconds slow")
+    v = judge("clock-sync", {"gpu01": skewed})["gpu01"]
+    assert v.status == Status.FAIL and "system_time_abs_ms" in v.reason
+    unsynced = tracking.replace("Leap status     : Normal", "Leap status     : Not synchronised")
+    assert status(judge("clock-sync", {"gpu01": unsynced})) == Status.FAIL
+
+
+def test_peermem_and_unreadable_output():
+    lsmod = "Module                  Size  Used by\nnvidia_peermem         16384  0\nnvidia              9633792  3 nvidia_peermem\n"
+    assert status(judge("nvidia-peermem", {"gpu01": lsmod})) == Status.PASS
+    assert status(judge("nvidia-peermem", {"gpu01": lsmod.replace("nvidia_peermem         16384  0\n", "")})) \
+        == Status.FAIL
+
+
+def test_cuda_release():
+    nvcc = ("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
+            "Built on Thu_Mar_28_02:18:24_PDT_2024\nCuda compilation tools, release 12.4, V12.4.131\n"
+            "Build cuda_12.4.r12.4/compiler.34097967_0\n")
+    assert status(judge("cuda-version", {"gpu01": nvcc})) == Status.PASS
+    assert status(judge("cuda-version", {"gpu01": nvcc.replace("release 12.4, V12.4", "release 12.2, V12.2")})) \
+        == Status.FAIL
+
+
+def test_ofed_version_design_and_fleet_outlier():
+    fleet = {f"gpu{i:02d}": "MLNX_OFED_LINUX-23.10-1.1.9.0:\n" for i in range(1, 4)}
+    fleet["gpu02"] = "MLNX_OFED_LINUX-24.01-0.3.3.1:\n"
+    out = judge("ofed-version", fleet)
+    assert out["gpu01"].status == out["gpu03"].status == Status.PASS
+    assert out["gpu02"].status == Status.FAIL
+    assert "MLNX_OFED_LINUX-23.10-1.1.9.0" in out["gpu02"].reason and "outliers gpu02" in out["gpu02"].reason
+
+
+def test_unreadable_output_is_unknown_not_pass():
+    assert status(judge("ofed-version", {"gpu01": "bash: ofed_info: command not found\n"})) == Status.UNKNOWN
+    assert status(judge("gpu-nic-topology", {"gpu01": "NVIDIA-SMI has failed because it couldn't communicate\n"})) \
+        == Status.UNKNOWN
+
+
+def test_opensm_active_reads_both_lines():
+    assert status(judge("opensm-active", {"sm01": "enabled\nactive\n"}), "sm01") == Status.PASS
+    v = judge("opensm-active", {"sm01": "enabled\ninactive\n"}, exit_status=3)["sm01"]
+    assert v.status == Status.FAIL and "^active$" in v.reason
+    assert status(judge("opensm-active", {"sm01": "disabled\nactive\n"}), "sm01") == Status.FAIL
+
+
+def test_mellanox_function_count():
+    seven = "".join(f"{b}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
+                    f"[15b3:1021]\n" for b in ("18", "19", "1a", "1b", "98", "99", "9a"))
+    assert status(judge("mellanox-functions", {"gpu01": seven})) == Status.PASS
+    v = judge("mellanox-functions", {"gpu01": seven.split("\n", 1)[1]})["gpu01"]
+    assert v.status == Status.FAIL and "expected count 7, found 6" in v.reason
+
+
+def test_ib_ports_sm_lid_consistent_across_the_fleet():
+    def ibstat(sm_lid: int) -> str:
+        return "".join(f"CA '{d}'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n"
+                       f"\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: {10 + i}\n\t\tLMC: 0\n"
+                       f"\t\tSM lid: {sm_lid}\n\t\tLink layer: InfiniBand\n"
+                       for i, d in enumerate(V["compute_devices"]))
+    out = judge("ib-ports-active", {"gpu01": ibstat(1), "gpu02": ibstat(1), "gpu03": ibstat(9)})
+    assert [h for h, v in out.items() if v.status == Status.FAIL] == ["gpu03"]
+    assert "ports.0.sm_lid: found 9, fleet majority 1" in out["gpu03"].reason
