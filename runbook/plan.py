@@ -19,6 +19,9 @@ class _BeforeStub(dict):
     def __missing__(self, key):
         return BEFORE_PLACEHOLDER
 
+    def __contains__(self, key) -> bool:  # template.lookup asks `part in value` first
+        return True
+
 
 def _commands(action: Action, hosts: list[str], inventory: Inventory) -> list[dict[str, str]]:
     by_cmd: dict[str, list[str]] = {}
@@ -30,6 +33,11 @@ def _commands(action: Action, hosts: list[str], inventory: Inventory) -> list[di
         except TemplateError as exc:
             cmd = f"<cannot build the command: {exc}>"
         by_cmd.setdefault(cmd, []).append(h)
+    if len(by_cmd) > 3:
+        # A command rendered differently on every host (it names the host):
+        # one example, not a page of near-identical lines.
+        cmd, hs = next(iter(by_cmd.items()))
+        return [{"hosts": fold(hosts), "command": cmd, "example_for": fold(hs), "variants": len(by_cmd)}]
     return [{"hosts": fold(hs), "command": cmd} for cmd, hs in by_cmd.items()]
 
 

@@ -10,7 +10,9 @@ def _md_action(name: str, a: dict[str, Any] | None) -> list[str]:
         return []
     out = [f"**{name}**" + (f" (then: {a['then']})" if a.get("then") else "") + ":", ""]
     for c in a["commands"]:
-        out += [f"- on `{c['hosts']}`:", "", "  ```sh", f"  {c['command']}", "  ```"]
+        where = f"- on `{c['hosts']}`" + (f" (rendered per host; shown for `{c['example_for']}`)" if c.get("variants") else "")
+        body = [f"  {line}" for line in c["command"].splitlines()]
+        out += [where + ":", "", "  ```sh", *body, "  ```"]
     if name == "Verify":
         out += ["", "Pass criteria" + (f" (output read as `{a['parse']}`)" if a.get("parse") else "") + ":"]
         out += [f"- {c}" for c in a["criteria"]]
@@ -61,7 +63,10 @@ def to_text(plan: dict[str, Any]) -> str:
                 if not a:
                     continue
                 for c in a["commands"]:
-                    lines.append(f"    {name:8} {c['hosts']}: {c['command']}")
+                    where = c["hosts"] + (f" (per host; e.g. {c['example_for']})" if c.get("variants") else "")
+                    first, *rest = c["command"].splitlines() or [""]
+                    lines.append(f"    {name:8} {where}: {first}")
+                    lines.extend(f"    {'':8} {'':{len(where)}}  {r}" for r in rest)
                 if name == "verify":
                     for crit in a["criteria"]:
                         lines.append(f"    expect   {crit}")

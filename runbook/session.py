@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import inspect
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
 
 from . import __version__
-from .engine.events import (Event, HostKeyRecorded, HostOutput, OperatorDecision, RunStarted,
+from .engine.events import (Event, HostFinished, HostKeyRecorded, HostOutput, OperatorDecision, RunStarted,
                             event_from_dict)
 from .engine.runner import Confirm, Engine
 from .engine.targets import ordered, targets
@@ -61,7 +62,8 @@ class Session:
             kwargs["max_handshakes"] = max_handshakes
         self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
         self.engine = Engine(runbook, inventory, self.transport, state, operator=operator,
-                             stream_output=stream_output, reboot_timeout=reboot_timeout)
+                             stream_output=stream_output, reboot_timeout=reboot_timeout,
+                             record_loader=self._record_from_store)
         self._seen_keys: set[tuple[str, str]] = set()
 
     # --- opening -------------------------------------------------------
@@ -113,7 +115,10 @@ class Session:
             raise
 
     async def _deliver(self, batch: list[Event], on_events) -> None:
-        durable = [e for e in batch if not isinstance(e, HostOutput)]
+        # Parsed records are derivable from the output (re-parsed on demand, see
+        # _record_from_store): keeping them out of the journal keeps it small.
+        durable = [dataclasses.replace(e, record=None) if isinstance(e, HostFinished) and e.record is not None
+                   else e for e in batch if not isinstance(e, HostOutput)]
         if durable:
             # On disk before anyone is told (fdatasync per batch and per output blob):
             # done off the event loop, so a UI on this loop stays live meanwhile.
@@ -141,6 +146,23 @@ class Session:
         self.store.append(ev)
         self.state.apply(ev)
         return ev
+
+    def _record_from_store(self, step_id: str, host: str):
+        """The parsed record of a verify recorded earlier (in a previous process):
+        re-read its output from the store and parse it again."""
+        from .criteria.host import parse_output
+
+        try:
+            step = self.runbook.step(step_id)
+        except KeyError:
+            return None
+        if step.verify is None or not step.verify.parse:
+            return None
+        text = self.store.verify_output(step_id, host)
+        if text is None:
+            return None
+        record, _problem = parse_output(step.verify.parse, text)
+        return record
 
     def _host_key(self, host: str, fingerprint: str, how: str) -> None:
         if (host, fingerprint) in self._seen_keys:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from ..criteria.fleet import judge_fleet
 from ..criteria.design import comparators
@@ -42,7 +42,8 @@ def has_fleet_checks(step: Step) -> bool:
 
 class Engine:
     def __init__(self, runbook: Runbook, inventory: Inventory, transport, state: RunState, *,
-                 operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False):
+                 operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False,
+                 record_loader: Callable[[str, str], Any] | None = None):
         self.runbook = runbook
         self.inventory = inventory
         self.transport = transport
@@ -50,6 +51,7 @@ class Engine:
         self.operator = operator
         self.reboot_timeout = reboot_timeout
         self.stream_output = stream_output
+        self.record_loader = record_loader  # re-derives a record the state no longer holds
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._vars = {h: host_vars(inventory, h) for h in inventory.hosts}
@@ -121,6 +123,17 @@ class Engine:
                                         f"interrupted: {why}", command=out.command, started=out.started))
         self._emit(RunInterrupted(why))
 
+    def _record(self, step_id: str, host: str) -> Any:
+        """Latest verify record of (step, host); re-parsed from the stored output
+        when this process did not produce it (resumed runs)."""
+        rec = self.state.record(step_id, host)
+        if rec is None and self.record_loader is not None and \
+                self.state.raw_status(step_id, host) in (Status.PASS, Status.FAIL):
+            rec = self.record_loader(step_id, host)
+            if rec is not None:
+                self.state.records[(step_id, host)] = rec
+        return rec
+
     # --- selection -----------------------------------------------------
     def _stale(self, step: Step, host: str) -> bool:
         out = self.state.outcome(step.id, host)
@@ -190,7 +203,7 @@ class Engine:
     def _judge_fleet(self, step: Step, held: dict[str, HostOutcome]) -> None:
         # Hosts not re-run this time still vote with their latest recorded evidence.
         all_hosts = targets(step, self.inventory)
-        records = {h: self.state.record(step.id, h) for h in all_hosts}
+        records = {h: self._record(step.id, h) for h in all_hosts}
         stdouts: dict[str, str] = {}
         verdicts = {}
         from ..criteria.verdict import Verdict
@@ -231,7 +244,7 @@ class Engine:
                    if self.state.status(step.id, h) == Status.FAIL]
         if not failing:
             return
-        commands = {h: self._preview(step, step.apply, h, self.state.record(step.id, h)) for h in failing}
+        commands = {h: self._preview(step, step.apply, h, self._record(step.id, h)) for h in failing}
         if confirm is None or not await confirm(step, "apply", failing, commands):
             self._emit(OperatorDecision("decline", step.id, fold(failing), self.operator, "apply not confirmed"))
             return
@@ -252,7 +265,7 @@ class Engine:
 
     async def _act(self, step: Step, name: str, action, hosts: list[str], before_from: str) -> list[str]:
         """Run apply or rollback; return the hosts where it succeeded."""
-        befores = {h: (self.state.record(step.id, h) if before_from == "record" else self.state.before(step.id, h))
+        befores = {h: (self._record(step.id, h) if before_from == "record" else self.state.before(step.id, h))
                    for h in hosts}
         tasks = [asyncio.create_task(self._one(step, name, action, h, befores[h])) for h in hosts]
         ok: list[str] = []

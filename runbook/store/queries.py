@@ -75,6 +75,13 @@ class StoreQueries:
         outputs read from the journal or from blobs now (outputs=False skips that)."""
         return {key: self.result_view(r, outputs) for key, r in self.index.latest.items()}
 
+    def verify_output(self, step_id: str, host: str) -> str | None:
+        """stdout of the latest verify of (step, host), or None if it never ran."""
+        r = self.index.by_action.get((step_id, "verify", host))
+        if r is None or r.get("status") in ("running", "interrupted"):
+            return None
+        return self._outputs(r)["stdout"]
+
     def host_status(self, step_id: str, host: str) -> Status:
         return self.state.status(step_id, host)
 
