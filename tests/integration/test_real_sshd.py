@@ -1,0 +1,135 @@
+"""The engine and CLI against a real OpenSSH sshd on loopback, running real
+commands in a real shell: verdicts, outputs, exit statuses, timeouts, and a
+changed host key refused (unknown, never pass)."""
+import json
+import os
+import platform
+import textwrap
+
+from tests.sshd_server import sshd_server  # noqa: F401  (fixture)
+
+from .conftest import REPO
+
+STEPS = """\
+phase: real
+title: Real commands
+steps:
+  - id: kernel
+    title: Kernel as expected
+    why: a real command, its output judged against an inventory value
+    hosts: all
+    verify:
+      run: uname -r
+      expect:
+        - {matches: "^{{ kernel }}$"}
+  - id: meminfo
+    title: memory reported
+    why: a real file read by a real shell
+    hosts: all
+    verify:
+      run: cat /proc/meminfo | head -3
+      expect:
+        - {contains: MemTotal}
+  - id: exits-three
+    title: a command whose exit 3 is the expected one
+    why: exit statuses are kept
+    hosts: all
+    verify:
+      run: sh -c 'exit 3'
+      expect:
+        - {exit: 3}
+  - id: exits-three-wrongly
+    title: the same exit where 0 is expected
+    why: a non-zero exit fails with expected vs found
+    hosts: all
+    verify:
+      run: sh -c 'echo boom >&2; exit 3'
+  - id: too-slow
+    title: a command that outlives its timeout
+    why: a timeout is unknown, not fail
+    hosts: all
+    verify:
+      run: sleep 5
+      timeout: 1
+"""
+
+
+def setup(tmp_path, srv, known_hosts):
+    steps = tmp_path / "steps"
+    steps.mkdir()
+    (steps / "10-real.yaml").write_text(STEPS)
+    inv = tmp_path / "inventory.yaml"
+    inv.write_text(textwrap.dedent(f"""\
+        all:
+          vars:
+            kernel: "{platform.release()}"
+            runbook_known_hosts: {known_hosts}
+          hosts:
+            real1:
+              ansible_host: 127.0.0.1
+              ansible_port: {srv.port}
+              ansible_user: {srv.user}
+              ansible_ssh_private_key_file: {srv.client_key}
+        """))
+    return steps, inv
+
+
+def run(tmp_path, steps, inv, *extra):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
+    return subprocess.run([sys.executable, "-m", "runbook", "run", "--all", "--json", "--steps", str(steps),
+                           "--inventory", str(inv), "--state", str(tmp_path / "state"), *extra],
+                          capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+
+
+def hosts_of(proc):
+    return {s["id"]: s["hosts"]["real1"] for s in json.loads(proc.stdout)["steps"]}
+
+
+def test_real_commands_verdicts_and_timeouts(tmp_path, sshd_server):
+    known = tmp_path / "known_hosts"
+    known.write_text(sshd_server.known_hosts_line())
+    steps, inv = setup(tmp_path, sshd_server, known)
+    proc = run(tmp_path, steps, inv)
+    assert proc.returncode == 1, proc.stderr  # one step fails (exit 3 where 0 is expected)
+    h = hosts_of(proc)
+    assert h["kernel"]["status"] == "pass" and h["meminfo"]["status"] == "pass"
+    assert h["exits-three"] == {"status": "pass", "exit_status": 3, "reason": "", "action": "verify"}
+    bad = h["exits-three-wrongly"]
+    assert bad["status"] == "fail" and bad["exit_status"] == 3
+    assert bad["reason"] == "exit status 3 (expected 0) — stderr: boom"
+    assert h["too-slow"]["status"] == "unknown" and "timeout" in h["too-slow"]["reason"]
+
+
+def test_changed_host_key_is_refused(tmp_path, sshd_server):
+    known = tmp_path / "known_hosts"
+    known.write_text(sshd_server.known_hosts_line())
+    steps, inv = setup(tmp_path, sshd_server, known)
+    sshd_server.new_host_key()  # the node was "reinstalled"
+    sshd_server.restart()
+    proc = run(tmp_path, steps, inv)
+    assert proc.returncode == 3, proc.stderr  # unknown everywhere, no pass, no fail
+    for step, res in hosts_of(proc).items():
+        assert res["status"] == "unknown", (step, res)
+        assert "host key" in res["reason"] and "changed" in res["reason"], res["reason"]
+
+
+def test_unknown_host_key_is_refused_then_pinned_on_first_use(tmp_path, sshd_server):
+    empty = tmp_path / "empty_known_hosts"
+    empty.write_text("")
+    steps, inv = setup(tmp_path, sshd_server, empty)
+    proc = run(tmp_path, steps, inv)
+    assert proc.returncode == 3
+    assert all("no known key" in r["reason"] for r in hosts_of(proc).values())
+    proc = run(tmp_path, steps, inv, "--trust-new-hosts")
+    assert hosts_of(proc)["kernel"]["status"] == "pass"
+    pinned = list((tmp_path / "state").glob("*/known_hosts"))
+    assert pinned and "ssh-ed25519" in pinned[0].read_text()
+    # the fingerprint is evidence in the store
+    from runbook.store.store import Store
+
+    with Store.open(tmp_path / "state", read_only=True) as store:
+        keys = store.host_keys()
+    assert keys["real1"]["how"] == "pinned" and keys["real1"]["fingerprint"].startswith("SHA256:")
