@@ -63,7 +63,7 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
         try:
             parsers.get(parse)
         except KeyError as exc:
-            c.add(node.line_of("parse"), str(exc.args[0]))
+            c.add(node.line_of("parse"), f"{what}: {exc.args[0]}")
     timeout = node.get("timeout", 60)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         c.add(node.line_of("timeout"), f"{what}.timeout must be a positive number of seconds, found {timeout!r}")
@@ -244,5 +244,5 @@ def load_runbook(steps_dir: str | Path) -> Runbook:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     problems.extend(_graph_problems(phases))
     if problems:
-        raise InputError(problems)
+        raise InputError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     return Runbook(phases=tuple(phases), sha256=digest.hexdigest())
