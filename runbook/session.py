@@ -65,6 +65,8 @@ class Session:
                              stream_output=stream_output, reboot_timeout=reboot_timeout,
                              record_loader=self._record_from_store)
         self._seen_keys: set[tuple[str, str]] = set()
+        self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)
+        self.engine.stale = store.stale_pairs()
 
     # --- opening -------------------------------------------------------
     @classmethod

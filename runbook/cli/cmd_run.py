@@ -48,12 +48,14 @@ def cmd_run(args) -> int:
     project = load_project(args.steps, args.inventory)
     if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     session = _open(args, project, max_handshakes=args.max_handshakes)
     try:
         steps = session.steps(args.step or None, args.phase)
         hosts = session.hosts(args.hosts)
         interrupted = {s: hs for s, hs in _interrupted(session).items()}
+        for step_id, why in session.stale.items():
+            console.print(f"[yellow]stale: {why}; those hosts are re-verified[/]", highlight=False)
         for step_id, hs in interrupted.items():
             console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")
         progress = RunProgress(console)

@@ -40,6 +40,7 @@ class StepStarted(Event):
     hosts: tuple[str, ...]
     step_sha256: str = ""
     time: float = field(default_factory=_now)
+    inventory_sha256: str = ""  # the inventory the step ran with (stale detection)
 
 
 @dataclass(frozen=True)

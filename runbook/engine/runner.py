@@ -55,6 +55,9 @@ class Engine:
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._vars = {h: host_vars(inventory, h) for h in inventory.hosts}
+        # (step, host) whose recorded results were made with another step
+        # definition or inventory: re-verified, never trusted (set by the session).
+        self.stale: set[tuple[str, str]] = set()
 
     # --- plumbing ------------------------------------------------------
     def _emit(self, ev: Event) -> None:
@@ -136,6 +139,8 @@ class Engine:
 
     # --- selection -----------------------------------------------------
     def _stale(self, step: Step, host: str) -> bool:
+        if (step.id, host) in self.stale:
+            return True
         out = self.state.outcome(step.id, host)
         return bool(out and out.step_sha256 and out.step_sha256 != step.sha256)
 
@@ -163,7 +168,8 @@ class Engine:
                 self._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:
                 runnable.append(h)
-        self._emit(StepStarted(step.id, "verify", tuple(runnable), step.sha256))
+        self._emit(StepStarted(step.id, "verify", tuple(runnable), step.sha256,
+                               inventory_sha256=self.inventory.sha256))
         fleet = has_fleet_checks(step)
         held: dict[str, HostOutcome] = {}
         tasks = [asyncio.create_task(self._one(step, "verify", step.verify, h)) for h in runnable]
@@ -250,7 +256,8 @@ class Engine:
             return
         self._emit(OperatorDecision("approve", step.id, fold(failing), self.operator,
                                     f"apply confirmed: {step.apply.run}"))
-        self._emit(StepStarted(step.id, "apply", tuple(failing), step.sha256))
+        self._emit(StepStarted(step.id, "apply", tuple(failing), step.sha256,
+                               inventory_sha256=self.inventory.sha256))
         done = await self._act(step, "apply", step.apply, failing, before_from="record")
         done = await self._pending(step, step.apply.then, done)
         self._step_finished(step, "apply", failing)
@@ -325,7 +332,8 @@ class Engine:
             return
         self._emit(OperatorDecision("approve", step.id, fold(hosts), self.operator,
                                     f"rollback confirmed: {step.rollback.run}"))
-        self._emit(StepStarted(step.id, "rollback", tuple(hosts), step.sha256))
+        self._emit(StepStarted(step.id, "rollback", tuple(hosts), step.sha256,
+                               inventory_sha256=self.inventory.sha256))
         done = await self._act(step, "rollback", step.rollback, hosts, before_from="before")
         await self._pending(step, step.rollback.then, done)
         self._step_finished(step, "rollback", hosts)

@@ -166,7 +166,9 @@ def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
         if sha256_hex(r["stderr"]) != r.get("stderr_sha256"):
             f.problems.append(f"{name}: stderr_sha256 does not match its stderr")
         hit = finished.get((r.get("step_id"), r.get("action"), r.get("host")))
-        if hit is None or r.get("status") in _UNFINISHED:
+        if hit is None:
+            if r.get("status") not in _UNFINISHED:
+                f.problems.append(f"{name}: a {r.get('status')} result with no finished event in the journal")
             f.unbacked_results += 1
             continue
         j, ev = hit

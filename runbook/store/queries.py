@@ -136,6 +136,10 @@ class StoreQueries:
         self._stale_pairs = resume.stale_hosts(self.index, current_step_hashes, inventory_sha256)
         return dict(self._stale)
 
+    def stale_pairs(self) -> set[tuple[str, str]]:
+        """(step, host) whose results the last stale_steps() call found stale."""
+        return set(self._stale_pairs)
+
     def iter_journal(self) -> Iterator[dict[str, Any]]:
         """The journal entries as written, read from disk, up to head()."""
         for _line, batch in JournalReader(self.path).batches():

@@ -11,11 +11,12 @@ from runbook.sim.scenario import DEFAULT
 REPO = Path(__file__).resolve().parents[2]
 
 
-def runbook_cli(*args: str, state: Path, inventory: Path, timeout: float = 300, check_rc=None):
+def runbook_cli(*args: str, state: Path, inventory: Path, timeout: float = 300, check_rc=None,
+                steps: Path = REPO / "steps"):
     """Run the real CLI in a subprocess, as a field engineer would."""
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO))
     cmd = [sys.executable, "-m", "runbook", *args, "--state", str(state), "--inventory", str(inventory),
-           "--steps", str(REPO / "steps")]
+           "--steps", str(steps)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=REPO,
                           stdin=subprocess.DEVNULL)
     if check_rc is not None:

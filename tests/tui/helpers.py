@@ -1,0 +1,24 @@
+"""Waiting on the app, never sleeping blindly."""
+from __future__ import annotations
+
+from typing import Callable
+
+
+async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 15.0, what: str = "") -> None:
+    """Let the app run until condition() holds (bounded)."""
+    loop_time = 0.0
+    while not condition():
+        if loop_time > timeout:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what or condition}")
+        await pilot.pause(0.05)
+        loop_time += 0.05
+
+
+async def run_to_end(app, pilot) -> None:
+    """Wait for the step's worker, then for the final repaint to be drawn."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def counts(app, step_id: str) -> dict[str, int]:
+    return dict(app.main.query_one("#steps").rows[step_id].counts)

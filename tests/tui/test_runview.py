@@ -1,0 +1,105 @@
+"""The numbers the screen shows, computed from a fixed run (no terminal)."""
+from runbook.engine.events import HostFinished, StepStarted
+from runbook.state import RunState
+from runbook.tui.feed import Feed
+from runbook.tui.runview import RunView, restored_values
+
+from .events_fixture import FAILING_LINK, INTERRUPTED, fixed_events, fixed_project
+
+
+def view_of(events, project):
+    state = RunState()
+    for ev in events:
+        state.apply(ev)
+    state.mark_interrupted()  # what reopening a store does
+    state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
+    return RunView(project.runbook, project.inventory, state)
+
+
+def test_counts_and_status_per_step():
+    project = fixed_project()
+    view = view_of(fixed_events(project), project)
+    rows = {r.step_id: r for r in view.rows()}
+    assert rows["ssh-reachable"].status == "unknown"
+    assert dict(rows["ssh-reachable"].counts) == {"unknown": 1, "pass": 49}
+    assert dict(rows["link-type-ib"].counts) == {"fail": 2, "interrupted": 3, "pending": 1, "pass": 42}
+    assert rows["link-type-ib"].counts[0] == ("fail", 2)  # what needs attention comes first
+    assert dict(rows["cabling-walked"].counts) == {"pending": 46, "pass": 4}  # a note confirms a manual step
+
+
+def test_header_facts():
+    project = fixed_project()
+    view = view_of(fixed_events(project), project)
+    h = view.header()
+    assert (h.site, h.run, h.operator, h.hosts) == ("test-hall", "run-0001", "alice", 50)
+    assert (h.steps_passed, h.steps_total) == (0, 4)  # ofed-version: gpu12 never ran
+    assert h.pending == ("reboot owed: gpu07",)
+
+
+def test_resume_puts_cursor_on_first_step_not_passed_and_names_interrupted_hosts():
+    project = fixed_project()
+    view = view_of(fixed_events(project), project)
+    assert view.first_open_step() == "ssh-reachable"
+    notes = view.resume_notes()
+    assert notes[0].startswith(f"{len(INTERRUPTED)} hosts were interrupted in link-type-ib (gpu[40-42])")
+
+
+def test_first_open_step_skips_passed_steps():
+    project = fixed_project()
+    events = fixed_events(project) + [HostFinished(s, "verify", "gpu12", "pass", "")
+                                      for s in ("ssh-reachable", "ofed-version")]
+    view = view_of(events, project)
+    assert view.first_open_step() == "link-type-ib"
+
+
+def test_step_text_renders_commands_for_the_selected_host_and_the_recorded_before():
+    project = fixed_project()
+    view = view_of(fixed_events(project), project)
+    text = view.step_text("link-type-ib", "gpu07")
+    commands = dict(text.commands)
+    assert commands["verify"] == "mlxconfig -d mlx5_0 q LINK_TYPE_P1"
+    assert commands["apply"] == "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=1"
+    assert "<before>" in commands["rollback"]  # nothing recorded yet for gpu07
+    assert text.criteria == ["LINK_TYPE_P1 eq 'IB(1)'"] and text.then == "reboot"
+    view.state.befores[("link-type-ib", "gpu07")] = {"LINK_TYPE_P1": "2"}
+    assert dict(view.step_text("link-type-ib", "gpu07").commands)["rollback"] == \
+        "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=2"
+
+
+def test_host_facts_say_expected_vs_found():
+    project = fixed_project()
+    view = view_of(fixed_events(project), project)
+    f = view.host_facts("link-type-ib", FAILING_LINK[0])
+    assert f.status == "fail" and "expected 'IB(1)', found 'ETH(2)'" in f.reason
+    assert f.pending == ("reboot owed",)
+    assert view.host_facts("link-type-ib", "gpu40").status == "interrupted"
+
+
+def test_feed_notes_changed_hosts_and_progress():
+    project = fixed_project()
+    feed = Feed()
+    feed.add(fixed_events(project)[:6])
+    ch = feed.take()
+    assert ch.hosts == {"ssh-reachable": {"gpu01", "gpu02"}}
+    assert feed.activity() == "verify ssh-reachable 2/50"
+    assert not feed.take()  # taken: nothing left
+
+
+def test_restored_values_are_the_paths_the_rollback_uses():
+    project = fixed_project()
+    step = project.runbook.step("link-type-ib")
+    record = {"LINK_TYPE_P1": "ETH(2)", "device": "mlx5_0", "configurations": {"LINK_TYPE_P1": "ETH(2)"}}
+    assert restored_values(step, record) == {"LINK_TYPE_P1": "ETH(2)"}
+    assert restored_values(step, None) is None
+
+
+def test_a_step_changed_since_its_results_were_recorded_is_called_stale():
+    project = fixed_project()
+    events = [StepStarted(e.step_id, e.action, e.hosts, "0" * 64, e.time)
+              if isinstance(e, StepStarted) and e.step_id == "ofed-version" else e
+              for e in fixed_events(project)]
+    view = view_of(events, project)
+    assert view.stale_steps() == ["ofed-version"]
+    assert view.step_text("ofed-version", "gpu01").stale
+    assert any("changed since their results were recorded: ofed-version" in n for n in view.resume_notes())
+    assert view_of(fixed_events(project), project).stale_steps() == []
