@@ -33,20 +33,15 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _missing(template: str, variables: dict) -> list[str]:
-    from .template import lookup, _MISSING
-
-    out = []
-    for path in placeholders(template):
-        root = path.split(".")[0]
-        if root in RUNTIME_ROOTS or has_default(template, path):
-            continue
-        if lookup(variables, path) is _MISSING:
-            out.append(path)
-    return out
+def _needed(template: str) -> list[str]:
+    """The variable paths a template needs from the inventory."""
+    return [p for p in placeholders(template)
+            if p.split(".")[0] not in RUNTIME_ROOTS and not has_default(template, p)]
 
 
-def step_problems(step: Step, inventory: Inventory) -> list[Problem]:
+def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | None = None) -> list[Problem]:
+    from .template import _MISSING, lookup
+
     try:
         hosts = select_hosts(inventory, step.hosts)
     except (KeyError, ValueError) as exc:
@@ -59,10 +54,15 @@ def step_problems(step: Step, inventory: Inventory) -> list[Problem]:
         if action is None:
             continue
         for template, line in _templates(action):
+            needed = _needed(template)
+            if not needed:
+                continue
             undefined: dict[str, list[str]] = {}
             for h in hosts:
-                for var in _missing(template, host_vars(inventory, h)):
-                    undefined.setdefault(var, []).append(h)
+                variables = all_vars[h] if all_vars is not None else host_vars(inventory, h)
+                for var in needed:
+                    if lookup(variables, var) is _MISSING:
+                        undefined.setdefault(var, []).append(h)
             for var, where in undefined.items():
                 from ClusterShell.NodeSet import NodeSet
 
@@ -74,6 +74,7 @@ def step_problems(step: Step, inventory: Inventory) -> list[Problem]:
 
 def lint(runbook: Runbook, inventory: Inventory) -> list[Problem]:
     problems: list[Problem] = []
+    all_vars = {h: host_vars(inventory, h) for h in inventory.hosts}  # once per host, not per template
     for step in runbook.steps:
-        problems.extend(step_problems(step, inventory))
+        problems.extend(step_problems(step, inventory, all_vars))
     return problems

@@ -42,7 +42,12 @@ class LineList(list):
         return self.line
 
 
-class _StrictLoader(yaml.SafeLoader):
+# libyaml's parser when present (several times faster on large inventories);
+# the constructors below are Python either way, so behaviour is identical.
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_Base):
     """SafeLoader + duplicate-key rejection + line tracking."""
 
     file = "<yaml>"
@@ -101,7 +106,9 @@ def load_text(text: str, file: str = "<yaml>") -> Any:
     except yaml.YAMLError as exc:  # pragma: no cover - defensive
         raise InputError(Problem(file, None, f"YAML: {exc}")) from None
     finally:
-        loader.dispose()
+        dispose = getattr(loader, "dispose", None)
+        if dispose:
+            dispose()
 
 
 def load_file(path: str | Path) -> Any:
