@@ -124,11 +124,16 @@ class Session:
         if durable:
             # On disk before anyone is told (fdatasync per batch and per output blob):
             # done off the event loop, so a UI on this loop stays live meanwhile.
-            await asyncio.to_thread(self.store.append_many, durable)
+            await asyncio.to_thread(self._append, durable)
         if on_events:
             result = on_events(batch)
             if inspect.isawaitable(result):
                 await result
+
+    def _append(self, events: list[Event]) -> None:
+        # Batches are written from a worker thread while host keys and decisions
+        # are written from the loop: the store serialises writers itself (its mutex).
+        self.store.append_many(events)
 
     def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
         if not reason or not reason.strip():
@@ -145,7 +150,7 @@ class Session:
 
                 raise UsageError(f"{fold(sorted(outside))} not targeted by step {step_id}")
         ev = OperatorDecision(kind, step_id, hosts or "", self.operator, reason.strip(), expires)
-        self.store.append(ev)
+        self._append([ev])
         self.state.apply(ev)
         return ev
 
@@ -171,7 +176,7 @@ class Session:
             return
         self._seen_keys.add((host, fingerprint))
         ev = HostKeyRecorded(host, fingerprint, how)
-        self.store.append(ev)
+        self._append([ev])
         self.state.apply(ev)
 
     async def close(self) -> None:

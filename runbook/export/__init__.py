@@ -1,6 +1,19 @@
 """Signed completion log (DESIGN.md §6): canonical JSON, SSHSIG signature,
-verification, and the human reports. Never imports textual."""
-from .exporter import ExportError, ExportResult, export_run
-from .verify import VerifyReport, verify_log
+verification, and the human reports. Never imports textual.
+
+The public names are loaded on first use: the store imports
+`runbook.export.canonical` for its hash chain, and must not pay for asyncssh
+and the report writers on every start."""
+from __future__ import annotations
+
+import importlib
 
 __all__ = ["ExportError", "ExportResult", "VerifyReport", "export_run", "verify_log"]
+_WHERE = {"ExportError": "exporter", "ExportResult": "exporter", "export_run": "exporter",
+          "VerifyReport": "verify", "verify_log": "verify"}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
+    raise AttributeError(name)

@@ -19,9 +19,6 @@ from pathlib import Path
 
 from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError
 
-from .exporter import export_run
-from .report_data import verify_commands
-from .verify import verify_log
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +70,9 @@ def _read_snapshot_file(path: str) -> dict:
 
 def cli_export(args: argparse.Namespace,
                load_snapshot: Callable[[argparse.Namespace], dict] | None = None) -> int:
+    from .exporter import export_run
+    from .report_data import verify_commands
+
     try:
         if getattr(args, "snapshot_file", None):
             snapshot = _read_snapshot_file(args.snapshot_file)
@@ -100,6 +100,8 @@ def cli_export(args: argparse.Namespace,
 
 
 def cli_verify_log(args: argparse.Namespace) -> int:
+    from .verify import verify_log
+
     try:
         report = verify_log(args.file, signature=args.signature,
                             allowed_signers=args.allowed_signers, identity=args.identity)

@@ -13,8 +13,6 @@ import sys
 from pathlib import Path
 
 from ..errors import EXIT_OK, EXIT_USAGE, RunbookError
-from .lab import Lab
-from .scenario import DEFAULT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +40,9 @@ def _say(text: str) -> None:
 
 
 async def serve(args: argparse.Namespace) -> int:
+    from .lab import Lab  # the simulator loads only when it runs, not for `runbook --help`
+    from .scenario import DEFAULT
+
     scenario = args.scenario or DEFAULT
     lab = await Lab.start(args.dir, nodes=args.nodes, scenario=scenario, base_address=args.base_address,
                           port=args.port, reboot_seconds=args.reboot_seconds, slow_seconds=args.slow_seconds,

@@ -73,10 +73,6 @@ def stored_event(event: Event) -> tuple[dict[str, Any], list[tuple[str, bytes]]]
                 blobs.append((sha, raw))
             else:
                 d[name] = text
-    try:
-        canonical_bytes(d)  # refuses what has no JSON form: NaN, non-string keys, objects...
-    except CanonicalError:
-        d = _sanitize(d)  # ... store the nearest JSON rather than lose the event
     return d, blobs
 
 
@@ -98,7 +94,12 @@ def check_event(d: dict[str, Any]) -> None:
 
 
 def make_entry(seq: int, prev: str, event: dict[str, Any]) -> dict[str, Any]:
-    return {"seq": seq, "prev": prev, "hash": journal_entry_hash(seq, prev, event), "event": event}
+    try:
+        digest = journal_entry_hash(seq, prev, event)
+    except CanonicalError:  # no JSON form (NaN, non-string keys, objects...):
+        event = _sanitize(event)  # store the nearest JSON rather than lose the event
+        digest = journal_entry_hash(seq, prev, event)
+    return {"seq": seq, "prev": prev, "hash": digest, "event": event}
 
 
 def blob_refs(event: dict[str, Any]) -> list[tuple[str, str]]:
