@@ -70,6 +70,21 @@ def parse(text: str) -> tuple[Partition, ...]:
     return tuple(out)
 
 
+_INDEX: dict[int, tuple[Partition, int, dict[str, list[str]]]] = {}
+
+
+def _members(part: Partition) -> dict[str, list[str]]:
+    """member -> memberships, built once per parsed partition (a linear scan of
+    every member per port made each `cat pkeys` O(fabric) at 1,000 nodes)."""
+    cached = _INDEX.get(id(part))
+    if cached is None or cached[0] is not part or cached[1] != len(part.members):
+        index: dict[str, list[str]] = {}
+        for member, how in part.members:
+            index.setdefault(member, []).append(how)
+        cached = _INDEX[id(part)] = (part, len(part.members), index)
+    return cached[2]
+
+
 def pkey_table(partitions: tuple[Partition, ...] | None, guid: int, is_sm_port: bool) -> list[int]:
     """The PKey table OpenSM programs into one CA port (index 0 = default partition).
     `partitions` None means the file is missing: Default=0x7fff : ALL=full."""
@@ -83,8 +98,9 @@ def pkey_table(partitions: tuple[Partition, ...] | None, guid: int, is_sm_port: 
     ordered = ([default] if default else []) + [p for p in partitions if p.pkey != 0x7FFF]
     for part in ordered:
         kind = None
-        for member, how in part.members:
-            if member in (g, "ALL", "ALL_CAS") or (member == "SELF" and is_sm_port):
+        index = _members(part)
+        for member in (g, "ALL", "ALL_CAS") + (("SELF",) if is_sm_port else ()):
+            for how in index.get(member, ()):
                 kind = "full" if how == "full" or kind == "full" else how
         if part.pkey == 0x7FFF and is_sm_port:
             kind = "full"
