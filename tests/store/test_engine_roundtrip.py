@@ -9,36 +9,9 @@ from runbook.loader import load_runbook
 from runbook.state import RunState
 from runbook.store import Store
 from tests.engine.fakes import FakeHost, FakeTransport
+from tests.engine.test_runner import STEPS  # the same two-step runbook as the engine's tests
 
 from .helpers import new_store
-
-STEPS = """\
-phase: p
-title: P
-steps:
-  - id: link
-    title: link type
-    why: w
-    hosts: compute
-    verify:
-      run: query-link
-      expect:
-        - {contains: "IB(1)"}
-    apply:
-      run: set-link IB(1)
-      then: reboot
-    rollback:
-      run: "set-link {{ before.link }}"
-  - id: version
-    title: version consistent
-    why: w
-    hosts: compute
-    needs: [link]
-    verify:
-      run: version
-      expect:
-        - {consistent: stdout}
-"""
 
 INVENTORY = "all:\n  children:\n    compute:\n      hosts:\n        n[1:6]:\n"
 
