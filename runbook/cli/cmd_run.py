@@ -9,6 +9,7 @@ import time
 
 from rich.console import Console
 
+from ..engine.events import RunFinished
 from ..errors import EXIT_OK, EXIT_USAGE, UsageError
 from ..inventory import fold
 from ..session import Session, exit_code
@@ -64,6 +65,8 @@ def cmd_run(args) -> int:
             return code
         rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
         doc = run_summary(session.state, steps, project.inventory, hosts, exit_code=rc)
+        # this invocation's work is done (a later `run` on the same run goes on from here)
+        session.store.append(RunFinished(doc["status"]))
         console.print(summary_table(doc))
         if session.state.pending:
             for action, hs in doc["pending_actions"].items():
@@ -142,8 +145,21 @@ def cmd_runs(args) -> int:
     if not runs:
         eprint(f"no runs in {args.state}")
         return EXIT_OK
-    for r in runs:
-        print(json.dumps(r if isinstance(r, dict) else getattr(r, "__dict__", str(r)), default=str))
+    rows = [r if isinstance(r, dict) else dict(vars(r)) for r in runs]
+    if getattr(args, "json", False) or not sys.stdout.isatty():
+        for r in rows:  # one JSON object per run: data for scripts
+            print(json.dumps(r, default=str))
+        return EXIT_OK
+    from rich.table import Table
+
+    table = Table(title=f"runs in {args.state}")
+    for col in ("run", "site", "operator", "started", "events", "status", "in use by"):
+        table.add_column(col)
+    for r in rows:
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("started") or 0))
+        table.add_row(r["run_id"], r.get("site", ""), r.get("operator", ""), started, str(r.get("events", "")),
+                      r.get("problem") or r.get("status", ""), r.get("in_use", ""))
+    Console().print(table)
     return EXIT_OK
 
 

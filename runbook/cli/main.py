@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("runs", help="list the runs in the state directory")
     p.add_argument("--state", default="state")
+    p.add_argument("--json", action="store_true", help="one JSON object per run")
 
     for kind, what in (("skip", "skip a step on hosts"), ("waive", "accept a failure, with a reason"),
                        ("note", "add a note (confirms a manual step)")):
