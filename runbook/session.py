@@ -65,6 +65,7 @@ class Session:
                              stream_output=stream_output, reboot_timeout=reboot_timeout,
                              record_loader=self._record_from_store)
         self._seen_keys: set[tuple[str, str]] = set()
+        self._keys_seen_since_write: list[Event] = []
         self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)
         self.engine.stale = store.stale_pairs()
 
@@ -121,6 +122,9 @@ class Session:
         # _record_from_store): keeping them out of the journal keeps it small.
         durable = [dataclasses.replace(e, record=None) if isinstance(e, HostFinished) and e.record is not None
                    else e for e in batch if not isinstance(e, HostOutput)]
+        if self._keys_seen_since_write:  # host keys go down with the batch they came with
+            durable = self._keys_seen_since_write + durable
+            self._keys_seen_since_write = []
         if durable:
             # On disk before anyone is told (fdatasync per batch and per output blob):
             # done off the event loop, so a UI on this loop stays live meanwhile.
@@ -175,15 +179,24 @@ class Session:
         if (host, fingerprint) in self._seen_keys:
             return
         self._seen_keys.add((host, fingerprint))
+        # Recorded with the next batch of results (one fsync for a thousand first
+        # connections, not one each on the event loop), or at close.
         ev = HostKeyRecorded(host, fingerprint, how)
-        self._append([ev])
+        self._keys_seen_since_write.append(ev)
         self.state.apply(ev)
+
+    def close_store(self) -> None:
+        """Write what is still held back (host keys), then release the store."""
+        if self._keys_seen_since_write:
+            self._append(self._keys_seen_since_write)
+            self._keys_seen_since_write = []
+        self.store.close()
 
     async def close(self) -> None:
         try:
             await self.transport.close()
         finally:
-            self.store.close()
+            self.close_store()
 
 
 def replay(store: Store) -> RunState:

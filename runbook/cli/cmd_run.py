@@ -76,7 +76,7 @@ def cmd_run(args) -> int:
             sys.stdout.write("\n")
         return rc
     finally:
-        session.store.close()
+        session.close_store()
 
 
 def _interrupted(session: Session) -> dict[str, list[str]]:
@@ -174,4 +174,4 @@ def cmd_decide(args) -> int:
         eprint(f"{args.command} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'} by {ev.operator}")
         return EXIT_OK
     finally:
-        session.store.close()
+        session.close_store()

@@ -191,8 +191,13 @@ class Engine:
     async def _one(self, step: Step, action_name: str, action, host: str, before: dict | None = None) -> HostOutcome:
         on_line = None
         if self.stream_output:
+            # stream_output may also be a predicate (step_id, host) -> bool asked per line:
+            # a UI that shows one host at a time takes that host's lines only.
+            wanted = self.stream_output if callable(self.stream_output) else None
+
             def on_line(stream: str, line: str, _h=host) -> None:
-                self._queue.put_nowait(HostOutput(step.id, action_name, _h, stream, line))
+                if wanted is None or wanted(step.id, _h):
+                    self._queue.put_nowait(HostOutput(step.id, action_name, _h, stream, line))
         return await run_on_host(
             self.transport, host, action, self._vars[host], before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),

@@ -15,8 +15,8 @@ class GridApp(App):
     def compose(self) -> ComposeResult:
         yield NodeGrid(HOSTS, self.statuses)
 
-    def on_node_grid_host_highlighted(self, event: NodeGrid.HostHighlighted) -> None:
-        self.highlighted.append(event.host)
+    def on_mount(self) -> None:
+        self.watch(self.query_one(NodeGrid), "cursor_host", lambda host: self.highlighted.append(host), init=False)
 
 
 def line_text(grid: NodeGrid, y: int) -> str:
@@ -54,6 +54,7 @@ async def test_filter_keeps_failing_hosts_and_the_cursor_follows():
         assert grid.visible == ["gpu40"] and grid.host == "gpu40"
         grid.set_filter("all")
         assert len(grid.visible) == 48 and grid.host == "gpu40"  # the cursor stayed on its host
+        assert app.highlighted == ["gpu07", "gpu12", "gpu40"]  # every move of the cursor was told
         await pilot.pause()
 
 

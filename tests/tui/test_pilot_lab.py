@@ -60,3 +60,31 @@ async def test_apply_goes_through_the_confirmation_and_cancel_changes_nothing(la
             assert not session.state.pending  # the reboot was done
     finally:
         await session.close()
+
+
+async def test_only_the_host_on_show_streams_its_lines(lab, tmp_path):
+    session = open_session(lab, tmp_path / "state")
+    app = make_app(session, blink=False)
+    streamed: set[tuple[str, str]] = set()
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            original = app.main.on_events
+
+            def spy(batch):
+                streamed.update((e.step_id, e.host) for e in batch if type(e).__name__ == "HostOutput")
+                return original(batch)
+
+            app.main.on_events = spy
+            app.main.go_to_step("ssh-reachable")
+            app.main.grid.select("gpu02")
+            await pilot.press("v")
+            await run_to_end(app, pilot)
+            assert streamed <= {("ssh-reachable", "gpu02")}
+            assert counts(app, "ssh-reachable") == {"unknown": 1, "pass": 9}
+            log = app.main.output_log
+            assert any("load average" in line for line in log.lines)  # the whole output, at the end
+            app.main.grid.select("gpu04")  # another host: its whole output is there too
+            await pilot.pause()
+            assert any("load average" in line for line in log.lines)
+    finally:
+        await session.close()

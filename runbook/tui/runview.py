@@ -1,0 +1,259 @@
+"""What the screen shows, computed from the run state: per-step counts and
+status, the header facts, the resume notes, the step pane's text.
+
+Plain Python (no textual): the widgets only draw what this hands them, and
+the tests can check the numbers without a terminal. Targets are computed once
+per step, because the inventory does not change while the app is open.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..engine.hostrun import command_for
+from ..engine.targets import targets
+from ..glyphs import COUNT_ORDER
+from ..inventory import fold, host_vars
+from ..model import SATISFIED, Action, Inventory, Runbook, Status, Step, step_status
+from ..plan import BEFORE_PLACEHOLDER
+from ..state import RunState
+from ..template import lookup, placeholders
+
+
+@lru_cache(maxsize=256)
+def _fold(hosts: tuple[str, ...]) -> str:
+    return fold(list(hosts))
+
+
+def folded(hosts) -> str:
+    """NodeSet folding is slow for 1,000 names (ClusterShell parses each one):
+    the same lists come back on every repaint, so remember them."""
+    return _fold(tuple(hosts))
+
+
+def _before_stub(action: Action) -> dict:
+    """`before` values not recorded yet (no apply so far): a placeholder at
+    every `before.*` path the command uses."""
+    stub: dict = {}
+    for path in placeholders(action.run):
+        parts = path.split(".")
+        if parts[0] != "before" or len(parts) < 2:
+            continue
+        node = stub
+        for part in parts[1:-1]:
+            node = node.setdefault(part, {}) if isinstance(node.get(part, {}), dict) else {}
+        node[parts[-1]] = BEFORE_PLACEHOLDER
+    return stub
+
+
+def _command(action: Action, variables: dict, before: Any) -> str:
+    try:
+        return command_for(action, variables, before if before is not None else _before_stub(action))
+    except Exception as exc:  # noqa: BLE001 - shown in the pane; the run reports it per host
+        return f"<cannot build the command: {exc}>"
+
+
+@dataclass(frozen=True)
+class StepRow:
+    """One line of the step list."""
+
+    step_id: str
+    phase: str
+    phase_title: str
+    title: str
+    status: str
+    counts: tuple[tuple[str, int], ...]  # (status, n) in COUNT_ORDER, zeros left out
+    manual: bool = False
+
+
+@dataclass(frozen=True)
+class HeaderFacts:
+    site: str
+    run: str
+    operator: str
+    steps_passed: int
+    steps_total: int
+    hosts: int
+    pending: tuple[str, ...] = ()  # "reboot owed: gpu[07,31]"
+    activity: str = ""  # "verify link-type-ib 312/1000", while a run is going
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """The selected host of the selected step: status, reason, command as run."""
+
+    host: str
+    status: str
+    reason: str = ""
+    action: str = ""
+    command: str = ""
+    exit_status: int | None = None
+    before: dict[str, Any] | None = None
+    pending: tuple[str, ...] = ()
+
+
+@dataclass
+class StepText:
+    """The step pane: what it checks and why, the commands for one host."""
+
+    step_id: str
+    title: str
+    why: str
+    host: str | None
+    hosts: str
+    host_count: int
+    commands: list[tuple[str, str]] = field(default_factory=list)  # (label, command as it will run)
+    criteria: list[str] = field(default_factory=list)
+    hints: list[str] = field(default_factory=list)
+    checklist: list[str] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+    before: dict[str, Any] | None = None
+    stale: bool = False
+    then: str | None = None
+
+
+def restored_values(step: Step, before: Any) -> dict[str, Any] | None:
+    """The recorded values a rollback puts back: only the `before.*` paths its
+    command uses (the whole verify record is far too much to read)."""
+    if before is None:
+        return None
+    paths = [p[len("before."):] for p in placeholders(step.rollback.run if step.rollback else "")
+             if p.startswith("before.")]
+    if not paths or not isinstance(before, dict):
+        return {"before": before} if not isinstance(before, dict) else dict(before)
+    return {p: lookup(before, p) for p in dict.fromkeys(paths)}
+
+
+def ordered_counts(counts: dict[str, int]) -> tuple[tuple[str, int], ...]:
+    known = [(k, counts[k]) for k in COUNT_ORDER if counts.get(k)]
+    extra = [(k, v) for k, v in sorted(counts.items()) if v and k not in COUNT_ORDER]
+    return tuple(known + extra)
+
+
+class RunView:
+    def __init__(self, runbook: Runbook, inventory: Inventory, state: RunState):
+        self.runbook = runbook
+        self.inventory = inventory
+        self.state = state
+        self.steps: dict[str, Step] = {s.id: s for s in runbook.steps}
+        self.problems: list[str] = []  # steps whose hosts cannot be resolved (lint says so too)
+        self._targets: dict[str, list[str]] = {}
+        for s in runbook.steps:
+            try:
+                self._targets[s.id] = targets(s, inventory)
+            except (KeyError, ValueError) as exc:
+                self._targets[s.id] = []
+                self.problems.append(f"{s.id}: {exc.args[0] if exc.args else exc}")
+
+    # --- per step -------------------------------------------------------
+    def hosts_of(self, step_id: str) -> list[str]:
+        return self._targets[step_id]
+
+    def statuses(self, step_id: str) -> dict[str, str]:
+        status = self.state.status
+        return {h: status(step_id, h).value for h in self._targets[step_id]}
+
+    def row(self, step_id: str) -> StepRow:
+        step = self.steps[step_id]
+        values = list(self.statuses(step_id).values())
+        counts: dict[str, int] = {}
+        for v in values:
+            counts[v] = counts.get(v, 0) + 1
+        status = step_status([Status(v) for v in values]).value
+        return StepRow(step.id, step.phase, step.phase_title, step.title, status, ordered_counts(counts),
+                       step.manual)
+
+    def rows(self) -> list[StepRow]:
+        return [self.row(s.id) for s in self.runbook.steps]
+
+    def is_stale(self, step_id: str) -> bool:
+        sha = self.steps[step_id].sha256
+        outcome = self.state.outcome
+        for h in self._targets[step_id]:
+            o = outcome(step_id, h)
+            if o is not None and o.step_sha256 and o.step_sha256 != sha:
+                return True
+        return False
+
+    # --- the run as a whole --------------------------------------------
+    def pending_lines(self) -> tuple[str, ...]:
+        owed: dict[str, list[str]] = {}
+        for p in self.state.pending.values():
+            owed.setdefault(p["action"], []).append(p["host"])
+        return tuple(f"{action} owed: {folded(hosts)}" for action, hosts in sorted(owed.items()))
+
+    def header(self, rows: list[StepRow] | None = None, activity: str = "") -> HeaderFacts:
+        rows = self.rows() if rows is None else rows
+        passed = sum(1 for r in rows if Status(r.status) in SATISFIED)
+        run = self.state.run
+        site = str(run.get("site", "")) or _site(self.inventory)
+        return HeaderFacts(site, str(run.get("run_id", "")), str(run.get("operator", "")), passed, len(rows),
+                           len(self.inventory.hosts), self.pending_lines(), activity)
+
+    def first_open_step(self) -> str | None:
+        """Where to put the cursor on opening: the first step not yet passed."""
+        for s in self.runbook.steps:
+            if Status(self.row(s.id).status) not in SATISFIED:
+                return s.id
+        return self.runbook.steps[0].id if self.runbook.steps else None
+
+    def interrupted(self) -> dict[str, list[str]]:
+        """step -> hosts whose command was in flight when the run stopped."""
+        found: dict[str, list[str]] = {}
+        for (step_id, host), out in self.state.outcomes.items():
+            if out.status == Status.INTERRUPTED and step_id in self.steps:
+                found.setdefault(step_id, []).append(host)
+        return {s.id: found[s.id] for s in self.runbook.steps if s.id in found}
+
+    def stale_steps(self) -> list[str]:
+        return [s.id for s in self.runbook.steps if self.is_stale(s.id)]
+
+    def resume_notes(self) -> list[str]:
+        """What happened since last time: commands interrupted, definitions changed."""
+        notes = []
+        for step_id, hosts in self.interrupted().items():
+            n = len(hosts)
+            notes.append(f"{n} host{'s were' if n != 1 else ' was'} interrupted in {step_id} "
+                         f"({fold(hosts)}); re-verify? (i)")
+        notes += [f"no hosts for {p}" for p in self.problems]
+        stale = self.stale_steps()
+        if stale:
+            notes.append(f"changed since their results were recorded: {', '.join(stale)}; "
+                         "re-verify them with v on each step")
+        return notes
+
+    # --- the selected host ---------------------------------------------
+    def host_facts(self, step_id: str, host: str) -> HostFacts:
+        out = self.state.outcome(step_id, host)
+        pending = tuple(f"{p['action']} owed" for p in self.state.pending_for(host))
+        before = restored_values(self.steps[step_id], self.state.before(step_id, host))
+        return HostFacts(host, self.state.status(step_id, host).value, self.state.reason(step_id, host),
+                         out.action if out else "", out.command if out else "",
+                         out.exit_status if out else None, before, pending)
+
+    def step_text(self, step_id: str, host: str | None) -> StepText:
+        step = self.steps[step_id]
+        everyone = self._targets[step_id]
+        before = self.state.before(step_id, host) if host else None
+        text = StepText(step.id, step.title, step.why.strip(), host, folded(everyone), len(everyone),
+                        hints=list(step.hints), checklist=list(step.checklist), needs=list(step.needs),
+                        before=restored_values(step, before), stale=self.is_stale(step_id))
+        variables = host_vars(self.inventory, host) if host else {}
+        for label in ("verify", "apply", "rollback"):
+            action: Action | None = getattr(step, label)
+            if action is None:
+                continue
+            command = _command(action, variables, before) if host else action.run
+            text.commands.append((label, command))
+            if label == "verify":
+                text.criteria = [c.describe() for c in action.expect] or ["exit status == 0"]
+            if label == "apply":
+                text.then = action.then
+        return text
+
+
+def _site(inventory: Inventory) -> str:
+    for h in inventory.hosts:
+        return str(host_vars(inventory, h).get("site", ""))
+    return ""

@@ -1,0 +1,1 @@
+"""Screens own the layout and the flow; widgets draw."""

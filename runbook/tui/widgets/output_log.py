@@ -1,0 +1,71 @@
+"""One host's output at a time, fed without flooding the UI.
+
+Lines are buffered per (step, host) as they stream and flushed into the Log
+on a short timer, only for the host on show: 1,000 hosts talking at once
+cost a dict append each, not a repaint each. The buffers keep a tail and are
+evicted oldest-first; the full output stays in the store.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from typing import Hashable
+
+from textual.widgets import Log
+
+Key = Hashable
+
+
+class OutputLog(Log):
+    def __init__(self, *, max_lines: int = 1000, keep_keys: int = 4000, flush_every: float = 0.1,
+                 id: str | None = None):
+        super().__init__(max_lines=max_lines, highlight=False, auto_scroll=True, id=id)
+        self.key: Key | None = None
+        self._buffers: OrderedDict[Key, deque[str]] = OrderedDict()
+        self._pending: list[str] = []
+        self._tail = max_lines
+        self._keep_keys = keep_keys
+        self._flush_every = flush_every
+
+    def on_mount(self) -> None:
+        self.set_interval(self._flush_every, self.flush)
+
+    def has(self, key: Key) -> bool:
+        return key in self._buffers
+
+    def add_lines(self, key: Key, lines: list[str]) -> None:
+        buf = self._buffers.get(key)
+        if buf is None:
+            buf = self._buffers[key] = deque(maxlen=self._tail)
+            while len(self._buffers) > self._keep_keys:
+                self._buffers.popitem(last=False)
+        buf.extend(lines)
+        if key == self.key:
+            self._pending.extend(lines)
+
+    def replace(self, key: Key, lines: list[str]) -> None:
+        """The full output of a finished command replaces what streamed."""
+        self._buffers.pop(key, None)
+        self._buffers[key] = deque(lines, maxlen=self._tail)
+        while len(self._buffers) > self._keep_keys:
+            self._buffers.popitem(last=False)
+        if key == self.key:
+            self._show_buffer()
+
+    def show_key(self, key: Key | None, fallback: list[str] | None = None) -> None:
+        """Show another host's output: its buffer, else the fallback (e.g. from the store)."""
+        self.key = key
+        if key is not None and key not in self._buffers and fallback is not None:
+            self._buffers[key] = deque(fallback, maxlen=self._tail)
+        self._show_buffer()
+
+    def _show_buffer(self) -> None:
+        self._pending.clear()
+        self.clear()
+        buf = self._buffers.get(self.key) if self.key is not None else None
+        if buf:
+            self.write_lines(list(buf))
+
+    def flush(self) -> None:
+        if self._pending:
+            lines, self._pending = self._pending, []
+            self.write_lines(lines)
