@@ -14,6 +14,8 @@ from .screens.main import MainScreen
 # (title, help, action on the main screen)
 ACTIONS = [
     ("Verify step", "verify the selected step on all its hosts", "verify"),
+    ("Verify phase", "verify every step of the selected step's phase (what has not passed yet)", "verify_phase"),
+    ("Continue the runbook", "verify every step, top to bottom, on what has not passed yet", "verify_rest"),
     ("Verify selected host", "verify the selected step on the selected host only", "verify_host"),
     ("Re-run failed hosts", "verify again the failed, unknown and interrupted hosts", "rerun_failed"),
     ("Re-verify interrupted hosts", "resume: verify again what the last run cut off, in every step",

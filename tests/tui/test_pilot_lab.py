@@ -88,3 +88,24 @@ async def test_only_the_host_on_show_streams_its_lines(lab, tmp_path):
             assert any("load average" in line for line in log.lines)
     finally:
         await session.close()
+
+
+async def test_continue_verifies_every_step_top_to_bottom(lab, tmp_path):
+    session = open_session(lab, tmp_path / "state")
+    app = make_app(session, blink=False)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.press("c")
+            await run_to_end(app, pilot)
+            # every step ran, in order; link-type-ib ran after its prerequisite
+            assert counts(app, "ssh-reachable") == {"unknown": 1, "pass": 9}
+            assert counts(app, "link-type-ib") == {"fail": 1, "blocked": 1, "pass": 6}
+            # nothing left to do: a second `c` re-runs only what has not passed
+            before = len(session.store.journal())
+            await pilot.press("c")
+            await run_to_end(app, pilot)
+            started = [e["event"]["hosts"] for e in session.store.journal()[before:]
+                       if e["event"]["type"] == "StepStarted"]
+            assert all(len(h) <= 2 for h in started), started  # the failing/unknown hosts, not all ten
+    finally:
+        await session.close()

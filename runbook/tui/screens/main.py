@@ -53,6 +53,8 @@ class MainScreen(MainActions, Screen):
 
     BINDINGS = [
         Binding("v", "verify", "Verify"),
+        Binding("p", "verify_phase", "Phase"),
+        Binding("c", "verify_rest", "Continue", show=False),
         Binding("f", "rerun_failed", "Re-run failed"),
         Binding("a", "apply", "Apply"),
         Binding("r", "rollback", "Rollback"),
@@ -73,6 +75,7 @@ class MainScreen(MainActions, Screen):
     # What the help screen lists (keys that are not obvious from the footer too).
     KEYS = [
         ("v", "verify the step on all its hosts"), ("V", "verify the selected host only"),
+        ("p / c", "verify the whole phase / continue the whole runbook (what has not passed yet)"),
         ("f", "re-run the failed / unknown / interrupted hosts"),
         ("i", "re-verify every host interrupted last time, in every step"),
         ("a / A", "apply on the failing hosts / the selected host (asks first)"),

@@ -93,6 +93,23 @@ class MainActions:
     def action_verify(self) -> None:
         self._start("verify", again=True)
 
+    def action_verify_phase(self) -> None:
+        """Every step of the selected step's phase, on the hosts not yet passed."""
+        if self.step_id is not None:
+            self._run_many(self.session.steps(phase=self.session.runbook.step(self.step_id).phase))
+
+    def action_verify_rest(self) -> None:
+        """The whole runbook, top to bottom, on what has not passed yet (resume)."""
+        self._run_many(self.session.steps())
+
+    def _run_many(self, steps: list[Step]) -> None:
+        if self.running():
+            self.notify("a run is already going: wait for it, or stop it (x)", severity="warning")
+            return
+        self.action_dismiss_notice()
+        self._asked = True  # verify only: nothing to confirm
+        self.run_steps(steps, "verify", None, False, False)
+
     def action_verify_host(self) -> None:
         if self.host:
             self._start("verify", hosts=[self.host], again=True)
