@@ -10,8 +10,6 @@ found automatically (a module defines `COMPARATORS = [Comparator(...)]`).
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Callable
@@ -27,13 +25,7 @@ class Comparator:
 
 @cache
 def comparators() -> dict[str, Comparator]:
+    from ..registry import discover
     from . import designs
 
-    found: dict[str, Comparator] = {}
-    for info in pkgutil.iter_modules(designs.__path__):
-        module = importlib.import_module(f"{designs.__name__}.{info.name}")
-        for comp in getattr(module, "COMPARATORS", ()):
-            if comp.name in found:
-                raise RuntimeError(f"design comparison {comp.name!r} defined twice")
-            found[comp.name] = comp
-    return found
+    return discover(designs, "COMPARATORS")

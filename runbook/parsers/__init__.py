@@ -3,8 +3,6 @@
 found automatically, so adding a parser is adding a file."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import cache
 
 from .base import ParseError, Parser, Record
@@ -14,16 +12,11 @@ __all__ = ["ParseError", "Parser", "Record", "get", "names", "parse"]
 
 @cache
 def _registry() -> dict[str, Parser]:
-    found: dict[str, Parser] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_") or info.name == "base":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        for parser in getattr(module, "PARSERS", ()):
-            if parser.name in found:
-                raise RuntimeError(f"parser {parser.name!r} defined twice")
-            found[parser.name] = parser
-    return found
+    import sys
+
+    from ..registry import discover
+
+    return discover(sys.modules[__name__], "PARSERS", skip=("base",))
 
 
 def names() -> list[str]:

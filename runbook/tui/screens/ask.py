@@ -8,7 +8,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 
-class AskScreen(ModalScreen[bool]):
+class YesNoScreen(ModalScreen[bool]):
+    """A question answered yes or no (buttons #yes / #no; No has the focus)."""
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class AskScreen(YesNoScreen):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
@@ -26,13 +40,3 @@ class AskScreen(ModalScreen[bool]):
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", id="yes", variant="warning")
                 yield Button(f"{self.no} (n)", id="no", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
 from ...inventory import fold
+from .ask import YesNoScreen
 
 
 def grouped(per_host: dict[str, str]) -> list[tuple[str, str]]:
@@ -29,7 +29,7 @@ def _values(d: dict[str, Any] | None) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(YesNoScreen):
     BINDINGS = [
         Binding("y", "answer(True)", "Yes, run it"),
         Binding("n,escape", "answer(False)", "No"),
@@ -75,13 +75,3 @@ class ConfirmScreen(ModalScreen[bool]):
                 text.append(f"{hosts}", style="bold")
                 text.append(f"  {values}\n", style="cyan")
         return text
-
-    def on_mount(self) -> None:
-        self.query_one("#no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+
+from .form import FormScreen
 
 
 @dataclass(frozen=True)
@@ -18,14 +17,13 @@ class ExportAsked:
     identity: str | None
 
 
-class ExportScreen(ModalScreen["ExportAsked | None"]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+class ExportScreen(FormScreen):
+    FIRST_FIELD = "export-output"
 
     def __init__(self, output: str, sign_key: str = "", *, blink: bool = True):
-        super().__init__()
+        super().__init__(blink=blink)
         self.output = output
         self.sign_key = sign_key
-        self.blink = blink
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
@@ -41,24 +39,6 @@ class ExportScreen(ModalScreen["ExportAsked | None"]):
                 yield Button("Export", id="ok", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
 
-    def on_mount(self) -> None:
-        for field in self.query(Input):
-            field.cursor_blink = self.blink  # off for snapshots: a steady screen
-        self.query_one("#export-output", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.submit()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "ok":
-            self.submit()
-        else:
-            self.dismiss(None)
-
     def submit(self) -> None:
         output = self.query_one("#export-output", Input).value.strip()
         if not output:
@@ -68,5 +48,3 @@ class ExportScreen(ModalScreen["ExportAsked | None"]):
         identity = self.query_one("#export-identity", Input).value.strip() or None
         self.dismiss(ExportAsked(output, key, identity))
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+
+from .form import FormScreen
 
 WHAT = {
     "skip": "Skip: these hosts will not run this step (they count as skipped, not passed).",
@@ -25,15 +24,14 @@ class ReasonGiven:
     reason: str
 
 
-class ReasonScreen(ModalScreen["ReasonGiven | None"]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+class ReasonScreen(FormScreen):
+    FIRST_FIELD = "reason-text"
 
     def __init__(self, kind: str, step_id: str, hosts: str = "", *, blink: bool = True):
-        super().__init__()
+        super().__init__(blink=blink)
         self.kind = kind
         self.step_id = step_id
         self.default_hosts = hosts
-        self.blink = blink
 
     def compose(self) -> ComposeResult:
         with Vertical(id="reason-dialog", classes="dialog"):
@@ -48,24 +46,6 @@ class ReasonScreen(ModalScreen["ReasonGiven | None"]):
                 yield Button(f"Record {self.kind}", id="ok", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
 
-    def on_mount(self) -> None:
-        for field in self.query(Input):
-            field.cursor_blink = self.blink  # off for snapshots: a steady screen
-        self.query_one("#reason-text", Input).focus()
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.submit()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "ok":
-            self.submit()
-        else:
-            self.dismiss(None)
-
     def submit(self) -> None:
         reason = self.query_one("#reason-text", Input).value.strip()
         if not reason:
@@ -75,5 +55,3 @@ class ReasonScreen(ModalScreen["ReasonGiven | None"]):
         hosts = self.query_one("#reason-hosts", Input).value.strip()
         self.dismiss(ReasonGiven(self.kind, hosts, reason))
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
