@@ -50,6 +50,9 @@ def cmd_demo(args) -> int:
             return _headless(run_args, base)
         from ..tui.launch import run_tui
 
+        # the export dialog (e) comes filled in with a key made for the demo
+        run_args.sign_key = str(ensure_demo_key(base))
+        run_args.export_output = str(base / "completion-log.json")
         return run_tui(run_args)
 
 
