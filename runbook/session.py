@@ -39,6 +39,24 @@ def known_hosts_files(inventory: Inventory) -> list[Path]:
     return files
 
 
+def choose_steps(runbook: Runbook, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
+    """The steps to run, in order (a usage error names what is unknown)."""
+    try:
+        return ordered(runbook, step_ids, phase)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+
+
+def choose_hosts(inventory: Inventory, expr: str | None) -> list[str] | None:
+    """--hosts: None means every targeted host."""
+    if not expr:
+        return None
+    try:
+        return select_hosts(inventory, expr)
+    except (KeyError, ValueError) as exc:
+        raise UsageError(f"--hosts {expr!r}: {exc.args[0] if exc.args else exc}") from None
+
+
 def site_of(inventory: Inventory) -> str:
     for h in inventory.hosts:
         return str(host_vars(inventory, h).get("site", ""))
@@ -87,18 +105,10 @@ class Session:
 
     # --- running -------------------------------------------------------
     def steps(self, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
-        try:
-            return ordered(self.runbook, step_ids, phase)
-        except KeyError as exc:
-            raise UsageError(exc.args[0]) from None
+        return choose_steps(self.runbook, step_ids, phase)
 
     def hosts(self, expr: str | None) -> list[str] | None:
-        if not expr:
-            return None
-        try:
-            return select_hosts(self.inventory, expr)
-        except (KeyError, ValueError) as exc:
-            raise UsageError(f"--hosts {expr!r}: {exc.args[0] if exc.args else exc}") from None
+        return choose_hosts(self.inventory, expr)
 
     async def execute(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
                       again: bool = False, rerun_failed: bool = False, confirm: Confirm | None = None,

@@ -12,7 +12,7 @@ from rich.console import Console
 from ..engine.events import RunFinished
 from ..errors import EXIT_OK, EXIT_USAGE, UsageError
 from ..inventory import fold
-from ..session import Session, exit_code
+from ..session import Session, choose_hosts, choose_steps, exit_code
 from ..store.store import Store
 from ..summary import run_summary
 from .progress import RunProgress, summary_table
@@ -50,10 +50,9 @@ def cmd_run(args) -> int:
     if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
     console = Console(stderr=True, soft_wrap=True)
+    steps, hosts = _selection(project, args)  # before a run is created or locked
     session = _open(args, project, max_handshakes=args.max_handshakes)
     try:
-        steps = session.steps(args.step or None, args.phase)
-        hosts = session.hosts(args.hosts)
         interrupted = {s: hs for s, hs in _interrupted(session).items()}
         for step_id, why in session.stale.items():
             console.print(f"[yellow]stale: {why}; those hosts are re-verified[/]", highlight=False)
@@ -77,6 +76,11 @@ def cmd_run(args) -> int:
         return rc
     finally:
         session.close_store()
+
+
+def _selection(project, args):
+    return (choose_steps(project.runbook, args.step or None, args.phase),
+            choose_hosts(project.inventory, args.hosts))
 
 
 def _interrupted(session: Session) -> dict[str, list[str]]:
