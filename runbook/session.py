@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import dataclasses
 import inspect
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterable
@@ -128,10 +127,9 @@ class Session:
             raise
 
     async def _deliver(self, batch: list[Event], on_events) -> None:
-        # Parsed records are derivable from the output (re-parsed on demand, see
-        # _record_from_store): keeping them out of the journal keeps it small.
-        durable = [dataclasses.replace(e, record=None) if isinstance(e, HostFinished) and e.record is not None
-                   else e for e in batch if not isinstance(e, HostOutput)]
+        # (Parsed records stay out of the journal: the store drops them, they are
+        # re-parsed from the output on demand, see _record_from_store.)
+        durable = [e for e in batch if not isinstance(e, HostOutput)]
         if self._keys_seen_since_write:  # host keys go down with the batch they came with
             durable = self._keys_seen_since_write + durable
             self._keys_seen_since_write = []

@@ -58,6 +58,7 @@ class Engine:
         # (step, host) whose recorded results were made with another step
         # definition or inventory: re-verified, never trusted (set by the session).
         self.stale: set[tuple[str, str]] = set()
+        self._targets: dict[str, list[str]] = {}
 
     # --- plumbing ------------------------------------------------------
     def _emit(self, ev: Event) -> None:
@@ -126,6 +127,19 @@ class Engine:
                                         f"interrupted: {why}", command=out.command, started=out.started))
         self._emit(RunInterrupted(why))
 
+    def _all_targets(self, step: Step) -> list[str]:
+        """Every host the step targets (resolved once: it is asked per batch)."""
+        if step.id not in self._targets:
+            self._targets[step.id] = targets(step, self.inventory)
+        return self._targets[step.id]
+
+    def _limited(self, step: Step, limit: list[str] | None) -> list[str]:
+        hosts = self._all_targets(step)
+        if limit is None:
+            return list(hosts)
+        wanted = set(limit)
+        return [h for h in hosts if h in wanted]
+
     def _record(self, step_id: str, host: str) -> Any:
         """Latest verify record of (step, host); re-parsed from the stored output
         when this process did not produce it (resumed runs)."""
@@ -146,7 +160,7 @@ class Engine:
 
     def _select(self, step: Step, limit, again: bool, rerun_failed: bool) -> list[str]:
         chosen = []
-        for h in targets(step, self.inventory, limit):
+        for h in self._limited(step, limit):
             st = self.state.status(step.id, h)
             if st == Status.SKIPPED:
                 continue
@@ -213,7 +227,7 @@ class Engine:
 
     def _judge_fleet(self, step: Step, held: dict[str, HostOutcome]) -> None:
         # Hosts not re-run this time still vote with their latest recorded evidence.
-        all_hosts = targets(step, self.inventory)
+        all_hosts = self._all_targets(step)
         records = {h: self._record(step.id, h) for h in all_hosts}
         stdouts: dict[str, str] = {}
         verdicts = {}
@@ -232,7 +246,7 @@ class Engine:
             self._finish(step, "verify", o)
 
     def _step_finished(self, step: Step, action_name: str, hosts: list[str]) -> None:
-        all_hosts = targets(step, self.inventory)
+        all_hosts = self._all_targets(step)
         counts: dict[str, int] = {}
         by: dict[Status, list[str]] = {}
         for h in all_hosts:
@@ -251,7 +265,7 @@ class Engine:
         await self._verify(step, self._select(step, limit, again, rerun_failed))
         if step.apply is None:
             return
-        failing = [h for h in targets(step, self.inventory, limit)
+        failing = [h for h in self._limited(step, limit)
                    if self.state.status(step.id, h) == Status.FAIL]
         if not failing:
             return
@@ -326,7 +340,7 @@ class Engine:
     async def _rollback(self, step: Step, limit, confirm: Confirm | None) -> None:
         if step.rollback is None:
             return
-        hosts = [h for h in targets(step, self.inventory, limit)
+        hosts = [h for h in self._limited(step, limit)
                  if self.state.before(step.id, h) is not None
                  and self.state.raw_status(step.id, h) != Status.ROLLED_BACK]
         if not hosts:

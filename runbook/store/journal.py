@@ -63,6 +63,9 @@ def stored_event(event: Event) -> tuple[dict[str, Any], list[tuple[str, bytes]]]
     d = event.to_dict()
     blobs: list[tuple[str, bytes]] = []
     if d["type"] == "HostFinished":
+        # A parsed record is derivable from the output it was parsed from (the
+        # engine re-parses on resume); journaling it would multiply the size.
+        d.pop("record", None)
         for name in OUTPUTS:
             text = clean_text(d.get(name) or "")
             raw = text.encode("utf-8")
