@@ -117,13 +117,17 @@ class Session:
         try:
             async for batch in batches:
                 await self._deliver(batch, on_events)
-        except asyncio.CancelledError:
-            # Stop the engine (it records in-flight commands as interrupted),
-            # then persist what it said on the way out: nothing is lost.
+        except BaseException:
+            # Stopped (Ctrl-C, `x`) or failed: stop the engine (it records the
+            # in-flight commands as interrupted), then persist what it said on the
+            # way out, so nothing is lost and the next run starts from a clean queue.
             await batches.aclose()
             rest = self.engine.drain()
             if rest:
-                await self._deliver(rest, on_events)
+                try:
+                    await self._deliver(rest, on_events)
+                except Exception:  # the first error is the one to report
+                    pass
             raise
 
     async def _deliver(self, batch: list[Event], on_events) -> None:
