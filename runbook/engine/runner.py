@@ -219,6 +219,8 @@ class Engine:
 
     def _finish(self, step: Step, action_name: str, o: HostOutcome, status: Status | None = None,
                 reason: str | None = None, before: dict | None = None) -> None:
+        if action_name == "verify":
+            self.stale.discard((step.id, o.host))  # fresh evidence now
         self._emit(HostFinished(
             step.id, action_name, o.host, (status or o.verdict.status).value,
             o.verdict.reason if reason is None else reason, command=o.command, exit_status=o.exit_status,
