@@ -167,7 +167,7 @@ class Shell:
         return status
 
     async def exec_group(self, node: Group, io: Io) -> int:
-        if not node.subshell:
+        if not node.forked:
             return await self.exec_list(node.body, io)
         child = Shell(self.machine, self.vars)
         child.options = set(self.options)

@@ -97,5 +97,5 @@ class While:
 @dataclass
 class Group:
     body: CmdList
-    subshell: bool = False
+    forked: bool = False  # ( ) runs in a copy of the shell state, { } in the shell itself
     redirs: list[Redir] = field(default_factory=list)

@@ -113,7 +113,7 @@ class Parser:
             if not self.is_op(")"):
                 raise self.unexpected()
             self.advance()
-            node = Group(body, subshell=True)
+            node = Group(body, forked=True)
         else:
             return self.simple()
         while self.tok.kind == "IONUM" or (self.tok.kind == "OP" and self.tok.value in REDIR_OPS):
