@@ -11,11 +11,10 @@ import asyncio
 import copy
 import inspect
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from . import __version__
-from .engine.events import (Event, HostFinished, HostKeyRecorded, HostOutput, OperatorDecision, RunStarted,
-                            event_from_dict)
+from .engine.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
 from .engine.runner import Confirm, Engine
 from .engine.targets import ordered, targets
 from .errors import UsageError
@@ -117,6 +116,11 @@ class Session:
         try:
             async for batch in batches:
                 await self._deliver(batch, on_events)
+            # this piece of work is done (the log's "ended"; a later run goes on from here)
+            from .summary import run_summary
+
+            done = RunFinished(run_summary(self.state, steps, self.inventory, hosts)["status"])
+            await self._deliver([done], on_events)
         except BaseException:
             # Stopped (Ctrl-C, `x`) or failed: stop the engine (it records the
             # in-flight commands as interrupted), then persist what it said on the

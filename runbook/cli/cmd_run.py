@@ -9,8 +9,7 @@ import time
 
 from rich.console import Console
 
-from ..engine.events import RunFinished
-from ..errors import EXIT_OK, EXIT_USAGE, UsageError
+from ..errors import EXIT_OK, UsageError
 from ..inventory import fold
 from ..session import Session, choose_hosts, choose_steps, exit_code
 from ..store.store import Store
@@ -64,8 +63,6 @@ def cmd_run(args) -> int:
             return code
         rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
         doc = run_summary(session.state, steps, project.inventory, hosts, exit_code=rc)
-        # this invocation's work is done (a later `run` on the same run goes on from here)
-        session.store.append(RunFinished(doc["status"]))
         console.print(summary_table(doc))
         if session.state.pending:
             for action, hs in doc["pending_actions"].items():

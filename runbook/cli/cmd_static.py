@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from .. import parsers
-from ..errors import EXIT_OK, EXIT_USAGE, InputError, Problem, UsageError
+from ..errors import EXIT_OK, InputError, Problem, UsageError
 from ..inventory import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..plan import build_plan
 from ..plan_render import to_markdown, to_text

@@ -8,7 +8,6 @@ demo` continues where the first one stopped."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 

@@ -11,7 +11,6 @@ from rich.table import Table
 
 from ..engine.events import Event, HostFinished, StepFinished, StepStarted
 from ..glyphs import GLYPH, STYLE
-from ..model import Status
 
 __all__ = ["GLYPH", "STYLE", "RunProgress", "summary_table"]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
 

@@ -22,7 +22,7 @@ from ClusterShell.NodeSet import NodeSet
 
 from ..engine.events import Event
 from ..model import Status
-from ..export.canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash
+from ..export.canonical import GENESIS, CanonicalError, journal_entry_hash
 from .errors import StoreCorrupt
 
 INLINE_MAX = 1024  # bytes of stdout/stderr kept inside the event; longer goes to a blob
