@@ -15,8 +15,10 @@ from runbook.model import Status, step_status
 CHANGE_ACTIONS = ("apply", "rollback")
 # An apply that succeeded proves nothing until verify runs again: only these judge a host.
 VERDICT_ACTIONS = ("verify", "rollback")
-_DECIDING = ("skip", "waive", "confirm")  # confirm: a person checked a manual step
-_DECISION_STATUS = {"skip": "skipped", "waive": "waived", "confirm": "pass"}
+# note (on a manual step) / confirm: a person checked a manual step
+_DECIDING = ("skip", "waive", "note", "confirm")
+_DECISION_STATUS = {"skip": "skipped", "waive": "waived", "note": "pass", "confirm": "pass"}
+_WAIVABLE = ("fail", "unknown", "blocked", "interrupted")
 
 
 def fold(hosts: Iterable[str]) -> str:
@@ -68,38 +70,49 @@ def _active(decision: dict, at: float) -> bool:
         isinstance(expires, (int, float)) and expires <= at)
 
 
-def final_verdicts(results: list[dict], decisions: list[dict], at: float) -> dict[str, dict]:
-    """step_id -> host -> {status, reason, source}: the latest verify/rollback
-    result or active skip/waive/confirm decision wins (source names it:
-    `results[3]`, `decisions[0]`). A host with only an apply result keeps no
-    verdict until it is verified."""
+def final_verdicts(results: list[dict], decisions: list[dict], at: float,
+                   manual: frozenset[str] = frozenset()) -> dict[str, dict]:
+    """step_id -> host -> {status, reason, source}, by the rules of
+    runbook.state.RunState (the one place that decides a status): the latest
+    verify/rollback result, then the active decisions on top of it: a skip makes
+    the host skipped; a waiver turns fail/unknown/blocked/interrupted into waived
+    (a pass stays a pass); a note on a manual step confirms it (pass). `source`
+    names what decided (`results[3]`, `decisions[0]`). A host with only an apply
+    result keeps no verdict until it is verified."""
     hosts_of_step: dict[str, set[str]] = {}
-    timeline: list[tuple[float, int, int, str, str, dict]] = []
+    latest: dict[tuple[str, str], tuple[float, int, dict]] = {}
     for i, r in enumerate(results):
         step, host = str(r.get("step_id", "")), str(r.get("host", ""))
         hosts_of_step.setdefault(step, set()).add(host)
         if r.get("action", "verify") not in VERDICT_ACTIONS:
             continue
-        entry = {"status": str(r.get("status", "")), "reason": r.get("reason") or "",
-                 "source": f"results[{i}]"}
-        timeline.append((_time(r), 0, i, step, host, entry))
-    for j, d in enumerate(decisions):
-        if not _active(d, at):
+        cand = (_time(r), i, {"status": str(r.get("status", "")), "reason": r.get("reason") or "",
+                              "source": f"results[{i}]"})
+        if (step, host) not in latest or cand[:2] >= latest[(step, host)][:2]:
+            latest[(step, host)] = cand
+    verdicts: dict[str, dict] = {}
+    for (step, host), (_, _, entry) in latest.items():
+        verdicts.setdefault(step, {})[host] = dict(entry)
+    # Decisions in the order they were taken: the latest active one of a kind wins.
+    for j, d in sorted(enumerate(decisions), key=lambda jd: (_num(jd[1].get("time")), jd[0])):
+        kind = d.get("kind")
+        if not _active(d, at) or (kind == "note" and str(d.get("step_id", "")) not in manual):
             continue
         step = str(d.get("step_id", ""))
         hosts = expand(d.get("hosts")) or sorted(hosts_of_step.get(step, ()))
-        entry = {"status": _DECISION_STATUS[d["kind"]], "reason": d.get("reason") or "",
-                 "source": f"decisions[{j}]"}
+        entry = {"status": _DECISION_STATUS[kind], "reason": d.get("reason") or "", "source": f"decisions[{j}]"}
         for host in hosts:
-            timeline.append((_num(d.get("time")), 1, j, step, host, entry))
-    verdicts: dict[str, dict] = {}
-    for _, _, _, step, host, entry in sorted(timeline, key=lambda t: t[:3]):
-        verdicts.setdefault(step, {})[host] = dict(entry)
+            now = verdicts.get(step, {}).get(host)
+            if kind == "waive" and (now is None or now["status"] not in _WAIVABLE):
+                continue
+            if kind in ("note", "confirm") and now is not None and now["source"].startswith("results"):
+                continue  # a confirmation stands for a manual step that has no result
+            verdicts.setdefault(step, {})[host] = dict(entry)
     return verdicts
 
 
 def step_statuses(step_ids: list[str], verdicts: dict[str, dict], decisions: list[dict],
-                  at: float) -> dict[str, str]:
+                  at: float, manual: frozenset[str] = frozenset()) -> dict[str, str]:
     """Each step's status from its hosts' verdicts (model.step_status: worst wins)."""
     out: dict[str, str] = {}
     for sid in step_ids:
@@ -108,7 +121,7 @@ def step_statuses(step_ids: list[str], verdicts: dict[str, dict], decisions: lis
             out[sid] = str(step_status([_status(v["status"]) for v in hosts.values()]))
             continue
         whole = [d for d in decisions if d.get("step_id") == sid and _active(d, at)
-                 and not expand(d.get("hosts"))]
+                 and not expand(d.get("hosts")) and (d.get("kind") != "note" or sid in manual)]
         out[sid] = _DECISION_STATUS[whole[-1]["kind"]] if whole else "pending"
     return out
 
@@ -146,11 +159,13 @@ def summarize(doc: dict) -> dict:
     """The `summary` section of a log document, from its other sections."""
     results, decisions = doc.get("results", []), doc.get("decisions", [])
     at = reference_time(doc.get("run", {}), results, decisions)
-    verdicts = final_verdicts(results, decisions, at)
-    step_ids = [s.get("id") for s in doc.get("steps", [])]
+    steps = doc.get("steps", [])
+    manual = frozenset(str(s.get("id")) for s in steps if (s.get("definition") or {}).get("manual"))
+    verdicts = final_verdicts(results, decisions, at, manual)
+    step_ids = [s.get("id") for s in steps]
     return {
         "judged_at": at,
-        "step_status": step_statuses(step_ids, verdicts, decisions, at),
+        "step_status": step_statuses(step_ids, verdicts, decisions, at, manual),
         "verdicts": verdicts,
         "changes": changes(results),
         "open_pending_actions": open_pending_actions(doc.get("pending_actions", [])),
