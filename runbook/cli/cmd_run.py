@@ -122,9 +122,7 @@ def cmd_status(args) -> int:
     project = load_project(args.steps, args.inventory)
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
-        from ..session import replay
-
-        state = replay(store)
+        state = store.state  # read-only: nothing else feeds it, no copy needed
         state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
         steps = project.runbook.steps
         rc = exit_code(state, project.runbook, project.inventory, steps)
