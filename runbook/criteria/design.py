@@ -29,3 +29,8 @@ def comparators() -> dict[str, Comparator]:
     from . import designs
 
     return discover(designs, "COMPARATORS")
+
+
+def is_fleet_check(check) -> bool:
+    """Judged across the hosts of a step, not on one host's output."""
+    return check.kind == "consistent" or (check.kind == "design" and comparators()[check.value].scope == "fleet")

@@ -11,6 +11,7 @@ from .. import parsers
 from ..model import Action, Check, Status
 from ..template import TemplateError, render_value
 from . import compare
+from .design import is_fleet_check
 from .paths import select
 from .verdict import Verdict, short
 
@@ -104,7 +105,7 @@ def judge_host(action: Action, exit_status: int | None, stdout: str, variables: 
     if action.parse and parse_problem and not failures:
         unknowns.append(parse_problem)
     for check in action.expect:
-        if check.kind in ("exit", "consistent") or (check.kind == "design" and _is_fleet(check)):
+        if check.kind == "exit" or is_fleet_check(check):
             continue
         try:
             if check.kind == "path":
@@ -131,12 +132,6 @@ def judge_host(action: Action, exit_status: int | None, stdout: str, variables: 
     if failures:
         return Verdict.from_failures(failures)
     return Verdict.from_failures([], unknowns)
-
-
-def _is_fleet(check: Check) -> bool:
-    from .design import comparators
-
-    return comparators()[check.value].scope == "fleet"
 
 
 __all__ = ["judge_host", "parse_output", "Verdict", "Status"]

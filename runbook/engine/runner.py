@@ -20,7 +20,7 @@ import time
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from ..criteria.fleet import judge_fleet
-from ..criteria.design import comparators
+from ..criteria.design import is_fleet_check
 from ..inventory import fold, host_vars
 from ..model import SATISFIED, Inventory, Runbook, Status, Step
 from ..state import RunState
@@ -36,8 +36,7 @@ RERUN = frozenset({Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED, Status.BLOCK
 def has_fleet_checks(step: Step) -> bool:
     if not step.verify:
         return False
-    return any(c.kind == "consistent" or (c.kind == "design" and comparators()[c.value].scope == "fleet")
-               for c in step.verify.expect)
+    return any(is_fleet_check(c) for c in step.verify.expect)
 
 
 class Engine:
@@ -203,15 +202,15 @@ class Engine:
         self._step_finished(step, "verify", hosts)
 
     async def _one(self, step: Step, action_name: str, action, host: str, before: dict | None = None) -> HostOutcome:
-        on_line = None
-        if self.stream_output:
-            # stream_output may also be a predicate (step_id, host) -> bool asked per line:
-            # a UI that shows one host at a time takes that host's lines only.
-            wanted = self.stream_output if callable(self.stream_output) else None
+        # stream_output may also be a predicate (step_id, host) -> bool asked per line:
+        # a UI that shows one host at a time takes that host's lines only.
+        wanted = self.stream_output if callable(self.stream_output) else None
 
-            def on_line(stream: str, line: str, _h=host) -> None:
-                if wanted is None or wanted(step.id, _h):
-                    self._queue.put_nowait(HostOutput(step.id, action_name, _h, stream, line))
+        def stream(stream: str, line: str, _h=host) -> None:
+            if wanted is None or wanted(step.id, _h):
+                self._queue.put_nowait(HostOutput(step.id, action_name, _h, stream, line))
+
+        on_line = stream if self.stream_output else None
         return await run_on_host(
             self.transport, host, action, self._vars[host], before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
