@@ -129,8 +129,8 @@ class Lab:
     def targets(self, step_id: str, steps_dir: Path = STEPS) -> list[tuple[str, str, int, str]]:
         """The hosts `runbook run --step STEP_ID` targets, with where to reach them."""
         from runbook.engine.targets import targets
-        from runbook.inventory import host_vars, load_inventory
-        from runbook.loader import load_runbook
+        from runbook.inventory.load import host_vars, load_inventory
+        from runbook.definition.loader import load_runbook
 
         inv = load_inventory(self.inventory)
         step = load_runbook(steps_dir).step(step_id)
@@ -144,8 +144,8 @@ class Lab:
     def command(self, step_id: str, steps_dir: Path = STEPS) -> str:
         """The step's verify command as it runs on the first targeted host."""
         from runbook.engine.hostrun import command_for
-        from runbook.inventory import host_vars, load_inventory
-        from runbook.loader import load_runbook
+        from runbook.inventory.load import host_vars, load_inventory
+        from runbook.definition.loader import load_runbook
 
         inv = load_inventory(self.inventory)
         step = load_runbook(steps_dir).step(step_id)

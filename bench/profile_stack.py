@@ -71,7 +71,7 @@ def section(title: str, path: str, top: int = 20) -> str:
 
 
 def importtime(top: int = 15) -> str:
-    r = subprocess.run([sys.executable, "-X", "importtime", "-c", "import runbook.cli.main, runbook.session, "
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", "import runbook.cli.main, runbook.workspace.session, "
                         "runbook.cli.cmd_run"], capture_output=True, text=True, cwd=HERE.parent)
     rows = []
     for line in r.stderr.splitlines():

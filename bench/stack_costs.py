@@ -58,7 +58,7 @@ def install() -> None:
     # imported here, after the CLI module itself, as `runbook run` imports them
     from runbook.cli import cmd_run, main as m
     from runbook.engine import hostrun
-    from runbook.session import Session
+    from runbook.workspace.session import Session
     from runbook.store.store import Store
 
     timed(m, "build_parser", "1 argparse set-up (imports what it names)")

@@ -14,8 +14,8 @@ import asyncio
 import tempfile
 import time
 
-from runbook.cli.project import load_project
-from runbook.session import Session
+from runbook.workspace.project import load_project
+from runbook.workspace.session import Session
 from runbook.transport.result import CommandResult
 
 

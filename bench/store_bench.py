@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runbook.engine.events import HostFinished, HostStarted, StepStarted  # noqa: E402
+from runbook.run.events import HostFinished, HostStarted, StepStarted  # noqa: E402
 from runbook.store import Store  # noqa: E402
 
 HOSTS = [f"gpu{i:04d}" for i in range(1, 1001)]

@@ -43,8 +43,8 @@ from lab import Lab  # noqa: E402  (bench/lab.py: the sim as its own process)
 
 from textual import events  # noqa: E402
 
-from runbook.cli.project import load_project  # noqa: E402
-from runbook.session import Session  # noqa: E402
+from runbook.workspace.project import load_project  # noqa: E402
+from runbook.workspace.session import Session  # noqa: E402
 from runbook.tui.app import make_app  # noqa: E402
 from runbook.tui.widgets.host_reason import HostReason  # noqa: E402
 from runbook.tui.widgets.step_list import StepList  # noqa: E402

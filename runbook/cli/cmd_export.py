@@ -3,7 +3,7 @@ step definitions and inventory it was made with."""
 from __future__ import annotations
 
 from ..store.store import Store
-from .project import load_project
+from ..workspace.project import load_project
 
 
 def load_snapshot(args) -> dict:

@@ -10,12 +10,12 @@ import time
 from rich.console import Console
 
 from ..errors import EXIT_OK, UsageError
-from ..inventory import fold
-from ..session import Session, choose_hosts, choose_steps, exit_code
+from ..inventory.load import fold
+from ..workspace.session import Session, choose_hosts, choose_steps, exit_code
 from ..store.store import Store
-from ..summary import run_summary
+from ..run.summary import run_summary
 from .progress import RunProgress, summary_table
-from .project import eprint, load_project
+from ..workspace.project import eprint, load_project
 
 
 def _confirm_factory(args, console: Console):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from .. import parsers
 from ..errors import EXIT_OK, InputError, Problem, UsageError
-from ..inventory import ansible_host, ansible_list, dumps, load_inventory, select_hosts
-from ..plan import build_plan
-from ..plan_render import to_markdown, to_text
-from .project import eprint, load_project
+from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
+from ..definition.plan import build_plan
+from ..definition.plan_render import to_markdown, to_text
+from ..workspace.project import eprint, load_project
 
 
 def cmd_lint(args) -> int:

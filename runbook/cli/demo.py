@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import EXIT_OK
 from ..sim.procs import SimProcess
 from ..sim.scenario import DEFAULT
-from .project import eprint
+from ..workspace.project import eprint
 
 
 def demo_paths(args) -> tuple[Path, Path, Path]:
@@ -65,7 +65,7 @@ def _headless(run_args: argparse.Namespace, base: Path) -> int:
     eprint("\n== 2. apply every fix the tool can make (confirmed with --yes), then verify again")
     rc = cmd_run.cmd_run(argparse.Namespace(**common, action="apply"))
     eprint("\n== 3. the signed completion log")
-    from ..export.cli import cli_export
+    from .cmd_signed_log import cli_export
 
     out = base / "completion-log.json"
     key = ensure_demo_key(base)

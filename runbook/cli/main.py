@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--trust-new-hosts", action="store_true")
 
-    from ..export.cli import add_export_arguments, add_verify_arguments
+    from .cmd_signed_log import add_export_arguments, add_verify_arguments
 
     p = sub.add_parser("export", help="signed completion log + report")
     p.add_argument("--state", default="state")
@@ -117,12 +117,12 @@ def dispatch(args) -> int:
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
-        from ..export.cli import cli_export
+        from .cmd_signed_log import cli_export
         from .cmd_export import load_snapshot
 
         return cli_export(args, load_snapshot)
     if args.command == "verify-log":
-        from ..export.cli import cli_verify_log
+        from .cmd_signed_log import cli_verify_log
 
         return cli_verify_log(args)
     if args.command == "sim":

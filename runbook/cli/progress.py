@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..engine.events import Event, HostFinished, StepFinished, StepStarted
+from ..run.events import Event, HostFinished, StepFinished, StepStarted
 from ..glyphs import GLYPH, STYLE
 
 __all__ = ["GLYPH", "STYLE", "RunProgress", "summary_table"]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs

@@ -13,7 +13,7 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from ..model import Action, Status
+from ..definition.model import Action, Status
 from .design import comparators
 from .paths import select
 from .verdict import Verdict, short

@@ -8,8 +8,8 @@ import re
 from typing import Any
 
 from .. import parsers
-from ..model import Action, Check, Status
-from ..template import TemplateError, render_value
+from ..definition.model import Action, Check, Status
+from ..definition.template import TemplateError, render_value
 from . import compare
 from .design import is_fleet_check
 from .paths import select

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Check
+from ..definition.model import Check
 
 PATH_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "matches", "semver", "count")
 STDOUT_KINDS = ("contains", "not_contains", "matches", "not_matches")

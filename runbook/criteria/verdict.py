@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..model import Status
+from ..definition.model import Status
 
 
 @dataclass

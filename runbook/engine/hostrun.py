@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 from ..criteria.host import judge_host, parse_output
 from ..criteria.verdict import Verdict
-from ..model import Action, Status
-from ..template import TemplateError, render_command
+from ..definition.model import Action, Status
+from ..definition.template import TemplateError, render_command
 
 
 @dataclass

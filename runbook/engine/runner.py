@@ -21,10 +21,10 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 
 from ..criteria.fleet import judge_fleet
 from ..criteria.design import is_fleet_check
-from ..inventory import fold, host_vars
-from ..model import SATISFIED, Inventory, Runbook, Status, Step
-from ..state import RunState
-from .events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
+from ..inventory.load import fold, host_vars
+from ..definition.model import SATISFIED, Inventory, Runbook, Status, Step
+from ..run.state import RunState
+from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
                      PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
 from .hostrun import HostOutcome, command_for, run_on_host
 from .targets import blocked_reason, targets
@@ -254,7 +254,7 @@ class Engine:
             st = self.state.status(step.id, h)
             counts[st.value] = counts.get(st.value, 0) + 1
             by.setdefault(st, []).append(h)
-        from ..model import step_status
+        from ..definition.model import step_status
 
         self._emit(StepFinished(step.id, action_name, step_status([self.state.status(step.id, h) for h in all_hosts]).value,
                                 counts, failing=fold(by.get(Status.FAIL, [])),

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..inventory import select_hosts
-from ..model import SATISFIED, Inventory, Runbook, Status, Step
+from ..inventory.load import select_hosts
+from ..definition.model import SATISFIED, Inventory, Runbook, Status, Step
 
 
 def ordered(runbook: Runbook, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
@@ -64,7 +64,7 @@ def blocked_reason(step: Step, host: str, runbook: Runbook, inventory: Inventory
         else:
             bad = [h for h in pre_hosts if status_of(need, h) not in SATISFIED]
             if bad:
-                from ..inventory import fold
+                from ..inventory.load import fold
 
                 return f"needs {need}, not yet passed on {fold(bad)}"
     return None

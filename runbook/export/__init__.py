@@ -1,9 +1,8 @@
 """Signed completion log (DESIGN.md §6): canonical JSON, SSHSIG signature,
 verification, and the human reports. Never imports textual.
 
-The public names are loaded on first use: the store imports
-`runbook.export.canonical` for its hash chain, and must not pay for asyncssh
-and the report writers on every start."""
+The public names are loaded on first use, so importing one module of the
+package does not pay for asyncssh and the report writers."""
 from __future__ import annotations
 
 import importlib

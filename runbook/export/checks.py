@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import completion_log, verdicts
-from .canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash, sha256_hex
+from ..store.canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash, sha256_hex
 
 # Result statuses that may legitimately have no finished event behind them yet.
 _UNFINISHED = ("interrupted", "running", "pending")

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from . import verdicts
-from .canonical import GENESIS, canonical_bytes, sha256_hex
+from ..store.canonical import GENESIS, canonical_bytes, sha256_hex
 
 FORMAT = "runbook-completion-log"
 FORMAT_VERSION = 1
@@ -114,7 +114,7 @@ def _map_inventory(inv: dict) -> dict:
 
 
 def step_definition_json(definition: Any) -> str:
-    """Exactly what runbook.model.Step.sha256 hashes (kept in step with it by a test)."""
+    """Exactly what runbook.definition.model.Step.sha256 hashes (kept in step with it by a test)."""
     return json.dumps(definition, sort_keys=True, separators=(",", ":"), default=str)
 
 

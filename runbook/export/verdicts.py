@@ -10,7 +10,7 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet, NodeSetException
 
-from runbook.model import Status, step_status
+from runbook.definition.model import Status, step_status
 
 CHANGE_ACTIONS = ("apply", "rollback")
 # An apply that succeeded proves nothing until verify runs again: only these judge a host.
@@ -73,7 +73,7 @@ def _active(decision: dict, at: float) -> bool:
 def final_verdicts(results: list[dict], decisions: list[dict], at: float,
                    manual: frozenset[str] = frozenset()) -> dict[str, dict]:
     """step_id -> host -> {status, reason, source}, by the rules of
-    runbook.state.RunState (the one place that decides a status): the latest
+    runbook.run.state.RunState (the one place that decides a status): the latest
     verify/rollback result, then the active decisions on top of it: a skip makes
     the host skipped; a waiver turns fail/unknown/blocked/interrupted into waived
     (a pass stays a pass); a note on a manual step confirms it (pass). `source`

@@ -14,7 +14,7 @@ import asyncssh
 from runbook.errors import EXIT_FAIL, EXIT_OK, InputError, Problem, UsageError
 
 from . import completion_log, sshsig
-from .canonical import CanonicalError, canonical_bytes
+from ..store.canonical import CanonicalError, canonical_bytes
 from .checks import check_document
 
 

@@ -3,7 +3,7 @@
 pending actions, decisions, host keys -- rebuilt from the journal entries in
 order, and kept current as entries are appended.
 
-Statuses themselves are decided by runbook.state.RunState (the one place
+Statuses themselves are decided by runbook.run.state.RunState (the one place
 that decides them); this index only records facts the journal states.
 """
 from __future__ import annotations

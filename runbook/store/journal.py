@@ -2,7 +2,7 @@
 before it.
 
     entry = {"seq": N, "prev": <hash of entry N-1, or 64 zeros>, "hash": H, "event": {...}}
-    H     = sha256(canonical JSON of {"seq", "prev", "event"})   (runbook.export.canonical)
+    H     = sha256(canonical JSON of {"seq", "prev", "event"})   (runbook.store.canonical)
 
 seq starts at 1. The event is stored as `Event.to_dict()` (its `type` names
 the class), with one change for HostFinished: `stdout_sha256` and
@@ -20,9 +20,9 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from ..engine.events import Event
-from ..model import Status
-from ..export.canonical import GENESIS, CanonicalError, journal_entry_hash
+from ..run.events import Event
+from ..definition.model import Status
+from .canonical import GENESIS, CanonicalError, journal_entry_hash
 from .errors import StoreCorrupt
 
 INLINE_MAX = 1024  # bytes of stdout/stderr kept inside the event; longer goes to a blob

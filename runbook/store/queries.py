@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 from ClusterShell.NodeSet import NodeSet
 
-from ..model import Status, step_status
+from ..definition.model import Status, step_status
 from . import resume, snapshot
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..model import Status, step_status
+from ..definition.model import Status, step_status
 from .journal import blob_refs
 
 if TYPE_CHECKING:

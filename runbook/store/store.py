@@ -12,7 +12,7 @@ Layout on disk: runs.py. Journal and hash chain: journal.py. File format and
 durability: storage.py. Outputs: blobs.py. Lock: lock.py. Resume rules:
 resume.py. Snapshot keys: snapshot.py.
 
-Statuses are runbook.state.RunState's (replayed from the journal, kept
+Statuses are runbook.run.state.RunState's (replayed from the journal, kept
 current on append): `host_status` is what the CLI, TUI and export show --
 the outcome of the latest verify/apply/rollback, with active skips and
 waivers applied (a skip wins over any result; a waiver covers a fail,
@@ -29,10 +29,10 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..engine.events import (EVENT_TYPES, Event, HostOutput, RunInterrupted, RunStarted,
+from ..run.events import (EVENT_TYPES, Event, HostOutput, RunInterrupted, RunStarted,
                              event_from_dict)
-from ..export.canonical import GENESIS
-from ..state import RunState
+from .canonical import GENESIS
+from ..run.state import RunState
 from . import resume
 from .blobs import BlobStore
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors

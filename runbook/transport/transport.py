@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from runbook.model import Host
+from runbook.definition.model import Host
 from runbook.transport.connect import Connector
 from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget, TargetResolver

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..engine.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
+from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
                              PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
 
 

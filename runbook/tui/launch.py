@@ -14,8 +14,8 @@ from ..errors import EXIT_OK
 
 
 def run_tui(args) -> int:
-    from ..cli.project import load_project
-    from ..session import Session
+    from ..workspace.project import load_project
+    from ..workspace.session import Session
     from .app import make_app
 
     project = load_project(args.steps, args.inventory)

@@ -14,11 +14,11 @@ from typing import Any
 from ..engine.hostrun import command_for
 from ..engine.targets import targets
 from ..glyphs import COUNT_ORDER
-from ..inventory import fold, host_vars
-from ..model import SATISFIED, Action, Inventory, Runbook, Status, Step, step_status
-from ..plan import BEFORE_PLACEHOLDER
-from ..state import RunState
-from ..template import lookup, placeholders
+from ..inventory.load import fold, host_vars
+from ..definition.model import SATISFIED, Action, Inventory, Runbook, Status, Step, step_status
+from ..definition.plan import BEFORE_PLACEHOLDER
+from ..run.state import RunState
+from ..definition.template import lookup, placeholders
 
 
 @lru_cache(maxsize=256)

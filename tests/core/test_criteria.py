@@ -2,7 +2,7 @@ from runbook.criteria.fleet import consistency, judge_fleet
 from runbook.criteria.host import judge_host
 from runbook.criteria.spec import parse_check
 from runbook.criteria.verdict import Verdict
-from runbook.model import Action, Status
+from runbook.definition.model import Action, Status
 
 
 def action(*raw, parse=None):

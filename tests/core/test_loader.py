@@ -3,7 +3,7 @@ import textwrap
 import pytest
 
 from runbook.errors import InputError
-from runbook.loader import load_runbook
+from runbook.definition.loader import load_runbook
 
 
 def write(tmp_path, name, text):

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from runbook.template import TemplateError, placeholders, render_command, render_value
+from runbook.definition.template import TemplateError, placeholders, render_command, render_value
 
 
 def test_injection_stays_one_argument(tmp_path):

@@ -3,13 +3,13 @@ import textwrap
 
 import pytest
 
-from runbook.engine.events import HostFinished, OperatorDecision, PendingActionChanged, StepFinished
+from runbook.run.events import HostFinished, OperatorDecision, PendingActionChanged, StepFinished
 from runbook.engine.runner import Engine
 from runbook.engine.targets import ordered
-from runbook.inventory import load_inventory
-from runbook.loader import load_runbook
-from runbook.model import Status
-from runbook.state import RunState
+from runbook.inventory.load import load_inventory
+from runbook.definition.loader import load_runbook
+from runbook.definition.model import Status
+from runbook.run.state import RunState
 
 from .fakes import FakeHost, FakeTransport
 

@@ -1,8 +1,8 @@
 """Build store snapshots the way the store will hand them to the exporter.
 
-The journal is made of the real event dataclasses (runbook.engine.events),
+The journal is made of the real event dataclasses (runbook.run.events),
 chained with the real hash rule, and each result is the store's view of the
-HostFinished event behind it. Step hashes come from runbook.model.Step, as the
+HostFinished event behind it. Step hashes come from runbook.definition.model.Step, as the
 loader computes them. If the store's snapshot shape changes, change it here
 (and in runbook/export/completion_log.py, the one mapping on the export side).
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from runbook.engine import events as ev
-from runbook.export.canonical import GENESIS, journal_entry_hash
-from runbook.model import Step
+from runbook.run import events as ev
+from runbook.store.canonical import GENESIS, journal_entry_hash
+from runbook.definition.model import Step
 
 MLX_IB = """Device #1:
 ----------

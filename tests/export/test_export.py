@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from runbook.export import ExportError, export_run, verify_log
-from runbook.export.canonical import sha256_hex
+from runbook.store.canonical import sha256_hex
 from runbook.export.completion_log import step_definition_json
-from runbook.model import Step
+from runbook.definition.model import Step
 
 from .conftest import allowed_signers, keygen_verify
 from .snapshot_builder import SnapshotBuilder, fleet_snapshot, small_snapshot
@@ -133,6 +133,6 @@ def test_result_that_disagrees_with_its_event_is_not_signed(tmp_path: Path, keys
 
 
 def test_export_never_imports_textual() -> None:
-    code = ("import sys, runbook.export, runbook.export.cli; "
+    code = ("import sys, runbook.export, runbook.cli.cmd_signed_log; "
             "sys.exit(1 if 'textual' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

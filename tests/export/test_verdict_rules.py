@@ -1,9 +1,9 @@
-"""The log's verdicts follow the same rules as runbook.state.RunState, so the
+"""The log's verdicts follow the same rules as runbook.run.state.RunState, so the
 signed report never says something other than `runbook status`."""
-from runbook.engine.events import HostFinished, OperatorDecision
+from runbook.run.events import HostFinished, OperatorDecision
 from runbook.export.verdicts import final_verdicts, step_statuses
-from runbook.model import Status
-from runbook.state import RunState
+from runbook.definition.model import Status
+from runbook.run.state import RunState
 
 
 def result(step, host, status, t):

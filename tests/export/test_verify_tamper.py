@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from runbook.export import export_run, verify_log
-from runbook.export.canonical import canonical_bytes
+from runbook.store.canonical import canonical_bytes
 from runbook.export.signing_keys import load_signer
 
 from .conftest import SSH_KEYGEN, keygen_verify

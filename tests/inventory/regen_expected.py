@@ -21,7 +21,7 @@ from cases import (  # noqa: E402
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from runbook.inventory import load_inventory  # noqa: E402
+from runbook.inventory.load import load_inventory  # noqa: E402
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from runbook.inventory import ansible_host, ansible_list, dumps, load_inventory
+from runbook.inventory.load import ansible_host, ansible_list, dumps, load_inventory
 
 from .cases import CASES, SOURCES_DIGESTS, ansible_inventory_cmd, host_fixture, list_fixture, run_concurrently
 

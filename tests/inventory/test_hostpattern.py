@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from runbook.hostpattern import HostPatternError, is_ip_address, parse_host_key
+from runbook.inventory.hostpattern import HostPatternError, is_ip_address, parse_host_key
 
 from .cases import ansible_env
 

@@ -7,8 +7,8 @@ import pytest
 from ClusterShell.NodeSet import NodeSet
 
 from runbook.errors import UsageError
-from runbook.hostsel import HostSelectionError, fold, select_hosts
-from runbook.inventory import load_inventory
+from runbook.inventory.hostsel import HostSelectionError, fold, select_hosts
+from runbook.inventory.load import load_inventory
 
 from .cases import CASES, DATA
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from runbook.errors import UsageError
-from runbook.inventory import ansible_host, host_vars, load_inventory
+from runbook.inventory.load import ansible_host, host_vars, load_inventory
 
 from .cases import CASES, DATA, ansible_env
 

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from runbook.errors import InputError
-from runbook.inventory import load_inventory
+from runbook.inventory.load import load_inventory
 
 
 def write(path, text):

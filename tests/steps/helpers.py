@@ -11,9 +11,9 @@ from typing import Any
 from runbook import parsers
 from runbook.criteria.fleet import judge_fleet
 from runbook.criteria.host import judge_host, parse_output
-from runbook.inventory import host_vars, load_inventory
-from runbook.loader import load_runbook
-from runbook.model import Runbook
+from runbook.inventory.load import host_vars, load_inventory
+from runbook.definition.loader import load_runbook
+from runbook.definition.model import Runbook
 
 REPO = Path(__file__).resolve().parents[2]
 # $RUNBOOK_FIXTURES, else the shared corpus beside the checkout (as tests/parsers_host does)

@@ -16,11 +16,11 @@ from typing import Any
 
 import yaml
 
-from runbook.engine.events import HostFinished
-from runbook.inventory import load_inventory
-from runbook.loader import load_runbook
-from runbook.model import Step
-from runbook.session import Session
+from runbook.run.events import HostFinished
+from runbook.inventory.load import load_inventory
+from runbook.definition.loader import load_runbook
+from runbook.definition.model import Step
+from runbook.workspace.session import Session
 from runbook.sim.lab import Lab
 
 from .helpers import INVENTORY, STEPS

@@ -11,9 +11,9 @@ import pytest
 
 from runbook import parsers
 from runbook.criteria.design import comparators
-from runbook.inventory import select_hosts
-from runbook.lint import lint
-from runbook.template import PLACEHOLDER, render_command
+from runbook.inventory.load import select_hosts
+from runbook.definition.lint import lint
+from runbook.definition.template import PLACEHOLDER, render_command
 
 from .helpers import inventory, runbook, seed_vars
 

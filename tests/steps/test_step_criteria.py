@@ -3,7 +3,7 @@ fleet verdicts, as the engine does) on realistic outputs: pass only on the
 evidence, fail naming expected vs found, unknown when the output is unreadable."""
 from __future__ import annotations
 
-from runbook.model import Status
+from runbook.definition.model import Status
 
 from .helpers import fixture, judge, seed_vars
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runbook.engine.events import HostFinished, HostStarted, StepStarted
+from runbook.run.events import HostFinished, HostStarted, StepStarted
 from runbook.store import Store
 
 INV = "a" * 64

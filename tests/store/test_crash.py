@@ -21,7 +21,7 @@ import select
 import signal
 import time
 
-from runbook.engine.events import HostFinished, HostStarted, PendingActionChanged, StepStarted
+from runbook.run.events import HostFinished, HostStarted, PendingActionChanged, StepStarted
 from runbook.store import Store
 
 from .helpers import new_store

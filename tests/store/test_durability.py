@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from runbook.engine.events import HostFinished, HostKeyRecorded
+from runbook.run.events import HostFinished, HostKeyRecorded
 from runbook.store import Store, StoreError
 
 from .helpers import new_store

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from runbook.engine.runner import Engine
 from runbook.engine.targets import ordered
-from runbook.inventory import load_inventory
-from runbook.loader import load_runbook
-from runbook.state import RunState
+from runbook.inventory.load import load_inventory
+from runbook.definition.loader import load_runbook
+from runbook.run.state import RunState
 from runbook.store import Store
 from tests.engine.fakes import FakeHost, FakeTransport
 from tests.engine.test_runner import STEPS  # the same two-step runbook as the engine's tests

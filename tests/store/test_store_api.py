@@ -9,11 +9,11 @@ import time
 import pytest
 from tinydb import where
 
-from runbook.engine.events import (HostFinished, HostKeyRecorded, HostOutput, HostStarted,
+from runbook.run.events import (HostFinished, HostKeyRecorded, HostOutput, HostStarted,
                                    OperatorDecision, PendingActionChanged, RunFinished)
-from runbook.export.canonical import GENESIS, journal_entry_hash
+from runbook.store.canonical import GENESIS, journal_entry_hash
 from runbook.errors import UsageError
-from runbook.model import Status
+from runbook.definition.model import Status
 from runbook.store import NoRun, Store, StoreError, operator_name
 from runbook.store.journal import INLINE_MAX
 
@@ -163,7 +163,7 @@ def test_snapshot_exports_and_verifies(tmp_path):
     inventory come from the loaded runbook and inventory)."""
     from runbook.export.checks import check_document
     from runbook.export.completion_log import build_document
-    from runbook.model import Host, Inventory, Phase, Runbook, Step
+    from runbook.definition.model import Host, Inventory, Phase, Runbook, Step
 
     steps = [Step(i, i.upper(), "sw", "Software", "why", "compute", None,
                   definition={"id": i, "verify": {"run": f"{i} -s"}}) for i in ("ofed", "link")]

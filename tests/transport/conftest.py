@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import asyncssh
 import pytest
 
-from runbook.model import Host
+from runbook.definition.model import Host
 from runbook.transport import HostKeyPolicy, Transport
 from tests.sshd_server import sshd_server  # noqa: F401 - re-exported fixture
 from tests.transport.loopback_ssh import LoopbackServer

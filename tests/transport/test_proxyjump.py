@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from runbook.model import Host
+from runbook.definition.model import Host
 from runbook.transport import HostKeyPolicy
 from tests.transport.conftest import known_hosts
 from tests.transport.loopback_ssh import LoopbackServer

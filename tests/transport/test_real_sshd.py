@@ -7,7 +7,7 @@ import os
 import psutil
 import pytest
 
-from runbook.model import Host
+from runbook.definition.model import Host
 from runbook.transport import HostKeyPolicy, Transport
 from tests.sshd_server import SshdServer
 from tests.transport.conftest import known_hosts

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from runbook.session import Session
+from runbook.workspace.session import Session
 from runbook.store.store import Store
 
 from .events_fixture import DATA, fixed_events, fixed_project
@@ -46,7 +46,7 @@ def fixed_session(fixed_state, project):
 def sim_project(inventory: Path):
     """A small runbook in the lab's terms (tests/tui/data/lab-steps) on the lab's
     inventory: the TUI's tests do not move when the shipped steps do."""
-    from runbook.cli.project import load_project
+    from runbook.workspace.project import load_project
 
     return load_project(DATA / "lab-steps", inventory)
 

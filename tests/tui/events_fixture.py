@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runbook.cli.project import Project, load_project
-from runbook.engine.events import (Event, HostFinished, HostStarted, OperatorDecision, PendingActionChanged,
+from runbook.workspace.project import Project, load_project
+from runbook.run.events import (Event, HostFinished, HostStarted, OperatorDecision, PendingActionChanged,
                                    RunStarted, StepFinished, StepStarted)
 
 DATA = Path(__file__).parent / "data"

@@ -1,6 +1,6 @@
 """The numbers the screen shows, computed from a fixed run (no terminal)."""
-from runbook.engine.events import HostFinished, StepStarted
-from runbook.state import RunState
+from runbook.run.events import HostFinished, StepStarted
+from runbook.run.state import RunState
 from runbook.tui.feed import Feed
 from runbook.tui.runview import RunView, restored_values
 

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
-from ...inventory import fold
+from ...inventory.load import fold
 from .ask import YesNoScreen
 
 

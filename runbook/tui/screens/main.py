@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...engine.events import Event, HostFinished, HostOutput, HostStarted
-from ...model import Status
+from ...run.events import Event, HostFinished, HostOutput, HostStarted
+from ...definition.model import Status
 from ..feed import Feed
 from ..runview import RunView, StepRow, folded
 from ..widgets.header_bar import HeaderBar

@@ -11,10 +11,10 @@ from typing import Any, Callable
 from textual import work
 from textual.worker import Worker, WorkerState
 
-from ...engine.events import StepFinished
+from ...run.events import StepFinished
 from ...errors import RunbookError
 from ...glyphs import glyph
-from ...model import Step
+from ...definition.model import Step
 from ..runview import folded, restored_values
 from .ask import AskScreen
 from .confirm import ConfirmScreen

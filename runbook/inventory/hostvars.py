@@ -28,9 +28,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import InputError, Problem
-from .inventory_graph import InventoryGraph
-from .yamlsafe import load_text
+from ..errors import InputError, Problem
+from .graph import InventoryGraph
+from ..yamlsafe import load_text
 
 VARS_EXTENSIONS = (".yml", ".yaml", ".json")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .engine.targets import targets
-from .inventory import fold
-from .model import Inventory, Status, Step, step_status
+from ..engine.targets import targets
+from ..inventory.load import fold
+from ..definition.model import Inventory, Status, Step, step_status
 from .state import RunState
 
 

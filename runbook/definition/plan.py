@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .inventory import fold, host_vars
-from .engine.targets import ordered, targets
+from ..inventory.load import fold, host_vars
+from ..engine.targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
 from .template import TemplateError, render_command
 

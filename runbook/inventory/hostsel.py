@@ -33,8 +33,8 @@ from collections.abc import Iterable
 
 from ClusterShell.NodeSet import RESOLVER_NOGROUP, NodeSet, NodeSetException
 
-from .errors import UsageError
-from .model import Inventory
+from ..errors import UsageError
+from ..definition.model import Inventory
 
 __all__ = ["HostSelectionError", "select_hosts", "fold"]
 

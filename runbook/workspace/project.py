@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..inventory import load_inventory
-from ..lint import lint
-from ..loader import load_runbook
-from ..model import Inventory, Runbook
+from ..inventory.load import load_inventory
+from ..definition.lint import lint
+from ..definition.loader import load_runbook
+from ..definition.model import Inventory, Runbook
 
 
 @dataclass

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import Problem
+from ..errors import Problem
 from .hostpattern import HostPatternError, parse_host_key
-from .yamlsafe import LineDict
+from ..yamlsafe import LineDict
 
 SECTIONS = ("hosts", "children", "vars")
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from .engine.events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
+from .events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
                             PendingActionChanged, RunInterrupted, RunStarted, StepStarted)
-from .model import Status
+from ..definition.model import Status
 
 
 @dataclass

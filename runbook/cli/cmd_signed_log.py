@@ -70,8 +70,8 @@ def _read_snapshot_file(path: str) -> dict:
 
 def cli_export(args: argparse.Namespace,
                load_snapshot: Callable[[argparse.Namespace], dict] | None = None) -> int:
-    from .exporter import export_run
-    from .report_data import verify_commands
+    from ..export.exporter import export_run
+    from ..export.report_data import verify_commands
 
     try:
         if getattr(args, "snapshot_file", None):
@@ -100,7 +100,7 @@ def cli_export(args: argparse.Namespace,
 
 
 def cli_verify_log(args: argparse.Namespace) -> int:
-    from .verify import verify_log
+    from ..export.verify import verify_log
 
     try:
         report = verify_log(args.file, signature=args.signature,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .errors import Problem
-from .inventory import host_vars, select_hosts
+from ..errors import Problem
+from ..inventory.load import host_vars, select_hosts
 from .model import Action, Inventory, Runbook, Step
 from .template import has_default, placeholders
 

@@ -13,16 +13,16 @@ import inspect
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import __version__
-from .engine.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
-from .engine.runner import Confirm, Engine
-from .engine.targets import ordered, targets
-from .errors import UsageError
-from .inventory import host_vars, select_hosts
-from .model import Inventory, Runbook, Status, Step
-from .state import RunState
-from .store.store import Store, operator_name
-from .transport import HostKeyPolicy, Transport
+from .. import __version__
+from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
+from ..engine.runner import Confirm, Engine
+from ..engine.targets import ordered, targets
+from ..errors import UsageError
+from ..inventory.load import host_vars, select_hosts
+from ..definition.model import Inventory, Runbook, Status, Step
+from ..run.state import RunState
+from ..store.store import Store, operator_name
+from ..transport import HostKeyPolicy, Transport
 
 
 def known_hosts_files(inventory: Inventory) -> list[Path]:
@@ -117,7 +117,7 @@ class Session:
             async for batch in batches:
                 await self._deliver(batch, on_events)
             # this piece of work is done (the log's "ended"; a later run goes on from here)
-            from .summary import run_summary
+            from ..run.summary import run_summary
 
             done = RunFinished(run_summary(self.state, steps, self.inventory, hosts)["status"])
             await self._deliver([done], on_events)
@@ -166,7 +166,7 @@ class Session:
             chosen = set(self.hosts(hosts) or [])
             outside = chosen - set(targets(step, self.inventory))
             if outside:
-                from .inventory import fold
+                from ..inventory.load import fold
 
                 raise UsageError(f"{fold(sorted(outside))} not targeted by step {step_id}")
         ev = OperatorDecision(kind, step_id, hosts or "", self.operator, reason.strip(), expires)
@@ -177,7 +177,7 @@ class Session:
     def _record_from_store(self, step_id: str, host: str):
         """The parsed record of a verify recorded earlier (in a previous process):
         re-read its output from the store and parse it again."""
-        from .criteria.host import parse_output
+        from ..criteria.host import parse_output
 
         try:
             step = self.runbook.step(step_id)
@@ -224,7 +224,7 @@ def replay(store: Store) -> RunState:
 
 def exit_code(state: RunState, runbook: Runbook, inventory: Inventory, steps: Iterable[Step],
               hosts: list[str] | None = None) -> int:
-    from .errors import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN
+    from ..errors import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN
 
     seen = set()
     for step in steps:

@@ -7,11 +7,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from . import parsers
-from .criteria.spec import parse_check
-from .errors import InputError, Problem
+from .. import parsers
+from ..criteria.spec import parse_check
+from ..errors import InputError, Problem
 from .model import Action, Phase, Runbook, Step
-from .yamlsafe import LineDict, LineList, load_file
+from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
 STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist"}

@@ -1,0 +1,1 @@
+"""The runbook definition: steps and their model, loading, templates, lint, plan."""

@@ -1,0 +1,1 @@
+"""Ansible YAML inventories: loading, the group graph, variables, host selection."""
