@@ -118,6 +118,13 @@ class RunDefinitions:
     def record(self, runbook: Runbook, inventory: Inventory, now: float | None = None) -> bool:
         """Keep what this session runs with; True when it differs from the run's
         latest version (a new versions line), False when it is the same."""
+        last = self.latest()
+        if last and runbook.sha256 and inventory.sha256 \
+                and (last.runbook_sha256, last.inventory_sha256) == (runbook.sha256, inventory.sha256) \
+                and self.has_object(last.runbook) and self.has_object(last.inventory):
+            # The same source files (both hashes cover every byte read): the same
+            # record. Saves serialising a thousand hosts on every reopening.
+            return False
         objects: dict[str, bytes] = {}
         for step in runbook.steps:
             data = definition_bytes(step.definition)
@@ -133,7 +140,6 @@ class RunDefinitions:
                           runbook.sha256, inventory.sha256)
         objects[version.runbook] = manifest
         objects[version.inventory] = inv
-        last = self.latest()
         if last and (last.runbook, last.inventory) == (version.runbook, version.inventory):
             return False
         try:
