@@ -102,6 +102,13 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     assert all(isinstance(c["time"], float) and c["time"] > log["run"]["started"]
                for c in log["definition_changes"])
 
+    report = (empty / "log.json.md").read_text()
+    section = report[report.index("## Definitions changed during the run"):]
+    assert f"| step definition | ofed-version | {older['ofed-version']['sha256'][:12]} | {ofed_new[:12]} |" \
+        in section, section
+    assert "| inventory |" in section and "Definitions changed during the run" in \
+        (empty / "log.json.html").read_text()
+
     ours = cli_in(empty, "verify-log", str(out))
     assert ours.returncode == 0, ours.stdout + ours.stderr
     (empty / "allowed").write_text(log["signer"]["allowed_signers"] + "\n")
