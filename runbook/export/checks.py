@@ -157,13 +157,14 @@ def _check_steps(doc: dict, f: Findings) -> None:
 
 def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
     step_ids = {s.get("id") for s in doc["steps"]}
+    step_ids.update(s.get("id") for s in doc.get("step_versions") or [])  # a step removed since
     finished: dict[tuple, tuple[int, dict]] = {}
     for i, ev in journal.of_type("HostFinished"):
         finished[(ev.get("step_id"), ev.get("action"), ev.get("host"))] = (i, ev)
     for i, r in enumerate(doc["results"]):
         name = f"results[{i}] (step {r.get('step_id')}, host {r.get('host')})"
         if r.get("step_id") not in step_ids:
-            f.problems.append(f"{name}: refers to a step that is not in steps")
+            f.problems.append(f"{name}: refers to a step that is not in steps (nor in step_versions)")
         if sha256_hex(r["stdout"]) != r.get("output_sha256"):
             f.problems.append(f"{name}: output_sha256 does not match its output")
         if sha256_hex(r["stderr"]) != r.get("stderr_sha256"):
