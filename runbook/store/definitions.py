@@ -167,6 +167,10 @@ class RunDefinitions:
 
     def _append(self, version: Version) -> None:
         new_file = not self.versions_path.exists()
+        if not new_file:  # an incomplete last line (a crash while writing it) goes first
+            data = self.versions_path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                os.truncate(self.versions_path, data.rfind(b"\n") + 1)
         line = json.dumps(version.to_dict(), sort_keys=True) + "\n"
         fd = os.open(self.versions_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
         try:

@@ -104,6 +104,10 @@ def test_an_incomplete_last_version_line_is_ignored(tmp_path, shipped):
         f.write(b'{"time": 5, "runbook": "ab')  # a write cut short, never acknowledged
     assert len(RunDefinitions(tmp_path).versions()) == 1
     assert RunDefinitions(tmp_path).current()[0].sha256 == shipped.runbook.sha256
+    other = load_project(REPO / "tests" / "tui" / "data" / "lab-steps", REPO / "inventory", check=False)
+    assert RunDefinitions(tmp_path).record(other.runbook, other.inventory) is True  # cuts the torn tail
+    assert [v.runbook_sha256 for v in RunDefinitions(tmp_path).versions()] == \
+           [shipped.runbook.sha256, other.runbook.sha256]
     (tmp_path / "definitions" / "versions.jsonl").write_text('not json\n' + json.dumps({}) + "\n")
     with pytest.raises(StoreCorrupt):
         RunDefinitions(tmp_path).versions()
