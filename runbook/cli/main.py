@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="the state of the run")
     _common(p)
     p.add_argument("--json", action="store_true")
+    # the run's own steps and inventory (recorded in --state) are shown; the files
+    # are read only for a run recorded before runs kept them (default steps/, inventory/)
+    p.set_defaults(steps=None, inventory=None)
 
     p = sub.add_parser("runs", help="list the runs in the state directory")
     p.add_argument("--state", default="state")
@@ -86,8 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="signed completion log + report")
     p.add_argument("--state", default="state")
-    p.add_argument("--steps", default="steps")
-    p.add_argument("--inventory", default="inventory")
+    p.add_argument("--steps", default=None,
+                   help="only for a run recorded before runs kept their step definitions "
+                        "(default steps/); the log holds what the run used")
+    p.add_argument("--inventory", default=None,
+                   help="only for a run recorded before runs kept their inventory (default inventory/)")
     p.add_argument("--run", help="run id (default: the latest)")
     add_export_arguments(p)
 
