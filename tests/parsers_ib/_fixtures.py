@@ -38,6 +38,8 @@ DIRECTORIES = {
     "ibdiagnet": "ibdiagnet",
     "opensm-log": "opensm-log",
     "ib_write_bw": "ib_write_bw",
+    "flint": "flint",
+    "mlxfwmanager": "mlxfwmanager",
 }
 
 # Directories a parser legitimately reads besides its own (same output format).
