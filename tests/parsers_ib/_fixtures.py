@@ -40,10 +40,18 @@ DIRECTORIES = {
     "ib_write_bw": "ib_write_bw",
     "flint": "flint",
     "mlxfwmanager": "mlxfwmanager",
+    "ib_write_bw-cuda": "ib_write_bw",
+    "ibnetdiscover-fattree": "iblinkinfo",  # the folder holds an `iblinkinfo -S` of a 2-switch fabric
+    "opensm-conf": "opensm-conf",
+}
+# Files of a folder that another tool printed (the folder holds both): file -> parser.
+FILE_PARSERS = {
+    ("opensm-conf", "systemctl-status-opensm-OpenSM-3.3.20-two-instances-one-Exiting-SM-other-Entering-"
+                    "STANDBY-state-journal-lines.txt"): "opensm-log",
 }
 
 # Directories a parser legitimately reads besides its own (same output format).
-ALSO_READS = {"ibnetdiscover": {"ibswitches"}}
+ALSO_READS = {"ibnetdiscover": {"ibswitches"}, "opensm-log": {"opensm-conf"}}
 
 Check = Callable[[dict], None]
 
@@ -60,7 +68,7 @@ def text(directory: str, name: str) -> str:
 
 
 def parsed(directory: str, name: str) -> dict:
-    return parse(DIRECTORIES[directory], text(directory, name))
+    return parse(FILE_PARSERS.get((directory, name), DIRECTORIES[directory]), text(directory, name))
 
 
 def fixture_cases(cases: dict[tuple[str, str], Check]):
