@@ -40,6 +40,7 @@ DIRECTORIES = {
     "ib_write_bw": "ib_write_bw",
     "flint": "flint",
     "mlxfwmanager": "mlxfwmanager",
+    "mlxlink": "mlxlink",
     "ib_write_bw-cuda": "ib_write_bw",
     "ibnetdiscover-fattree": "iblinkinfo",  # the folder holds an `iblinkinfo -S` of a 2-switch fabric
     "opensm-conf": "opensm-conf",
