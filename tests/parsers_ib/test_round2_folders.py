@@ -74,11 +74,40 @@ CASES = {
 }
 
 
-@fixture_cases(CASES)
-def test_fixture(directory, name, check):
-    check(parsed(directory, name))
-
-
 def test_opensm_conf_bad_line_is_located():
     with pytest.raises(ParseError, match="line 3"):
         parse("opensm-conf", "sm_priority 14\n# comment\n[general]\n")
+
+
+def _rail_validation_section(r):
+    assert r["checks"] == [{"name": "Rail Optimized Topology Validation", "ok": True,
+                            "result": "finished successfully"}]
+    assert r["sections"] == ["Rail Optimized Topology Validation"] and r["stages"] == []
+
+
+def _sharp_fabric_summary(r):
+    assert r["checks"] == [{"name": "SHARP check trees", "ok": True, "result": "finished successfully"}]
+    assert r["fabric"]["total_nodes"] == 24 and r["fabric"]["ib_switches"] == 4
+    assert r["fabric"]["ib_channel_adapters"] == 16 and r["fabric"]["ib_aggregation_nodes"] == 4
+    assert r["fabric"]["number_of_ll_aggregation_trees"] == 2 and r["fabric"]["unique_job_ids"] == 1024
+
+
+CASES.update({
+    ("ibdiagnet-pc", "ibdiagnet2-rail_validation-Rail-Optimized-Topology-Validation-finished-successfully-"
+                     "section.txt"): _rail_validation_section,
+    ("ibdiagnet-pc", "ibdiagnet2-sharp-check-trees-Fabric-Summary-24-nodes-4-switches-4-aggregation-nodes-"
+                     "LL-trees.txt"): _sharp_fabric_summary,
+})
+
+
+def test_failed_check_is_not_ok():
+    out = ("-E- Rail Optimized Topology Validation finished with errors\n"
+           "-I- Stage                     Warnings   Errors     Comment\n"
+           "-I- Rail Validation           0          3\n")
+    r = parse("ibdiagnet", out)
+    assert r["checks"][0]["ok"] is False and r["errors"] == 3
+
+
+@fixture_cases(CASES)
+def test_fixture(directory, name, check):
+    check(parsed(directory, name))
