@@ -3,6 +3,8 @@ CRLF line ends (a Windows paste), trailing spaces (terminal copy), a trailing bl
 line or none. Run on every real fixture of every parser (host and IB folders)."""
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from runbook.parsers import ParseError, parse
@@ -73,3 +75,15 @@ def test_every_fixture_directory_is_in_the_variant_run():
 
 
 MODULE_EXPECTED = {d: e for m in MODULES for d, e in m.COVERS.items()}
+
+
+@pytest.mark.parametrize("parser,directory,name", CASES, ids=[f"{d}/{n}" for _, d, n in CASES])
+def test_a_copy_indented_as_a_whole_reads_the_same(parser, directory, name):
+    """Outputs pasted into documents arrive indented as a whole (a code block in a list)."""
+    text = read(directory, name)
+    try:
+        plain = parse(parser, text)
+    except ParseError:
+        pytest.skip("a fixture this parser refuses on purpose (stated in its own test)")
+    for margin in ("    ", "\t", "        "):
+        assert parse(parser, textwrap.indent(text, margin)) == plain, f"margin {margin!r}"
