@@ -131,8 +131,8 @@ def dispatch(args) -> int:
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
-        from .cmd_signed_log import cli_export
         from .cmd_export import load_snapshot
+        from .cmd_signed_log import cli_export
 
         return cli_export(args, load_snapshot)
     if args.command == "verify-log":

@@ -17,8 +17,9 @@ raises, so one code path serves both modes.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 Record = dict[str, Any]
 

@@ -217,7 +217,7 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
     # Every line indented: a whole output pasted with a margin (device lines then sit at the
     # margin) or detail lines without their device line (nothing to remove).
     dedented = textwrap.dedent("\n".join(lines_of(text)))
-    if dedented != "\n".join(lines_of(text)) and any(_LINE.match(l) for l in dedented.splitlines()):
+    if dedented != "\n".join(lines_of(text)) and any(_LINE.match(ln) for ln in dedented.splitlines()):
         text = dedented
     blocks: list[tuple[re.Match | None, list[str]]] = []
     headless = False

@@ -14,8 +14,16 @@ from __future__ import annotations
 
 import re
 
-from ._ib_common import (bad_line, guid, lane_from_signal, link_rate, maybe_int, not_recognised,
-                         numbered, width_lanes)
+from ._ib_common import (
+    bad_line,
+    guid,
+    lane_from_signal,
+    link_rate,
+    maybe_int,
+    not_recognised,
+    numbered,
+    width_lanes,
+)
 from .base import Parser, Record
 
 _DOTTED = re.compile(r"^([A-Za-z][\w\[\]]*(?: [\w\[\]]+)*?):?\.{2,}(.*)$")

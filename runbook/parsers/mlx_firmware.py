@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 import textwrap
 
-from ._ib_common import bad_line, guid, not_recognised, numbered
 from ._hosttext import snake
+from ._ib_common import bad_line, guid, not_recognised, numbered
 from .base import ParseError, Parser, Record
 
 _FLINT_KEY = re.compile(r"^(?P<key>[A-Z][A-Za-z ]*?(?:\(Running\))?):\s*(?P<value>.*)$")

@@ -53,7 +53,7 @@ def _ber(value: str | None) -> float | None:
 
 
 def parse_mlxlink(text: str) -> Record:
-    lines = [l.rstrip() for l in lines_of(text)]
+    lines = [ln.rstrip() for ln in lines_of(text)]
     sections: dict[str, dict[str, str]] = {}
     errors: list[str] = []
     current: dict[str, str] | None = None

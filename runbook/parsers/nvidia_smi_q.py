@@ -253,9 +253,9 @@ def _gpu(bus_id: str | None, fields: dict) -> Record:
 def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "nvidia-smi -q")
     lines = lines_of(text)
-    elided = any(_ELISION.match(l) for l in lines)
-    lines = [l for l in lines if not _ELISION.match(l)]
-    banner = any("NVSMI LOG" in l for l in lines[:5])
+    elided = any(_ELISION.match(ln) for ln in lines)
+    lines = [ln for ln in lines if not _ELISION.match(ln)]
+    banner = any("NVSMI LOG" in ln for ln in lines[:5])
     sections: list[tuple[str | None, list[str]]] = []
     top: list[str] = []
     for line in lines:
@@ -267,7 +267,7 @@ def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
         elif "NVSMI LOG" not in line:
             top.append(line)
     try:
-        head = _tree(top, "before the first GPU") if any(l.strip() for l in top) else {}
+        head = _tree(top, "before the first GPU") if any(ln.strip() for ln in top) else {}
     except ParseError:
         head = {}
     if not banner and not gaps.lenient:

@@ -7,9 +7,24 @@ import pytest
 
 from runbook.parsers import ParseError, names, parse
 
-from . import (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
-               test_nvidia_smi_csv, test_nvidia_smi_q, test_nvidia_smi_table, test_nvidia_smi_topo,
-               test_services, test_sysfs_infiniband, test_versions)
+from . import (
+    test_dcgmi_diag,
+    test_dmesg_xid,
+    test_dmidecode,
+    test_gpu_bandwidth,
+    test_ip_link,
+    test_lspci,
+    test_nccl_debug,
+    test_nccl_tests,
+    test_numactl,
+    test_nvidia_smi_csv,
+    test_nvidia_smi_q,
+    test_nvidia_smi_table,
+    test_nvidia_smi_topo,
+    test_services,
+    test_sysfs_infiniband,
+    test_versions,
+)
 from .helpers import fixture_names, fixtures_root, read
 
 MODULES = (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,

@@ -6,7 +6,7 @@ import pytest
 from runbook.parsers import ParseError, parse
 from runbook.parsers.dmesg_xid import KNOWN_XIDS
 
-from .helpers import check_fixture, read
+from .helpers import check_fixture
 
 DIRECTORY = "dmesg-xid"
 EXPECTED = {

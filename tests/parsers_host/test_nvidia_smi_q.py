@@ -123,7 +123,7 @@ GPU 00000000:3B:00.0
     Persistence Mode                      : Disabled
     ECC Errors
         Volatile
-            Single Bit            
+            Single Bit
                 Device Memory             : 2
                 Register File             : 0
                 L1 Cache                  : 0
@@ -132,7 +132,7 @@ GPU 00000000:3B:00.0
                 Texture Shared            : N/A
                 CBU                       : N/A
                 Total                     : 2
-            Double Bit            
+            Double Bit
                 Device Memory             : 0
                 Register File             : 0
                 L1 Cache                  : 0
@@ -215,5 +215,5 @@ GPU 00000000:01:00.0
 def test_driver_610_kmd_and_cuda_umd_version():
     record = parse(PARSER, DRIVER_610_Q)
     assert (record["driver_version"], record["cuda_version"]) == ("610.57.04", "13.3")
-    only_new = "\n".join(l for l in DRIVER_610_Q.splitlines() if "Deprecated" not in l) + "\n"
+    only_new = "\n".join(ln for ln in DRIVER_610_Q.splitlines() if "Deprecated" not in ln) + "\n"
     assert parse(PARSER, only_new)["driver_version"] == "610.57.04"

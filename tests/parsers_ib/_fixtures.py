@@ -8,8 +8,8 @@ fixture needs someone to state its expected values.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
