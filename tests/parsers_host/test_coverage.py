@@ -109,3 +109,12 @@ def test_other_tools_output_is_refused(parser):
             continue
         accepted.append(rel)
     assert not accepted, f"{parser} made a record out of another tool's output: {accepted}"
+
+
+def test_every_fixture_folder_is_claimed_by_a_parser_test():
+    """Host folders here, IB folders in tests/parsers_ib: together they claim every folder."""
+    from ..parsers_ib._fixtures import DIRECTORIES
+
+    on_disk = {d.name for d in fixtures_root().iterdir() if d.is_dir()}
+    unclaimed = sorted(on_disk - set(COVERED) - set(DIRECTORIES))
+    assert not unclaimed, f"fixture folders no parser test reads: {unclaimed}"
