@@ -31,7 +31,7 @@ from ._hosttext import snake
 from ._ib_common import bad_line, guid, not_recognised, numbered
 from .base import ParseError, Parser, Record
 
-_FLINT_KEY = re.compile(r"^(?P<key>[A-Z][A-Za-z ]*?(?:\(Running\))?):\s*(?P<value>.*)$")
+_FLINT_KEY = re.compile(r"^(?P<key>[A-Z][A-Za-z0-9 /_-]*?(?:\(Running\))?):\s*(?P<value>.*)$")
 
 
 def _na(value: str | None) -> str | None:

@@ -197,3 +197,9 @@ def test_err_values_of_a_failing_gpu_are_null():
 def test_not_nvidia_smi_at_all_is_refused_even_leniently():
     with pytest.raises(ParseError, match="expected"):
         read_lenient(PARSER, "hello\nworld\n")
+
+
+def test_windows_driver_model_in_the_persistence_column():
+    text = DRIVER_610.replace("NVIDIA GeForce GTX 1650        Off |", "NVIDIA GeForce GTX 1650       WDDM |")
+    gpu = parse(PARSER, text)["gpus"][0]
+    assert gpu["persistence_mode"] == "WDDM" and gpu["memory_total_mib"] == 4096
