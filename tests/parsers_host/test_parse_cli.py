@@ -64,3 +64,15 @@ def test_complete_output_says_nothing_missing():
     path = fixtures_root() / "flint" / "CX5-mt4119-FS4-16.31.2006-MT_0000000012-Huawei-doc-8sp-indent-removed.txt"
     p = cli("parse", "flint", str(path), "--json")
     assert p.returncode == 0 and p.stderr == "" and json.loads(p.stdout)["psid"] == "MT_0000000012"
+
+
+def test_a_steps_verify_still_requires_the_complete_output():
+    """The judge's parse path (criteria/host.py) is the strict one: a fragment is a problem."""
+    from runbook.criteria.host import parse_output
+
+    rows = (fixtures_root() / "nvidia-smi" /
+            "10xA40-PCIe-driver550.127.05-multi-GPU-table-No-running-processes-timestamp-omitted.txt").read_text()
+    record, problem = parse_output("nvidia-smi", "\n".join(rows.splitlines()[7:15]) + "\n")
+    assert record is None and "version header" in problem
+    record, problem = parse_output("nvidia-smi", rows)
+    assert problem is None and record["gpu_count"] == 10
