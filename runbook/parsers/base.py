@@ -49,6 +49,9 @@ class Reading:
     missing: list[str]
 
 
+_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " "})
+
+
 @dataclass(frozen=True)
 class Parser:
     name: str
@@ -75,6 +78,8 @@ class Parser:
         return Reading(record, list(gaps.items))
 
     def _margin_removed(self, text: str) -> str:
+        # Non-breaking and other fixed-width spaces come from web pages: plain spaces for us.
+        text = text.translate(_SPACES)
         if self.keeps_indent or not text[:1].isspace():
             return text
         return textwrap.dedent(text.replace("\r\n", "\n").replace("\r", "\n"))

@@ -44,12 +44,16 @@ CASES = _cases()
 
 def _variants(text: str) -> dict[str, str]:
     lines = text.splitlines()
-    return {
+    variants = {
         "crlf": "\r\n".join(lines) + "\r\n",
         "trailing-spaces": "\n".join(line + "  " for line in lines) + "\n",
         "no-final-newline": "\n".join(lines),
         "extra-blank-line": "\n".join(lines) + "\n\n",
+        "nbsp-from-a-web-page": "\n".join(lines).replace(" ", "\u00a0", 5) + "\n",
     }
+    if "\t" in text:
+        variants["tabs-expanded"] = text.expandtabs(8)
+    return variants
 
 
 @pytest.mark.parametrize("parser,directory,name", CASES, ids=[f"{d}/{n}" for _, d, n in CASES])
