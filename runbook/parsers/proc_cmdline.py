@@ -26,7 +26,9 @@ _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 
 def parse_proc_cmdline(text: str) -> Record:
-    lines = [ln.strip() for ln in lines_of(text) if ln.strip()]
+    # a pasted copy may keep the prompt line of the command
+    lines = [ln.strip() for ln in lines_of(text)
+             if ln.strip() and not re.search(r"\bcat\s+/proc/cmdline\s*$", ln)]
     if len(lines) != 1:
         fail("one kernel command line (the content of /proc/cmdline)", text)
     raw = lines[0]

@@ -119,3 +119,16 @@ def test_garbage_is_refused():
     for parser in ("irqbalance", "tuned", "proc-cmdline"):
         with pytest.raises(ParseError):
             parse(parser, "lorem ipsum\ndolor sit amet\n")
+
+
+def test_tuned_daemon_stopped_on_rhel7_shows_the_preset():
+    out = ("It seems that tuned daemon is not running, preset profile is not activated.\n"
+           "Preset profile: throughput-performance\n")
+    record = parse("tuned", out)
+    assert (record["profile"], record["daemon_running"], record["preset"]) == (None, False, "throughput-performance")
+
+
+def test_proc_cmdline_with_its_prompt_line():
+    name = sorted(EXPECTED_CMDLINE)[1]
+    text = read(CMDLINE, name)
+    assert parse("proc-cmdline", "$ cat /proc/cmdline\n" + text) == parse("proc-cmdline", text)
