@@ -45,9 +45,9 @@ def table(cluster: Cluster, node: NodeState):
         for i in range(128):
             files[f"{port}/pkeys/{i}"] = lambda i=i, nic=nic: _pkey(fab.pkeys(node, nic), i)
         files[f"{base}/node_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/fw_ver"] = lambda: ibformat.FW + "\n"
-        files[f"{base}/hca_type"] = lambda: ibformat.CA_TYPE + "\n"
+        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(node.sys_image_guid(nic)) + "\n"
+        files[f"{base}/fw_ver"] = lambda nic=nic: node.firmware(nic) + "\n"
+        files[f"{base}/hca_type"] = lambda nic=nic: node.hca(nic).ca_type + "\n"
         files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
         files[f"{base}/node_desc"] = lambda nic=nic: f"{node.name} {nic.dev}\n"
         files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"

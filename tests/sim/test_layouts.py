@@ -104,8 +104,10 @@ async def test_lspci_vv_link_lines_and_grep(node, sh):
     for k in ("LnkCap:", "LnkSta:", "NUMA node:", "Kernel driver in use:"):
         assert shape(pick(out, k)).split(" w")[0] == shape(pick(real, k)).split(" w")[0]
     assert pick(out, "LnkSta:").strip() == "LnkSta: Speed 16GT/s, Width x16"
-    out, _, _ = await sh(node, "lspci | grep -i mellanox | head -1")
-    assert re.fullmatch(r"[0-9a-f]{2}:00\.0 Infiniband controller: Mellanox Technologies MT28908 Family \[ConnectX-6\]\n", out)
+    out, _, _ = await sh(node, "lspci | grep -i mellanox")
+    # the seed's rail NICs are ConnectX-7, its storage cards ConnectX-6 (inventory `hca:`)
+    assert re.match(r"18:00\.0 Infiniband controller: Mellanox Technologies MT2910 Family \[ConnectX-7\]\n", out)
+    assert "2c:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n" in out
     out, _, _ = await sh(node, "lspci -nn | grep NVIDIA | head -1")
     assert out.endswith("3D controller [0302]: NVIDIA Corporation AD102GL [L40S] [10de:26b9] (rev a1)\n")
 

@@ -7,7 +7,7 @@ from .base import Ctx
 
 def mst_device(node: NodeState, nic: Nic) -> str:
     """/dev/mst name of a function: one pciconf per card, `.1` for a card's second function."""
-    return f"/dev/mst/mt4123_pciconf{nic.card}" + (".1" if nic.port_on_card > 1 else "")
+    return f"/dev/mst/{node.hca(nic).mst_chip}_pciconf{nic.card}" + (".1" if nic.port_on_card > 1 else "")
 
 
 def netdev_name(node: NodeState, nic: Nic) -> str:
@@ -50,7 +50,7 @@ def mst(ctx: Ctx, args, io) -> int:
         out += f"{'DEVICE_TYPE':<24}{'MST':<30}{'PCI':<10}{'RDMA':<16}{'NET':<26}NUMA  \n"
         for nic in reversed(node.nics):
             dev = mst_device(node, nic) if node.mst_started else "NA"
-            out += (f"{'ConnectX6(rev:0)':<24}{dev:<30}{nic.bus:<10}{nic.dev:<16}"
+            out += (f"{node.hca(nic).mst_type + '(rev:0)':<24}{dev:<30}{nic.bus:<10}{nic.dev:<16}"
                     f"{'net-' + netdev_name(node, nic):<26}{nic.numa}  \n")
         io.out.write(out)
         return 0
