@@ -146,5 +146,21 @@ class Fabric:
         parts = partitions.parse(text) if text is not None else None
         return partitions.pkey_table(parts, nic.guid, node is master)
 
+    def ipoib_mtu(self, pkey: int) -> int:
+        """Datagram-mode IPoIB MTU on a partition: its broadcast group's IB MTU
+        (partitions.conf `mtu=`, IBTA code: 4 = 2048, 5 = 4096) minus the 4-byte
+        IPoIB header: 2044 by default, 4092 with mtu=5 (fixtures ip-link-ipoib)."""
+        master = self.master()
+        text = master.files.get("/etc/opensm/partitions.conf") if master else None
+        parts = partitions.parse(text) if text else ()
+        code = next((p.mtu for p in parts if p.pkey == pkey & 0x7FFF), 4)
+        return (128 << code) - 4
+
     def node_desc(self, node_name: str, dev: str) -> str:
+        """The port's node description as rdma-ndd sets it ("%h %d"): the host
+        name as the node knows it, i.e. its FQDN on most sites."""
+        node = self.nodes.get(node_name)
+        domain = str(self.design.var("dns_domain", "") or "")
+        if node is not None and node.kind == "compute" and domain:
+            return f"{node_name}.{domain} {dev}"
         return f"{node_name} {dev}"

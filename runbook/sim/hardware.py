@@ -94,6 +94,18 @@ class Irq:
 
 
 @dataclass
+class IpoibChild:
+    """An IPoIB child interface (`ip link add link ib4 name ib4.8200 type ipoib
+    pkey 0x8200`): its own P_Key on the parent's port; the storage address lives
+    here, not on the parent (which is on the default partition)."""
+
+    name: str  # ib4.8200
+    parent: str  # ib4
+    pkey: int  # 0x8200 (full-member bit set, as `ip -d link` and sysfs show it)
+    mode: str = "datagram"
+
+
+@dataclass
 class OpenSM:
     enabled: bool = False
     running: bool = False
@@ -125,6 +137,7 @@ class NodeState:
     booted_at: float = 0.0
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
+    ipoib_children: list[IpoibChild] = field(default_factory=list)
 
     @property
     def ncpus(self) -> int:
@@ -294,6 +307,11 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         storage_ip=storage[0], storage_prefix=storage[1],
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    child, parent = str(design.var("storage_ipoib_if", "")), str(design.var("storage_ipoib_parent", "") or "")
+    if parent and child and child != parent:
+        pkey = design.var("storage_ipoib_pkey", design.var("pkey_storage", "0x200"))
+        pkey = (int(str(pkey), 0) if isinstance(pkey, str) else int(pkey)) | 0x8000
+        state.ipoib_children.append(IpoibChild(child, parent, pkey, str(design.var("storage_ipoib_mode", "datagram"))))
     return state
 
 

@@ -34,9 +34,15 @@ def test_ib_ports_names_rate_state_lid_and_missing_port():
     eth = copy.deepcopy(record)
     p = eth["by_name"]["mlx5_1"]["ports"]["1"]
     p.update(base_lid=0, sm_lid=0, link_layer="Ethernet")
+    # an Ethernet-mode port is named for what it is, not for the LID 0 that follows from it
     assert compare("ib-ports", eth, H20) == [
-        "mlx5_1 port 1: link layer Ethernet, expected InfiniBand, LID 0 (the SM never configured this port), "
-        "SM LID 0 (no subnet manager seen)"]
+        "mlx5_1 port 1: link layer Ethernet, expected InfiniBand (the port is in Ethernet mode: see link-type-ib; "
+        "cabled to an IB switch it never gets link)"]
+    init = copy.deepcopy(record)
+    init["by_name"]["mlx5_0"]["ports"]["1"].update(state="Initializing", base_lid=0, sm_lid=0)
+    assert compare("ib-ports", init, H20) == [
+        "mlx5_0 port 1: state Initializing with link up: no subnet manager has configured the port "
+        "(see opensm-active / sm-master-standby)"]
 
 
 def test_ib_ports_real_dual_port_card_with_port_down():
@@ -50,7 +56,7 @@ def test_ib_ports_two_sm_lids_on_one_host():
     record = copy.deepcopy(parse_fixture("ibstat", "ibstat/H20"))
     record["by_name"]["mlx5_1"]["ports"]["1"]["sm_lid"] = 7
     assert compare("ib-ports", record, H20) == [
-        "compute ports see different SM LIDs (mlx5_0 1, mlx5_1 7): expected one subnet manager"]
+        "ports see different SM LIDs (mlx5_0 1, mlx5_1 7): expected one subnet manager"]
 
 
 PKEYS = {"pkey_compute": "0x100", "pkey_storage": "0x200",

@@ -102,14 +102,29 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
 
 
 def sminfo(ctx: Ctx, args, io) -> int:
-    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID."""
+    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID;
+    `-C DEV -P PORT` (infiniband-diags' common options) queries from that port."""
     node = ctx.node
     fab = ctx.fabric
-    port = next((n for n in node.nics if fab.status(node, n).state == "Active"
+    dev, rest, i = None, [], 0
+    while i < len(args):
+        if args[i] in ("-C", "--Ca", "-P", "--Port") and i + 1 < len(args):
+            if args[i] in ("-C", "--Ca"):
+                dev = args[i + 1]
+            i += 2
+            continue
+        rest.append(args[i])
+        i += 1
+    if dev is not None and node.nic(dev) is None:
+        io.err.write(f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ({dev}:1)\n"
+                     f"sminfo: iberror: failed: Failed to open '{dev}' port '1'\n")
+        return 255
+    candidates = [node.nic(dev)] if dev is not None else node.nics
+    port = next((n for n in candidates if fab.status(node, n).state == "Active"
                  and fab.status(node, n).layer == "InfiniBand"), None)
     master = fab.master()
     target = master
-    lids = [a for a in args if not a.startswith("-")]
+    lids = [a for a in rest if not a.startswith("-")]
     if lids and port is not None:
         try:
             lid = int(lids[0], 0)
