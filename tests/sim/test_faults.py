@@ -11,7 +11,7 @@ from runbook.sim.faults import BEHAVIOURS, MENU
 # fault -> (node, command, text expected on the faulty node, text on a healthy node)
 HARDWARE = {
     "link_type_eth": ("gpu01", "cat /sys/class/infiniband/mlx5_0/ports/1/link_layer", "Ethernet", "InfiniBand"),
-    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01 mlx5_0'\"", "leaf02", "leaf01"),
+    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01.seed-dc.internal mlx5_0'\"", "leaf02", "leaf01"),
     "nic_numa_mismatch": ("gpu01", "cat /sys/class/infiniband/mlx5_2/device/numa_node", "0", "1"),
     "pcie_x8": ("gpu01", "lspci -vv -d 10de: | grep LnkSta: | sort | uniq -c",
                 "Width x8 (downgraded)", "8 \t\tLnkSta:\tSpeed 16GT/s, Width x16"),

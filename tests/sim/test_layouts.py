@@ -121,7 +121,7 @@ async def test_fabric_tool_layouts(machine_of, sh):
     ca_line = next(x for x in out.splitlines() if x.startswith("      0x"))
     marks = r"\[  \]|==\(|\)==>|Gbps|Active/|\""
     assert starts(ca_line, marks)[:7] == starts(real[1], marks)[:7]  # up to the peer's name
-    sw_line = next(x for x in out.splitlines() if x.startswith("  ") and "gpu01 mlx5_0" in x and not x.startswith("      0x"))
+    sw_line = next(x for x in out.splitlines() if x.startswith("  ") and "gpu01.seed-dc.internal mlx5_0" in x and not x.startswith("      0x"))
     assert starts(sw_line, marks)[:7] == starts(real[9], marks)[:7]
     down = next(x for x in out.splitlines() if "Down/ Polling" in x)
     real_down = next(x for x in fixture("iblinkinfo/QDR*").splitlines() if "Down/ Polling" in x)

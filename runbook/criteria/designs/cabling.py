@@ -44,23 +44,24 @@ def rail_cabling_by_guid(record: Any, v: dict) -> list[str]:
     for nic, _, dev, label in designed_nics(record, v, ("compute",)):
         rail = nic["rail"]
         expected = str(by_key(v["rail_leaves"], rail))
+        label = label if nic.get("pci") else f"{label} (rail {rail})"  # a slot label names the rail already
         if dev is None:
             out.append(missing_card(label, nic))
             continue
         ca = record["by_name"].get(dev)
         if ca is None:
-            out.append(f"{label} (rail {rail}): not in this node's ibstat output")
+            out.append(f"{label}: not in this node's ibstat output")
             continue
         guids = _guids(ca)
         where = [link for link in record["ca_links"] if link["guid"] in guids]
         if not where:
-            out.append(f"{label} (rail {rail}): port GUID {', '.join(sorted(guids))} not seen on any switch "
+            out.append(f"{label}: port GUID {', '.join(sorted(guids))} not seen on any switch "
                        f"(expected on {expected}; link down or not cabled)")
             continue
         for link in where:
             leaf = _switch_name(link["remote"])
             if leaf != expected:
-                out.append(f"{label} (rail {rail}): expected on {expected}, found on {leaf} port {link['remote_port']}")
+                out.append(f"{label}: expected on {expected}, found on {leaf} port {link['remote_port']}")
     return out
 
 
