@@ -14,6 +14,8 @@ it, and without it no device can be tied to its slot.
   ibstat-by-pci          ibdev2netdev -v; ibstat
   sysfs-pkeys-by-pci     ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/pkeys/*
   sysfs-numa-node-by-pci ibdev2netdev -v; grep -H . /sys/class/infiniband/*/device/numa_node
+  sysfs-link-layer-by-pci ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/link_layer
+  nvidia-smi-topo-by-pci ibdev2netdev -v; nvidia-smi topo -m
   rail-links-by-pci      ibdev2netdev -v; ibstat; iblinkinfo | grep -F "$(ibstat -p)"
       adds ca_links: [{guid, lid, port, state, phys_state, width, speed,
       remote_lid, remote_port, remote}] - the iblinkinfo lines of this node's
@@ -24,7 +26,7 @@ from __future__ import annotations
 import re
 
 from . import ibstat as ibstat_parser
-from . import rdma_netdev, sysfs_infiniband
+from . import nvidia_smi_topo, rdma_netdev, sysfs_infiniband
 from ._hosttext import lines_of
 from .base import ParseError, Parser, Record
 
@@ -90,6 +92,11 @@ PARSERS = [
     Parser(name="ibstat-by-pci", reads="ibdev2netdev -v; ibstat", func=parse_ibstat_by_pci),
     Parser(name="sysfs-pkeys-by-pci", reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/pkeys/*",
            func=_with_map("sysfs-pkeys-by-pci", sysfs_infiniband.parse_pkeys)),
+    Parser(name="nvidia-smi-topo-by-pci", reads="ibdev2netdev -v; nvidia-smi topo -m",
+           func=_with_map("nvidia-smi-topo-by-pci", nvidia_smi_topo.parse_topo)),
+    Parser(name="sysfs-link-layer-by-pci",
+           reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/link_layer",
+           func=_with_map("sysfs-link-layer-by-pci", sysfs_infiniband.parse_link_layer)),
     Parser(name="sysfs-numa-node-by-pci", reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/device/numa_node",
            func=_with_map("sysfs-numa-node-by-pci", sysfs_infiniband.parse_numa_node)),
     Parser(name="rail-links-by-pci", reads='ibdev2netdev -v; ibstat; iblinkinfo | grep -F "$(ibstat -p)"',

@@ -42,6 +42,13 @@ class Cluster:
         return self.nodes[name]
 
     def design_partitions(self) -> str:
+        """The PKey plan of the fabric as built (every designed card), kept once
+        made: a fault that removes a card later does not change the plan."""
+        if getattr(self, "_plan", None) is None:
+            self._plan = self._make_partitions()
+        return self._plan
+
+    def _make_partitions(self) -> str:
         compute, storage = [], []
         for node in self.nodes.values():
             for nic in node.nics:

@@ -128,7 +128,9 @@ class Fabric:
         if not self.link_up(node, nic):
             return PortStatus("Down", "Polling", 0, 0, layer)
         if layer == "Ethernet":
-            return PortStatus("Active", "LinkUp", 0, 0, layer)
+            # An Ethernet-mode port cabled to an IB switch never trains a link
+            # (the two ends speak different link protocols): Down, no LID.
+            return PortStatus("Down", "Disabled", 0, 0, layer)
         sm_lid = self.sm_lid()
         if not sm_lid:
             return PortStatus("Initializing", "LinkUp", 0, 0, layer)

@@ -15,7 +15,7 @@ from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
-PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
 
 
 class InvalidWrite(Exception):

@@ -34,6 +34,8 @@ HARDWARE = {
                     "active\nenabled"),
     "irq_affinity_wrong": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "32", "0"),
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
+    # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
+    "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
 }
 
 

@@ -103,11 +103,19 @@ def test_opensm_active_reads_both_lines():
 
 
 def test_mellanox_function_count():
-    seven = "".join(f"{b}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
-                    f"[15b3:1021]\n" for b in ("18", "19", "1a", "1b", "98", "99", "9a"))
+    name = {"ConnectX-7": "MT2910 Family [ConnectX-7] [15b3:1021]",
+            "ConnectX-6": "MT28908 Family [ConnectX-6] [15b3:101b]"}
+    nics = V["compute_nics"] + V["storage_nics"]
+    seven = "".join(f"{n['pci'][5:]} Infiniband controller [0207]: Mellanox Technologies {name[n['hca']]}\n"
+                    for n in nics)
     assert status(judge("mellanox-functions", {"gpu01": seven})) == Status.PASS
     v = judge("mellanox-functions", {"gpu01": seven.split("\n", 1)[1]})["gpu01"]
     assert v.status == Status.FAIL and "expected count 7, found 6" in v.reason
+    # the missing card is named by its slot (the first line was the rail-1 card)
+    assert "rail 1 NIC 0000:18:00.0 (mlx5_0): not on the PCI bus" in v.reason
+    swapped = seven.replace("MT2910 Family [ConnectX-7] [15b3:1021]", "MT28908 Family [ConnectX-6] [15b3:101b]", 1)
+    v = judge("mellanox-functions", {"gpu01": swapped})["gpu01"]
+    assert v.status == Status.FAIL and "a ConnectX-6 in this slot, the design has a ConnectX-7" in v.reason
 
 
 def test_ib_ports_sm_lid_consistent_across_the_fleet():

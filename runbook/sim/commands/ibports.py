@@ -7,7 +7,7 @@ from .base import Ctx
 
 CAPMASK = {"InfiniBand": "0xa651e848", "Ethernet": "0x00010000"}
 IBSTATUS_STATE = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
-IBSTATUS_PHYS = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+IBSTATUS_PHYS = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
 
 
 def _select(ctx: Ctx, names: list[str], tool: str, io):
