@@ -74,22 +74,32 @@ class Fabric:
                     nic.cable = [self.rail_leaf.get(nic.rail, "leaf01"), node.index]
                 else:
                     nic.cable = ["stor01", (node.index - 1) * len(storage) + storage.index(nic) + 1]
-        for j, sm in enumerate(self.sms):
-            sm.nics[0].cable = [self.spines[j % len(self.spines)], len(self.rail_leaf) + 2 + j // len(self.spines)]
+        per = self.uplinks_per_spine()
+        for j, sm in enumerate(self.sms):  # after the leaves' ports on the spine
+            sm.nics[0].cable = [self.spines[j % len(self.spines)],
+                                (len(self.rail_leaf) + 1) * per + 1 + j // len(self.spines)]
         self._uplink_base = {leaf: count + 1 for leaf in self.rail_leaf.values()}
         nstor = max((len([n for n in c.nics if n.role == "storage"]) for c in self.compute), default=0)
         self._uplink_base["stor01"] = count * nstor + 1
+
+    def uplinks_per_spine(self) -> int:
+        """The design's leaf-spine cabling (leaf_uplinks.per_spine): the fat
+        tree's oversubscription, e.g. 48 x 200G down and 4 x 4 x 400G up = 1.5:1."""
+        return int((self.design.var("leaf_uplinks") or {}).get("per_spine", 1))
 
     def rebuild_ports(self) -> None:
         """Fill the switches' port tables from the NICs' cables (after cables move)."""
         for sw in self.switches.values():
             sw.peers = {}
         leaves = list(self.rail_leaf.values()) + ["stor01"]
+        per = self.uplinks_per_spine()
         for li, leaf in enumerate(leaves):
             for si, spine in enumerate(self.spines):
-                lp = self._uplink_base[leaf] + si
-                self.switches[leaf].peers[lp] = ("switch", spine, li + 1)
-                self.switches[spine].peers[li + 1] = ("switch", leaf, lp)
+                for k in range(per):
+                    lp = self._uplink_base[leaf] + si * per + k
+                    sp = li * per + k + 1
+                    self.switches[leaf].peers[lp] = ("switch", spine, sp)
+                    self.switches[spine].peers[sp] = ("switch", leaf, lp)
         for node in list(self.sms) + self.compute:
             for nic in node.nics:
                 if nic.cable and nic.cable[0] in self.switches:

@@ -125,7 +125,8 @@ async def test_fabric_tool_layouts(machine_of, sh):
     assert starts(sw_line, marks)[:7] == starts(real[9], marks)[:7]
     down = next(x for x in out.splitlines() if "Down/ Polling" in x)
     real_down = next(x for x in fixture("iblinkinfo/QDR*").splitlines() if "Down/ Polling" in x)
-    assert shape(down) == shape(real_down)
+    # same columns for the marks (the port number is right-aligned, its digits differ)
+    assert starts(down, marks + r"|Down/|\( \)") == starts(real_down, marks + r"|Down/|\( \)")
     out, _, _ = await sh(node, "sminfo")
     assert shape(out) == shape(fixture("sminfo/ibsim*"))
     out, _, _ = await sh(node, "ibswitches | head -1")
