@@ -92,7 +92,8 @@ async def test_dual_port_card_shares_the_system_image_guid(machine_of, sh):
     gpu = machine_of(2)("gpu01")
     five = await out_of(sh, gpu, "ibstat mlx5_5")
     six = await out_of(sh, gpu, "ibstat mlx5_6")
-    guid = lambda text, key: re.search(key + r": (0x[0-9a-f]+)", text).group(1)
+    def guid(text: str, key: str) -> str:
+        return re.search(key + r": (0x[0-9a-f]+)", text).group(1)
     assert guid(five, "Node GUID") != guid(six, "Node GUID")
     assert guid(six, "System image GUID") == guid(five, "System image GUID") == guid(five, "Node GUID")
     info = await out_of(sh, gpu, "ibv_devinfo -d mlx5_6")

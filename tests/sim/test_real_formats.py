@@ -20,8 +20,8 @@ Checks (each receives our output and the real one, both as text):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pytest
 
@@ -140,7 +140,8 @@ IP_LINK = {
     "ipoib": r"    ipoib pkey  0x[0-9a-f]{4} mode  (datagram|connected) umcast  000[01] addrgenmode \w+ "
              r"numtxqueues \d+ numrxqueues \d+ gso_max_size \d+ gso_max_segs \d+",
 }
-MST_ROWS = lambda ls: [x for x in ls if re.match(r"(DEVICE_TYPE|ConnectX\d\(rev)", x)][:2]
+def MST_ROWS(ls: list[str]) -> list[str]:
+    return [x for x in ls if re.match(r"(DEVICE_TYPE|ConnectX\d\(rev)", x)][:2]
 
 FORMATS = [
     Format("ibstat", "ibstat mlx5_0", "ibstat/H20-node-CX7*", keys(header="^CA '")),

@@ -15,10 +15,10 @@ import pytest
 
 from runbook.definition.template import render_command
 from runbook.sim.session import run_line
+from tests.sim.conftest import design, machine_of  # noqa: F401  (the simulated nodes, no network)
 
 from .helpers import judge, runbook, seed_vars
 from .simlab import LabRun, run_scenarios
-from tests.sim.conftest import design, machine_of  # noqa: F401  (the simulated nodes, no network)
 
 DEAD = "0000:20:00.0"
 SLOT = re.compile(r"0000:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
@@ -41,7 +41,7 @@ async def _verify(machine, step_id: str) -> str:
 
 
 @pytest.mark.parametrize("step_id", sorted(BY_SLOT))
-async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):
+async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):  # noqa: F811 (the fixture)
     faulty = machine_of(2, {"gpu01": ["nic_dead"]})("gpu01")
     healthy = machine_of(2)("gpu01")
     assert judge(step_id, {"gpu01": await _verify(healthy, step_id)})["gpu01"].status.value == "pass"

@@ -47,7 +47,7 @@ def ib_ports(record: Any, v: dict) -> list[str]:
     cas = record["by_name"]
     out = []
     sm_lids: dict[str, Any] = {}
-    for nic, role, dev, label in designed_nics(record, v):
+    for nic, _role, dev, label in designed_nics(record, v):
         if dev is None:
             out.append(missing_card(label, nic))
             continue
