@@ -49,8 +49,6 @@ class Card:
     psid: str
     link_type: list[int]  # current, per port
     link_type_next: list[int]  # what mlxconfig set for the next boot
-    model: str = "ConnectX-6"  # hca.MODELS key, from the inventory's `hca:`
-    firmware: str = ""  # running firmware ("" = the model's default)
 
 
 @dataclass
@@ -138,6 +136,7 @@ class NodeState:
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
     ipoib_children: list[IpoibChild] = field(default_factory=list)
+    firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware
 
     @property
     def ncpus(self) -> int:
@@ -156,12 +155,11 @@ class NodeState:
         return self.cards[nic.card]
 
     def hca(self, nic: Nic):
-        """The adapter model (hca.HcaModel) of a function's card."""
-        return hca.model(self.cards[nic.card].model)
+        """The adapter model (hca.HcaModel) of a function's card, by its part number."""
+        return hca.of_part(self.cards[nic.card].part)
 
     def firmware(self, nic: Nic) -> str:
-        card = self.cards[nic.card]
-        return card.firmware or hca.model(card.model).firmware
+        return self.firmware_of.get(nic.card) or self.hca(nic).firmware
 
     def sys_image_guid(self, nic: Nic) -> int:
         """The functions of one card share its system image GUID: the node GUID
@@ -219,12 +217,24 @@ def _dimms(count: int, size_gb: int, sockets: int) -> list[Dimm]:
                  size_gb, True, f"80AD01{i:02X}{size_gb:04d}") for i in range(count)]
 
 
+def _ipoib_children(design: Design) -> list[IpoibChild]:
+    """The storage IPoIB child interface of the design (storage_ipoib_if on
+    storage_ipoib_parent with storage_ipoib_pkey), if it runs on a child."""
+    child, parent = str(design.var("storage_ipoib_if", "")), str(design.var("storage_ipoib_parent", "") or "")
+    if not (parent and child and child != parent):
+        return []
+    pkey = design.var("storage_ipoib_pkey", design.var("pkey_storage", "0x200"))
+    pkey = (int(str(pkey), 0) if isinstance(pkey, str) else int(pkey)) | 0x8000
+    return [IpoibChild(child, parent, pkey, str(design.var("storage_ipoib_mode", "datagram")))]
+
+
 def build_compute(design: Design, name: str, index: int, storage: tuple[str, int]) -> NodeState:
     gpu_numa = [int(n) for n in design.compute_vars["gpu_numa"]]
     sockets = int(design.var("numa_nodes", 2))
     gpus: list[Gpu] = []
     nics: list[Nic] = []
     cards: list[Card] = []
+    firmware_of: dict[int, str] = {}
     bus_next = {n: 0x18 + n * 0x80 for n in range(sockets)}
 
     def take_bus(numa: int, pci: str | None = None) -> int:
@@ -237,11 +247,11 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
     def new_card(nic_def, ports: int = 1) -> Card:
         model = hca.model(nic_def.get("hca"))
         part, psid, _ = model.parts[ports]
-        fw = str((design.var("hca_firmware") or {}).get(model.family, ""))
-        return Card(len(cards), part, ports, psid, [IB], [IB], model.family, fw)
+        firmware_of[len(cards)] = str((design.var("hca_firmware") or {}).get(model.family, ""))
+        return Card(len(cards), part, ports, psid, [IB], [IB])
 
     def cap(card: Card) -> PciLink:
-        speed = hca.model(card.model).pcie_cap
+        speed = hca.of_part(card.part).pcie_cap
         slot = str(design.var("pcie_nic_speed", "16GT/s"))  # the slot's generation trains the link
         now = slot if hca.SPEED_ORDER.index(speed) > hca.SPEED_ORDER.index(slot) else speed
         return PciLink(speed, 16, now, 16)
@@ -269,7 +279,7 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         sibling = next((n for n in nics if pci and pci.endswith(".1") and n.bus == pci[5:-1] + "0"), None)
         if sibling is not None:  # function .1 of a card already fitted: its second port
             card = cards[sibling.card]
-            card.part, card.psid, _ = hca.model(card.model).parts[2]
+            card.part, card.psid, _ = hca.of_part(card.part).parts[2]
             card.ports = 2
             card.link_type.append(IB)
             card.link_type_next.append(IB)
@@ -305,13 +315,9 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         versions=_versions(design), files=etc_files(design, name), irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "nvidia", "nvidia_uvm", "nvidia_peermem"],
         storage_ip=storage[0], storage_prefix=storage[1],
+        ipoib_children=_ipoib_children(design), firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
-    child, parent = str(design.var("storage_ipoib_if", "")), str(design.var("storage_ipoib_parent", "") or "")
-    if parent and child and child != parent:
-        pkey = design.var("storage_ipoib_pkey", design.var("pkey_storage", "0x200"))
-        pkey = (int(str(pkey), 0) if isinstance(pkey, str) else int(pkey)) | 0x8000
-        state.ipoib_children.append(IpoibChild(child, parent, pkey, str(design.var("storage_ipoib_mode", "datagram"))))
     return state
 
 

@@ -41,6 +41,14 @@ SPEED_ORDER = ["2.5GT/s", "5GT/s", "8GT/s", "16GT/s", "32GT/s", "64GT/s"]
 MODELS = {m.family: m for m in (CONNECTX6, CONNECTX7)}
 
 
+def of_part(part: str) -> HcaModel:
+    """The model of a card by its part number (MCX75310AAS-NEAT -> ConnectX-7)."""
+    for m in MODELS.values():
+        if any(p == part for p, _, _ in m.parts.values()):
+            return m
+    return CONNECTX6
+
+
 def model(family: str | None) -> HcaModel:
     """The model of an inventory `hca:` value (ConnectX-6 when absent)."""
     key = str(family or "ConnectX-6").replace(" ", "-")

@@ -19,12 +19,6 @@ def _link_ratio(link) -> float:
     return min(1.0, speed) * min(1.0, link.width / link.cap_width)
 
 
-def _nic_pcie_ratio(link) -> float:
-    """Share of a 200G port the NIC's PCIe link carries: Gen4 x16 (~252 Gb/s) is
-    enough; a ConnectX-7 (Gen5) in a Gen4 slot runs at 16GT/s and loses nothing."""
-    return min(1.0, SPEED_GTS.get(link.speed, 16.0) * link.width / (16.0 * 16))
-
-
 def intra_factor(node: NodeState) -> float:
     factor = min((_link_ratio(g.link) for g in node.gpus), default=1.0)
     if any(n.role == "compute" and n.numa != n.design_numa for n in node.nics):
@@ -58,3 +52,9 @@ def port_gbits(node: NodeState, nic) -> float:
     line = nic.rate * 0.982
     pcie = 252.0 * _nic_pcie_ratio(nic.link) * 0.9
     return min(line, pcie)
+
+
+def _nic_pcie_ratio(link) -> float:
+    """Share of a 200G port the NIC's PCIe link carries: Gen4 x16 (~252 Gb/s) is
+    enough; a ConnectX-7 (Gen5) in a Gen4 slot runs at 16GT/s and loses nothing."""
+    return min(1.0, SPEED_GTS.get(link.speed, 16.0) * link.width / (16.0 * 16))

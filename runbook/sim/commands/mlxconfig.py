@@ -48,7 +48,7 @@ def _params(card: Card, which: str) -> list[tuple[str, str, str, str]]:
 
 
 def _header(card: Card, index: int, dev: str) -> str:
-    model = hca.model(card.model)
+    model = hca.of_part(card.part)
     return ("\nDevice #%d:\n----------\n\n" % index
             + f"Device type:        {model.mst_type}\n"
             + f"Name:               {card.part[:-1]}_Ax\n"

@@ -95,7 +95,7 @@ def _body(node, dev: PciDevice, verbose: int) -> str:
         card = node.card_of(dev.ref)
         serial = f"MT2{node.index:04d}X{card.index:05d}"
         return pci_text.nic_body(dev, irq, card.part, serial, card.ports > 1,
-                                  hca.model(card.model).parts[card.ports][2])
+                                  hca.of_part(card.part).parts[card.ports][2])
     return pci_text.other_body(dev)
 
 
