@@ -189,6 +189,14 @@ def nic_dead(cluster, node, dev):
     cluster.fabric.rebuild_ports()
 
 
+def hca_firmware_drift(cluster, node, dev):
+    """One card flashed with another firmware than the fleet's (a replacement
+    card from stock, or an update that stopped half way)."""
+    nic = _nic(node, _default_dev(node, dev))
+    old = node.firmware(nic).split(".")
+    node.firmware_of[nic.card] = ".".join([old[0], f"{int(old[1]) - 1:02d}"] + old[2:])
+
+
 def _behaviour(cluster, node, _):
     pass
 
@@ -213,6 +221,8 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
+    Fault("hca_firmware_drift", ALL, "mlx5_4", hca_firmware_drift,
+          "one card on another firmware than the design and the fleet"),
     Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
           "a card gone from the PCI bus; the NICs probed after it are renumbered"),
     Fault("unreachable", ALL, "", _behaviour, "connection refused"),

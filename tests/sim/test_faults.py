@@ -36,6 +36,7 @@ HARDWARE = {
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
     # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
     "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
+    "hca_firmware_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
 }
 
 

@@ -55,8 +55,17 @@ async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):  # 
     assert "rail 3" not in verdict.reason and "mlx5_2" not in verdict.reason
 
 
+async def test_storage_ports_are_judged_too(machine_of):
+    # mlx5_6 is port 2 of the dual-port storage card: a 100G link there fails ib-ports-active
+    node = machine_of(2, {"gpu01": [{"ib_rate_100": "mlx5_6"}]})("gpu01")
+    verdict = judge("ib-ports-active", {"gpu01": await _verify(node, "ib-ports-active")})["gpu01"]
+    assert verdict.status.value == "fail"
+    assert verdict.reason == "storage NIC 0000:ac:00.1 (mlx5_6) port 1: rate 100, expected 200"
+
+
 async def _lab(directory):
-    run = await LabRun.start(directory, nodes=3, faults={"gpu02": ["nic_dead"]})
+    # gpu02: a dead card; gpu03: one card on another firmware (design and fleet both say so)
+    run = await LabRun.start(directory, nodes=4, faults={"gpu02": ["nic_dead"], "gpu03": ["hca_firmware_drift"]})
     try:
         await run.run(None)
         return run.table()
@@ -69,9 +78,17 @@ def table(tmp_path_factory):
     return run_scenarios(tmp_path_factory.mktemp("nic_dead"), {"lab": _lab})["lab"]
 
 
-def test_nic_dead_lands_on_its_host_only(table):
+def test_nic_dead_and_firmware_drift_land_on_their_hosts_only(table):
     for step_id, hosts in table.items():
         for host, (status, reason) in hosts.items():
+            if host == "gpu03" and step_id == "ib-ports-active":
+                assert status == "fail"
+                assert "storage NIC 0000:2c:00.0 (mlx5_4) port 1: firmware 20.38.1002, expected 20.39.1002" in reason
+                assert "firmware: found 'MT4123 20.38.1002, MT4123 20.39.1002, MT4129 28.39.1002'" in reason
+                continue
+            if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw"):
+                assert status == "blocked", (step_id, reason)  # they wait for ib-ports-active
+                continue
             if host != "gpu02" and step_id != "nccl-inter-node":  # one ring over every node
                 assert status == "pass", (step_id, host, reason)
 
