@@ -10,6 +10,13 @@ IBSTATUS_STATE = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: 
 IBSTATUS_PHYS = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
 
 
+def _down_rate(st) -> int:
+    """ibstat's Rate of a port without link: 10 on IB, 40 on an Ethernet port
+    (real mlx5 outputs: "State: Down / Physical state: Disabled / Rate: 40 /
+    Link layer: Ethernet")."""
+    return 40 if st.layer == "Ethernet" else 10
+
+
 def _select(ctx: Ctx, names: list[str], tool: str, io):
     nics = ctx.node.nics
     if not names:
@@ -37,7 +44,7 @@ def ibstat(ctx: Ctx, args, io) -> int:
     for nic in nics:
         st = ctx.fabric.status(node, nic)
         port = (f"\tPort 1:\n\t\tState: {st.state}\n\t\tPhysical state: {st.phys}\n"
-                f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else 10}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
+                f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else _down_rate(st)}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
                 f"\t\tSM lid: {st.sm_lid}\n\t\tCapability mask: {CAPMASK[st.layer]}\n"
                 f"\t\tPort GUID: 0x{nic.guid:016x}\n\t\tLink layer: {st.layer}\n")
         if len(names) > 1:
