@@ -203,7 +203,7 @@ def _behaviour(cluster, node, _):
 
 ALL = ("compute", "sm")
 MENU: dict[str, Fault] = {f.name: f for f in [
-    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (link up, no LID)"),
+    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (no link to the IB switch, no LID)"),
     Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
     Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
     Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
