@@ -22,8 +22,17 @@ IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 class PciLink:
     cap_speed: str = "16GT/s"
     cap_width: int = 16
-    speed: str = "16GT/s"
+    speed: str = "16GT/s"  # the speed the link trains to under load
     width: int = 16
+    # A GPU at idle (P8) drops its link to 2.5GT/s to save power and retrains
+    # when work arrives (real idle AD102 capture: LnkSta "Speed 2.5GT/s
+    # (downgraded), Width x16"); "" = no power-saving downtraining (NICs).
+    idle_speed: str = ""
+    busy: int = 0  # running host<->device copies / kernels keeping the link up
+
+    def current_speed(self) -> str:
+        """The speed LnkSta, sysfs and nvidia-smi report right now."""
+        return self.idle_speed if self.idle_speed and not self.busy else self.speed
 
 
 @dataclass
@@ -216,7 +225,8 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         bus_next[numa] = (bus_next[numa] + 8) & ~7
     for g, numa in enumerate(gpu_numa):
         sw, sub, bus = gpu_slot.get(g, (f"sw-gpu{g}", f"sw-gpu{g}/a", take_bus(numa)))
-        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}"))
+        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}",
+                        PciLink(idle_speed="2.5GT/s")))
     gpus.sort(key=lambda x: x.index)
     for nic_def in design.storage_nics:
         numa = int(nic_def["numa"])

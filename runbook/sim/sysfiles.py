@@ -106,10 +106,16 @@ def _pkey(table: list[int], index: int) -> str:
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:
     dev = f"/sys/bus/pci/devices/0000:{bus}"
     files[f"{dev}/numa_node"] = lambda: f"{numa()}\n"
-    files[f"{dev}/current_link_speed"] = lambda: link.speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/current_link_speed"] = lambda: _sysfs_speed(link.current_speed()) + "\n"
     files[f"{dev}/current_link_width"] = lambda: f"{link.width}\n"
-    files[f"{dev}/max_link_speed"] = lambda: link.cap_speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/max_link_speed"] = lambda: _sysfs_speed(link.cap_speed) + "\n"
     files[f"{dev}/max_link_width"] = lambda: f"{link.cap_width}\n"
+
+
+def _sysfs_speed(speed: str) -> str:
+    """current_link_speed as the kernel prints it: '16.0 GT/s PCIe', '2.5 GT/s PCIe'."""
+    value = speed.replace("GT/s", "")
+    return f"{value}.0 GT/s PCIe" if "." not in value else f"{value} GT/s PCIe"
 
 
 def _interrupts(node: NodeState) -> str:

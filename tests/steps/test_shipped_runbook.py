@@ -19,7 +19,8 @@ from .helpers import inventory, runbook, seed_vars
 
 CONTRACT = {
     "10-preflight.yaml": ["ssh-reachable", "hostname-matches", "clock-sync", "os-kernel-consistent"],
-    "20-hardware.yaml": ["dimm-population", "gpu-inventory", "pcie-link-gpu", "pcie-link-nic", "mellanox-functions"],
+    "20-hardware.yaml": ["dimm-population", "gpu-inventory", "pcie-link-gpu", "pcie-bandwidth-gpu",
+                         "pcie-link-nic", "mellanox-functions"],
     "30-nic-mode.yaml": ["mst-started", "link-type-ib", "ib-link-layer"],
     "40-software.yaml": ["mirror-only", "ofed-version", "ofed-kernel-match", "nvidia-driver-version",
                          "cuda-version", "etc-consistent", "nvidia-peermem"],
