@@ -108,6 +108,16 @@ class OpenSM:
 
 
 @dataclass
+class Irqbalance:
+    """RHEL installs and enables irqbalance on every node; while it runs it
+    moves every IRQ it is not told to leave alone (sim/irqbalance.py)."""
+
+    enabled: bool = True
+    running: bool = True
+    started_at: float = 0.0
+
+
+@dataclass
 class NodeState:
     name: str
     kind: str  # compute | sm
@@ -126,6 +136,7 @@ class NodeState:
     storage_prefix: int = 16
     mst_started: bool = False
     opensm: OpenSM = field(default_factory=OpenSM)
+    irqbalance: Irqbalance = field(default_factory=Irqbalance)
     clock_offset_s: float = 0.000012
     boot_count: int = 1
     booted_at: float = 0.0

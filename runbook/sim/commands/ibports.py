@@ -103,11 +103,25 @@ def sminfo(ctx: Ctx, args, io) -> int:
     """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID."""
     node = ctx.node
     fab = ctx.fabric
-    port = next((n for n in node.nics if fab.status(node, n).state == "Active"
+    # -C DEV [-P PORT]: the query leaves from that HCA's port (infiniband-diags'
+    # common port selection); without it, the first active IB port.
+    dev, lids, i = None, [], 0
+    while i < len(args):
+        if args[i] in ("-C", "--Ca", "-P", "--Port") and i + 1 < len(args):
+            dev = args[i + 1] if args[i] in ("-C", "--Ca") else dev
+            i += 2
+            continue
+        if not args[i].startswith("-"):
+            lids.append(args[i])
+        i += 1
+    if dev is not None and node.nic(dev) is None:
+        io.err.write(f"ibwarn: [4242] umad_open_port: can't open UMAD port ({dev}:0)\n"
+                     f"sminfo: iberror: failed: Failed to open '{dev}' port '0'\n")
+        return 255
+    port = next((n for n in node.nics if (dev is None or n.dev == dev) and fab.status(node, n).state == "Active"
                  and fab.status(node, n).layer == "InfiniBand"), None)
     master = fab.master()
     target = master
-    lids = [a for a in args if not a.startswith("-")]
     if lids and port is not None:
         try:
             lid = int(lids[0], 0)

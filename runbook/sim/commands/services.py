@@ -16,29 +16,55 @@ def _unit(name: str) -> str:
     return name[:-8] if name.endswith(".service") else name
 
 
+# MLNX_OFED installs OpenSM's unit as `opensmd` (distributions ship `opensm`):
+# the simulated SM nodes run MLNX_OFED, so only `opensmd` exists there.
+OPENSM_UNIT = "opensmd"
+
+
+def _service(ctx: Ctx, unit: str):
+    """The node's record of a stateful unit (enabled/running), or None."""
+    if unit == OPENSM_UNIT and ctx.node.kind == "sm":
+        return ctx.node.opensm
+    if unit == "irqbalance":  # installed and enabled on every RHEL node by default
+        return ctx.node.irqbalance
+    return None
+
+
 def _has_unit(ctx: Ctx, unit: str) -> bool:
-    if unit == "opensm":
-        return ctx.node.kind == "sm"
+    if _service(ctx, unit) is not None:
+        return True
     if unit == "nvidia-persistenced":
         return bool(ctx.node.gpus)
     return unit in ALWAYS_ACTIVE
 
 
 def _active(ctx: Ctx, unit: str) -> bool:
-    if unit == "opensm":
-        return ctx.node.kind == "sm" and ctx.node.opensm.running
-    return _has_unit(ctx, unit)
+    svc = _service(ctx, unit)
+    return svc.running if svc is not None else _has_unit(ctx, unit)
+
+
+def _enabled(ctx: Ctx, unit: str) -> bool:
+    svc = _service(ctx, unit)
+    return svc.enabled if svc is not None else True
 
 
 def systemctl(ctx: Ctx, args, io) -> int:
-    opts, rest = split_opts(args)
+    opts, rest = split_opts(args, with_value="p")
+    props = [a.split("=", 1)[1] for a in args if a.startswith("--property=")]
+    for i, a in enumerate(args):
+        if a in ("-p", "--property") and i + 1 < len(args):
+            props.append(args[i + 1])
+        elif a.startswith("-p") and len(a) > 2:
+            props.append(a[2:])
     if not rest:
-        io.err.write("systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/reboot\n")
+        io.err.write("systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/show/reboot\n")
         return 1
     verb, units = rest[0], [_unit(u) for u in rest[1:]]
     if verb == "reboot":
         ctx.machine.request_reboot()
         return 0
+    if verb == "show":
+        return _show(ctx, units, [p for x in props for p in x.split(",") if p], io)
     if verb == "is-active":
         status = 0
         for u in units:
@@ -54,7 +80,7 @@ def systemctl(ctx: Ctx, args, io) -> int:
                 io.err.write(f"Failed to get unit file state for {u}.service: No such file or directory\n")
                 status = 1
                 continue
-            enabled = ctx.node.opensm.enabled if u == "opensm" else True
+            enabled = _enabled(ctx, u)
             io.out.write("enabled\n" if enabled else "disabled\n")
             status = status or (0 if enabled else 1)
         return status
@@ -75,41 +101,63 @@ def systemctl(ctx: Ctx, args, io) -> int:
                 return 5 if word else 1
             if verb == "status":
                 return _status(ctx, u, io)
-            if u == "opensm":
-                _opensm(ctx, verb, bool(opts.get("--now")), io)
+            svc = _service(ctx, u)
+            if svc is not None:
+                _change(ctx, svc, u, verb, bool(opts.get("--now")), io)
         return 0
     io.err.write(f'Unknown command verb {verb}.\n')
     return 1
 
 
-def _opensm(ctx: Ctx, verb: str, now: bool, io) -> None:
-    sm = ctx.node.opensm
+def _show(ctx: Ctx, units: list[str], props: list[str], io) -> int:
+    """`systemctl show [-p P]... UNIT`: Property=value in systemd's own order."""
+    for k, u in enumerate(units):
+        known = _has_unit(ctx, u)
+        values = {
+            "Id": f"{u}.service",
+            "LoadState": "loaded" if known else "not-found",
+            "ActiveState": "active" if known and _active(ctx, u) else "inactive",
+            "SubState": "running" if known and _active(ctx, u) else "dead",
+            "UnitFileState": ("enabled" if _enabled(ctx, u) else "disabled") if known else "",
+        }
+        order = ["Id", "LoadState", "ActiveState", "SubState", "UnitFileState"]
+        wanted = [p for p in order if not props or p in props]
+        if k:
+            io.out.write("\n")
+        io.out.write("".join(f"{p}={values[p]}\n" for p in wanted))
+    return 0
+
+
+def _change(ctx: Ctx, svc, unit: str, verb: str, now: bool, io) -> None:
     if verb in ("enable", "disable"):
-        sm.enabled = verb == "enable"
-        link = "/etc/systemd/system/multi-user.target.wants/opensm.service"
-        if sm.enabled:
-            io.err.write(f"Created symlink {link} \u2192 /usr/lib/systemd/system/opensm.service.\n")
-        else:
-            io.err.write(f"Removed \"{link}\".\n")
+        if (verb == "enable") != svc.enabled:
+            link = f"/etc/systemd/system/multi-user.target.wants/{unit}.service"
+            if verb == "enable":
+                io.err.write(f"Created symlink {link} \u2192 /usr/lib/systemd/system/{unit}.service.\n")
+            else:
+                io.err.write(f"Removed \"{link}\".\n")
+        svc.enabled = verb == "enable"
         if not now:
             ctx.machine.changed()
             return
-        verb = "start" if sm.enabled else "stop"
-    if verb in ("start", "restart") and (verb == "restart" or not sm.running):
-        sm.running = True
-        sm.started_at = time.time()
+        verb = "start" if svc.enabled else "stop"
+    if verb in ("start", "restart") and (verb == "restart" or not svc.running):
+        svc.running = True
+        svc.started_at = time.time()
     elif verb == "stop":
-        sm.running = False
+        svc.running = False
     ctx.machine.changed()
 
 
 def _status(ctx: Ctx, unit: str, io) -> int:
     active = _active(ctx, unit)
-    since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(ctx.node.opensm.started_at or ctx.node.booted_at))
-    enabled = ctx.node.opensm.enabled if unit == "opensm" else True
+    svc = _service(ctx, unit)
+    started = (svc.started_at if svc is not None else 0) or ctx.node.booted_at
+    since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
+    enabled = _enabled(ctx, unit)
     io.out.write(f"\u25cf {unit}.service - {unit}\n"
                  f"     Loaded: loaded (/usr/lib/systemd/system/{unit}.service; "
-                 f"{'enabled' if enabled else 'disabled'}; preset: disabled)\n"
+                 f"{'enabled' if enabled else 'disabled'}; preset: enabled)\n"
                  + (f"     Active: active (running) since {since}\n" if active else
                     "     Active: inactive (dead)\n"))
     return 0 if active else 3
