@@ -70,6 +70,23 @@ def repo_file(mirror: str, major: str) -> str:
     return "\n".join(out)
 
 
+def stock_rocky_repo(major: str) -> str:
+    """The distribution's own rocky.repo as Rocky ships it (mirrorlist to
+    mirrors.rockylinux.org, commented baseurl), with every section switched to
+    enabled=0 by the site's install: present on every node, and no source."""
+    sections = [("baseos", "BaseOS"), ("baseos-debuginfo", "BaseOS - Debug"), ("appstream", "AppStream"),
+                ("crb", "CRB")]
+    out = []
+    for ident, title in sections:
+        repo = title.split(" ")[0] + ("-debug" if "Debug" in title else "")
+        out.append(f"[{ident}]\nname=Rocky Linux $releasever - {title}\n"
+                   f"mirrorlist=https://mirrors.rockylinux.org/mirrorlist?arch=$basearch&repo={repo}-$releasever$rltype\n"
+                   f"#baseurl=http://dl.rockylinux.org/$contentdir/$releasever/{title.split(' ')[0]}/$basearch/os/\n"
+                   f"gpgcheck=1\nenabled=0\ncountme=1\nmetadata_expire=6h\n"
+                   f"gpgkey=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-Rocky-{major}\n")
+    return "\n".join(out)
+
+
 EXTERNAL_REPO = (
     "[cuda-rhel9-x86_64]\n"
     "name=cuda-rhel9-x86_64\n"
@@ -101,6 +118,7 @@ def etc_files(design: Design, name: str, gpus: bool = True) -> dict[str, str]:
         "/etc/redhat-release": f"{pretty}\n",
         f"/etc/yum.repos.d/{design.var('site', 'site')}.repo": repo_file(
             str(design.var("repo_mirror", "http://mirror.internal/")), major),
+        "/etc/yum.repos.d/rocky.repo": stock_rocky_repo(major),
         "/etc/default/grub": 'GRUB_CMDLINE_LINUX="crashkernel=auto iommu=pt"\n',
         "/etc/pip.conf": (f"[global]\nindex-url = {mirror}pypi/simple\n"
                           f"trusted-host = {mirror.split('//')[-1].strip('/')}\n"),
