@@ -100,28 +100,29 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
 
 
 def sminfo(ctx: Ctx, args, io) -> int:
-    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID."""
+    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID;
+    `-C DEV -P PORT` (infiniband-diags' common options) queries from that port."""
     node = ctx.node
     fab = ctx.fabric
-    # -C DEV [-P PORT]: the query leaves from that HCA's port (infiniband-diags'
-    # common port selection); without it, the first active IB port.
-    dev, lids, i = None, [], 0
+    dev, rest, i = None, [], 0
     while i < len(args):
         if args[i] in ("-C", "--Ca", "-P", "--Port") and i + 1 < len(args):
-            dev = args[i + 1] if args[i] in ("-C", "--Ca") else dev
+            if args[i] in ("-C", "--Ca"):
+                dev = args[i + 1]
             i += 2
             continue
-        if not args[i].startswith("-"):
-            lids.append(args[i])
+        rest.append(args[i])
         i += 1
     if dev is not None and node.nic(dev) is None:
-        io.err.write(f"ibwarn: [4242] umad_open_port: can't open UMAD port ({dev}:0)\n"
-                     f"sminfo: iberror: failed: Failed to open '{dev}' port '0'\n")
+        io.err.write(f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ({dev}:1)\n"
+                     f"sminfo: iberror: failed: Failed to open '{dev}' port '1'\n")
         return 255
-    port = next((n for n in node.nics if (dev is None or n.dev == dev) and fab.status(node, n).state == "Active"
+    candidates = [node.nic(dev)] if dev is not None else node.nics
+    port = next((n for n in candidates if fab.status(node, n).state == "Active"
                  and fab.status(node, n).layer == "InfiniBand"), None)
     master = fab.master()
     target = master
+    lids = [a for a in rest if not a.startswith("-")]
     if lids and port is not None:
         try:
             lid = int(lids[0], 0)

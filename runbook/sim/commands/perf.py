@@ -132,8 +132,14 @@ async def mpirun(ctx: Ctx, args, io) -> int:
     return status
 
 
+WAITING = ("\n************************************\n* Waiting for client to connect... *\n"
+           "************************************\n")
+
+
 def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
-    return (f"{LINE}\n                    RDMA_Write BW Test\n"
+    # perftest prints the title indented with two TABs and four spaces
+    # (fixtures ib_write_bw/*duration-server*, and perftest's own source)
+    return (f"{LINE}\n\t\t    RDMA_Write BW Test\n"
             f" Dual-port       : OFF          Device         : {dev}\n"
             " Number of qps   : 1            Transport type : IB\n"
             " Connection type : RC           Using SRQ      : OFF\n"
@@ -144,19 +150,25 @@ def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
             f"{LINE}\n")
 
 
-def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int) -> str:
+def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int,
+                     duration: float | None = None) -> str:
+    """perftest's REPORT_FMT (" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf");
+    with -D (duration) the peak is not measured and printed as 0.00, and
+    #iterations is the number completed in that time."""
     unit = "Gb/sec" if gbits else "MB/sec"
     value = gbits_value if gbits else gbits_value * 1e9 / 8 / 1048576
     rate = gbits_value * 1e9 / 8 / size / 1e6
+    iters = int(rate * 1e6 * duration) if duration else 5000
+    peak = 0.0 if duration else value * 1.0003
     return (f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
             f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
             f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
-            f" {size:<7}    {5000:<7}          {value * 1.0003:<7.2f}            {value:<7.2f}            {rate:.6f}\n"
+            f" {size:<7}    {iters:<10}       {peak:<7.2f}            {value:<7.2f}\t\t   {rate:<7.6f}\n"
             f"{LINE}\n")
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
-    dev, size, gbits, peer_name = None, 65536, False, None
+    dev, size, gbits, peer_name, duration = None, 65536, False, None, None
     i = 0
     while i < len(args):
         a = args[i]
@@ -166,7 +178,10 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         if a in ("-s", "--size") and i + 1 < len(args):
             size, i = int(args[i + 1]), i + 2
             continue
-        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-D", "--duration", "-p", "--port",
+        if a in ("-D", "--duration") and i + 1 < len(args):
+            duration, i = float(args[i + 1]), i + 2
+            continue
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-p", "--port",
                  "-n", "--iters", "-m", "--mtu"):
             i += 2
             continue
@@ -185,10 +200,9 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.err.write(f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
                      " Couldn't set the link layer\n Couldn't get context for the device\n")
         return 1
-    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
-    if peer_name is None:  # server: wait for a client to pair with
-        io.out.write("\n************************************\n* Waiting for client to connect... *\n"
-                     "************************************\n")
+    if peer_name is None:  # server: say so, then wait for a client to pair with
+        io.out.write(WAITING)
+        io.out.write(_perftest_header(nic.dev, gbits, st.layer))
         fut = asyncio.get_running_loop().create_future()
         ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
         try:
@@ -196,7 +210,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         except asyncio.TimeoutError:
             io.err.write(" Timeout waiting for a client\n")
             return 1
-        io.out.write(_perftest_result(value, gbits, size, st.lid, rlid))
+        io.out.write(_perftest_result(value, gbits, size, st.lid, rlid, duration))
         return 0
     peer = ctx.machine.peer(peer_name)
     if peer is None or not peer.reachable():
@@ -210,14 +224,16 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
     value = min(perfmodel.port_gbits(node, nic), perfmodel.port_gbits(peer.state, pnic))
-    waiting = peer.rendezvous.get("ib_write_bw") or []
-    while waiting:
-        fut = waiting.pop(0)
-        if not fut.done():
-            fut.set_result((value, st.lid))
-            break
+    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done()]
+    if not waiting:  # nobody listens on 18515 yet: the TCP connect is refused
+        io.err.write(f"Couldn't connect to {peer_name}:18515\n"
+                     "Unable to open file descriptor for socket connection Unable to init the socket connection\n")
+        return 1
+    peer.rendezvous["ib_write_bw"] = waiting[1:]
+    waiting[0].set_result((value, st.lid))
+    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
     await asyncio.sleep(0.05)
-    io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid))
+    io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid, duration))
     return 0
 
 
