@@ -70,6 +70,8 @@ class Cluster:
         node.modules = sorted(wanted)
         node.opensm.running = node.opensm.enabled
         node.opensm.started_at = time.time()
+        node.irqbalance.running = node.irqbalance.enabled
+        node.versions.pop("ofed_kernel_loaded", None)  # the module on disk is the one loaded now
         node.boot_count += 1
         node.booted_at = time.time()
         self.fabric.rebuild_ports()

@@ -97,6 +97,11 @@ def ofed_kernel_mismatch(cluster, node, _):
     node.versions["ofed_kernel"] = DRIFT_OFED[1]
 
 
+def ofed_kmod_stale(cluster, node, _):
+    """OFED updated on disk, the old mlx5_core still loaded (no reboot since)."""
+    node.versions["ofed_kernel_loaded"] = DRIFT_OFED[1]
+
+
 def driver_version_drift(cluster, node, _):
     node.versions["driver"] = DRIFT_DRIVER
 
@@ -181,6 +186,8 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("ofed_version_drift", ALL, "", ofed_version_drift, "installed from the external mirror: another OFED"),
     Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
     Fault("ofed_kernel_mismatch", ALL, "", ofed_kernel_mismatch, "mlx5_core module not from the userspace OFED"),
+    Fault("ofed_kmod_stale", ALL, "", ofed_kmod_stale,
+          "OFED kernel module updated on disk, the old one still loaded (no reboot)"),
     Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
     Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
     Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),

@@ -90,10 +90,15 @@ def table(cluster: Cluster, node: NodeState):
     files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
     for mod in node.modules:
         files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
-        version = {"mlx5_core": node.versions["ofed_kernel"], "nvidia": node.versions["driver"],
-                   "nvidia_peermem": node.versions["driver"]}.get(mod)
-        if version:
-            files[f"/sys/module/{mod}/version"] = lambda v=version: v + "\n"
+        # the LOADED module's version: differs from the file on disk (modinfo)
+        # until the next boot after an update (ofed_kernel_loaded, see faults.py)
+        def version(mod=mod) -> str:
+            v = node.versions
+            loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
+            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[mod] + "\n"
+
+        if mod in ("mlx5_core", "nvidia", "nvidia_peermem"):
+            files[f"/sys/module/{mod}/version"] = version
     if node.kind == "sm":
         files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
     return files, writers
