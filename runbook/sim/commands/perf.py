@@ -230,19 +230,24 @@ def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
 
 def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int,
                      duration: float | None = None) -> str:
-    """perftest's REPORT_FMT (" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf");
-    with -D (duration) the peak is not measured and printed as 0.00, and
-    #iterations is the number completed in that time."""
+    """perftest's REPORT_FMT (" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf",
+    its columns as in ib_write_bw/DGX-*); with -D (duration) the peak is not
+    measured and printed as 0.00, and #iterations is the number completed."""
     unit = "Gb/sec" if gbits else "MB/sec"
     value = gbits_value if gbits else gbits_value * 1e9 / 8 / 1048576
     rate = gbits_value * 1e9 / 8 / size / 1e6
-    iters = int(rate * 1e6 * duration) if duration else 5000
-    peak = 0.0 if duration else value * 1.0003
+    if duration:
+        # -D: the peak is not measured (0.00) and the average follows it after one
+        # space, the rate at column 61 (real capture ib_write_bw/*duration-server*)
+        iters = int(rate * 1e6 * duration)
+        row = f" {size:<7}    {iters:<10}       0.00 {value:.2f}"
+        row = f"{row:<61}{rate:.6f}"
+    else:
+        row = f" {size:<7}    {5000:<10}       {value * 1.0003:<7.2f}            {value:<7.2f}\t\t   {rate:<7.6f}"
     return (f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
             f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
             f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
-            f" {size:<7}    {iters:<10}       {peak:<7.2f}            {value:<7.2f}\t\t   {rate:<7.6f}\n"
-            f"{LINE}\n")
+            f"{row}\n{LINE}\n")
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
