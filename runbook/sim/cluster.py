@@ -54,7 +54,8 @@ class Cluster:
         MST and hand-loaded modules are gone, modules-load.d and enabled
         services come back."""
         for card in node.cards:
-            card.link_type = list(card.link_type_next)
+            if card.warm_reboot_resets:
+                card.link_type = list(card.link_type_next)
         node.mst_started = False
         wanted = {"mlx5_core", "mlx5_ib", "ib_ipoib"}
         if node.gpus:

@@ -49,6 +49,14 @@ def link_type_eth(cluster, node, dev):
     card.link_type_next[nic.port_on_card - 1] = ETH
 
 
+def fw_reset_needed(cluster, node, dev):
+    """A port left in ETH on a card whose firmware a warm reboot does not reset:
+    after mlxconfig set + reboot, Next Boot is IB(1) and Current still ETH(2)."""
+    link_type_eth(cluster, node, dev)
+    card = node.card_of(_nic(node, _default_dev(node, dev)))
+    card.warm_reboot_resets = False
+
+
 def wrong_rail(cluster, node, dev):
     a = _nic(node, dev)
     others = [n for n in node.nics if n.role == "compute" and n is not a]
@@ -178,6 +186,8 @@ def _behaviour(cluster, node, _):
 ALL = ("compute", "sm")
 MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (link up, no LID)"),
+    Fault("fw_reset_needed", ("compute",), "mlx5_1", fw_reset_needed,
+          "a port in ETH on a card a warm reboot does not reset (needs mlxfwreset or a power cycle)"),
     Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
     Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
     Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),

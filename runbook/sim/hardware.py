@@ -57,6 +57,9 @@ class Card:
     psid: str
     link_type: list[int]  # current, per port
     link_type_next: list[int]  # what mlxconfig set for the next boot
+    # False: a warm reboot does not reset this card's firmware, so the next-boot
+    # values load only with mlxfwreset or a power cycle (fault fw_reset_needed)
+    warm_reboot_resets: bool = True
 
 
 @dataclass
