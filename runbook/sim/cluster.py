@@ -72,6 +72,11 @@ class Cluster:
         node.opensm.running = node.opensm.enabled
         node.opensm.started_at = time.time()
         node.irqbalance.running = node.irqbalance.enabled
+        # the kernel's default affinity for every interrupt after a boot: all CPUs;
+        # a pinning survives a reboot only through a boot-time unit (server.py runs them)
+        everything = f"0-{node.ncpus - 1}"
+        for irq in node.irqs:
+            irq.cpus = everything
         node.versions.pop("ofed_kernel_loaded", None)  # the module on disk is the one loaded now
         node.boot_count += 1
         node.booted_at = time.time()

@@ -173,6 +173,22 @@ def irq_affinity_wrong(cluster, node, dev):
                 irq.cpus = format_cpulist(other)
 
 
+def irqbalance_unbanned(cluster, node, _):
+    """irqbalance running with the stock /etc/sysconfig/irqbalance: nothing
+    banned, so it spreads the NIC interrupts over both sockets."""
+    from .etcfiles import IRQBALANCE_STOCK
+
+    node.files["/etc/sysconfig/irqbalance"] = IRQBALANCE_STOCK
+    node.irqbalance.enabled = node.irqbalance.running = True
+
+
+def irq_pinning_not_persisted(cluster, node, _):
+    """Pinned now, but no boot-time unit: the next boot forgets it."""
+    unit = str(cluster.design.var("irq_affinity_unit", "") or "")
+    if unit in node.units_enabled:
+        node.units_enabled.remove(unit)
+
+
 def peermem_missing(cluster, node, _):
     if "nvidia_peermem" in node.modules:
         node.modules.remove("nvidia_peermem")
@@ -206,6 +222,10 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"),
     Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
+    Fault("irqbalance_unbanned", ("compute",), "", irqbalance_unbanned,
+          "irqbalance running with the stock config: it moves the pinned NIC interrupts"),
+    Fault("irq_pinning_not_persisted", ("compute",), "", irq_pinning_not_persisted,
+          "NIC interrupts pinned, but no boot-time unit: lost at the next boot"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
     Fault("unreachable", ALL, "", _behaviour, "connection refused"),
     Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),

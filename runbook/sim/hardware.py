@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .cpus import format_cpulist
 from .design import Design
-from .etcfiles import etc_files, sm_files
+from .etcfiles import etc_files, irq_affinity_files, sm_files
 
 IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 
@@ -140,6 +140,7 @@ class NodeState:
     mst_started: bool = False
     opensm: OpenSM = field(default_factory=OpenSM)
     irqbalance: Irqbalance = field(default_factory=Irqbalance)
+    units_enabled: list[str] = field(default_factory=list)  # unit files of /etc/systemd/system enabled
     clock_offset_s: float = 0.000012
     boot_count: int = 1
     booted_at: float = 0.0
@@ -275,6 +276,12 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         storage_ip=storage[0], storage_prefix=storage[1],
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    boot_pinning = irq_affinity_files(design)
+    if boot_pinning:  # the site's boot-time pinning, installed and enabled
+        state.files.update(boot_pinning)
+        state.units_enabled.append(str(design.var("irq_affinity_unit")))
+    if str(design.var("irqbalance_policy", "ban")) == "stop":
+        state.irqbalance = Irqbalance(enabled=False, running=False)
     return state
 
 

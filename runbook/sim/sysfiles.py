@@ -13,6 +13,7 @@ from . import ibformat
 from .cluster import Cluster
 from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
+from .irqbalance import effective_cpus
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
 PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
@@ -73,9 +74,9 @@ def table(cluster: Cluster, node: NodeState):
             except ValueError:
                 raise InvalidWrite("Invalid argument") from None
 
-        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: irq.cpus + "\n"
+        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: effective_cpus(node, irq) + "\n"
         files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: format_mask(
-            parse_cpulist(irq.cpus, node.ncpus), node.ncpus) + "\n"
+            parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
         files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
         writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
         writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask

@@ -36,6 +36,10 @@ HARDWARE = {
     "opensm_down": ("sm02", "systemctl is-active opensmd; systemctl is-enabled opensmd", "inactive\ndisabled",
                     "active\nenabled"),
     "irq_affinity_wrong": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "32", "0"),
+    "irqbalance_unbanned": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "125", "0"),
+    "irq_pinning_not_persisted": ("gpu01", "systemctl is-enabled nic-irq-affinity", "disabled", "enabled"),
+    "fw_reset_needed": ("gpu01", "mst start >/dev/null; mlxconfig -d mlx5_1 -e q LINK_TYPE_P1 | tail -1",
+                        "ETH(2)", "IB(1)"),
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
 }
 

@@ -30,8 +30,13 @@ def _service(ctx: Ctx, unit: str):
     return None
 
 
+def _custom(ctx: Ctx, unit: str) -> bool:
+    """A unit file the administrator installed in /etc/systemd/system."""
+    return f"/etc/systemd/system/{unit}.service" in ctx.node.files
+
+
 def _has_unit(ctx: Ctx, unit: str) -> bool:
-    if _service(ctx, unit) is not None:
+    if _service(ctx, unit) is not None or _custom(ctx, unit):
         return True
     if unit == "nvidia-persistenced":
         return bool(ctx.node.gpus)
@@ -40,11 +45,15 @@ def _has_unit(ctx: Ctx, unit: str) -> bool:
 
 def _active(ctx: Ctx, unit: str) -> bool:
     svc = _service(ctx, unit)
+    if svc is None and _custom(ctx, unit):  # oneshot, RemainAfterExit: active once run at boot
+        return unit in ctx.node.units_enabled
     return svc.running if svc is not None else _has_unit(ctx, unit)
 
 
 def _enabled(ctx: Ctx, unit: str) -> bool:
     svc = _service(ctx, unit)
+    if svc is None and _custom(ctx, unit):
+        return unit in ctx.node.units_enabled
     return svc.enabled if svc is not None else True
 
 
@@ -84,6 +93,8 @@ def systemctl(ctx: Ctx, args, io) -> int:
             io.out.write("enabled\n" if enabled else "disabled\n")
             status = status or (0 if enabled else 1)
         return status
+    if verb == "daemon-reload":
+        return 0
     if verb in ("kill", "reload"):  # OpenSM re-reads partitions.conf on HUP; the sim always does
         for u in units:
             if not _active(ctx, u):
@@ -104,6 +115,16 @@ def systemctl(ctx: Ctx, args, io) -> int:
             svc = _service(ctx, u)
             if svc is not None:
                 _change(ctx, svc, u, verb, bool(opts.get("--now")), io)
+            elif _custom(ctx, u) and verb in ("enable", "disable"):
+                on = ctx.node.units_enabled
+                if verb == "enable" and u not in on:
+                    on.append(u)
+                    io.err.write(f"Created symlink /etc/systemd/system/multi-user.target.wants/{u}.service"
+                                 f" \u2192 /etc/systemd/system/{u}.service.\n")
+                elif verb == "disable" and u in on:
+                    on.remove(u)
+                    io.err.write(f"Removed \"/etc/systemd/system/multi-user.target.wants/{u}.service\".\n")
+                ctx.machine.changed()
         return 0
     io.err.write(f'Unknown command verb {verb}.\n')
     return 1
