@@ -149,7 +149,9 @@ def test_link_type_all_ib_passes_and_eth_is_named():
         + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)") + _mlx("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "IB(1)")
     assert compare("link-type-ib", parsers.parse("mlxconfig-per-device", text), MODE) == [
         "mlx5_0 LINK_TYPE_P1: expected IB(1), found ETH(2)",
-        "mlx5_6 LINK_TYPE_P2: expected IB(1), found ETH(2) (IB(1) is set for the next boot: a reboot is owed)",
+        "mlx5_6 LINK_TYPE_P2: expected IB(1), found ETH(2) (IB(1) is set for the next boot: a reboot is owed;"
+        " if the node has rebooted since, the warm reboot did not reset the card's firmware: the apply resets"
+        " it with mlxfwreset, or a power cycle is owed)",
     ]
 
 
