@@ -170,17 +170,42 @@ def _change(ctx: Ctx, svc, unit: str, verb: str, now: bool, io) -> None:
     ctx.machine.changed()
 
 
+DESCRIPTIONS = {"irqbalance": ("irqbalance daemon", ["man:irqbalance(1)", "https://github.com/Irqbalance/irqbalance"],
+                               "/usr/sbin/irqbalance --foreground")}
+
+
+def _ago(seconds: float) -> str:
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s}s ago"
+    h, m = s // 3600, s % 3600 // 60
+    return f"{h}h {m}min ago" if h else f"{m}min {s % 60}s ago"
+
+
 def _status(ctx: Ctx, unit: str, io) -> int:
+    """systemd 252 (RHEL 9) layout: filled/hollow circle, Loaded with preset,
+    Active with since/ago, Docs, and for a running daemon Main PID, Tasks,
+    Memory, CPU, CGroup (as the real `systemctl status irqbalance` prints)."""
     active = _active(ctx, unit)
     svc = _service(ctx, unit)
     started = (svc.started_at if svc is not None else 0) or ctx.node.booted_at
     since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
     enabled = _enabled(ctx, unit)
-    io.out.write(f"\u25cf {unit}.service - {unit}\n"
-                 f"     Loaded: loaded (/usr/lib/systemd/system/{unit}.service; "
-                 f"{'enabled' if enabled else 'disabled'}; preset: enabled)\n"
-                 + (f"     Active: active (running) since {since}\n" if active else
-                    "     Active: inactive (dead)\n"))
+    desc, docs, cmd = DESCRIPTIONS.get(unit, (unit, [], f"/usr/sbin/{unit}"))
+    path = f"/etc/systemd/system/{unit}.service" if _custom(ctx, unit) else f"/usr/lib/systemd/system/{unit}.service"
+    dot = "\u25cf" if active else "\u25cb"
+    out = [f"{dot} {unit}.service - {desc}",
+           f"     Loaded: loaded ({path}; {'enabled' if enabled else 'disabled'}; preset: enabled)",
+           f"     Active: active (running) since {since}; {_ago(time.time() - started)}" if active
+           else "     Active: inactive (dead)"]
+    for k, d in enumerate(docs):
+        out.append(("       Docs: " if k == 0 else "             ") + d)
+    if active:
+        pid = 1000 + ctx.node.index * 7 + len(unit)
+        out += [f"   Main PID: {pid} ({unit})", "      Tasks: 2 (limit: 1545712)", "     Memory: 1.1M",
+                "        CPU: 1.204s", f"     CGroup: /system.slice/{unit}.service",
+                f"             \u2514\u2500{pid} {cmd}"]
+    io.out.write("\n".join(out) + "\n")
     return 0 if active else 3
 
 
