@@ -25,7 +25,7 @@ CONTRACT = {
     "40-software.yaml": ["mirror-only", "ofed-version", "ofed-kernel-match", "nvidia-driver-version",
                          "cuda-version", "etc-consistent", "nvidia-peermem"],
     "50-topology.yaml": ["gpu-numa-affinity", "nic-numa-affinity", "gpu-nic-topology", "irq-affinity"],
-    "60-fabric.yaml": ["opensm-active", "sm-master-standby", "partitions-conf", "ib-ports-active",
+    "60-fabric.yaml": ["opensm-active", "sm-master-standby", "sm-seen-from-compute", "partitions-conf", "ib-ports-active",
                        "pkey-membership", "rail-cabling", "ipoib-storage"],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
     "90-handover.yaml": ["customer-walkthrough"],
