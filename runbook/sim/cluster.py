@@ -62,7 +62,8 @@ class Cluster:
         MST and hand-loaded modules are gone, modules-load.d and enabled
         services come back."""
         for card in node.cards:
-            card.link_type = list(card.link_type_next)
+            if card.warm_reboot_resets:
+                card.link_type = list(card.link_type_next)
         node.mst_started = False
         wanted = {"mlx5_core", "mlx5_ib", "ib_ipoib"}
         if node.gpus:
@@ -78,6 +79,13 @@ class Cluster:
         node.modules = sorted(wanted)
         node.opensm.running = node.opensm.enabled
         node.opensm.started_at = time.time()
+        node.irqbalance.running = node.irqbalance.enabled
+        # the kernel's default affinity for every interrupt after a boot: all CPUs;
+        # a pinning survives a reboot only through a boot-time unit (server.py runs them)
+        everything = f"0-{node.ncpus - 1}"
+        for irq in node.irqs:
+            irq.cpus = everything
+        node.versions.pop("ofed_kernel_loaded", None)  # the module on disk is the one loaded now
         node.boot_count += 1
         node.booted_at = time.time()
         self.fabric.rebuild_ports()

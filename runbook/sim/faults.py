@@ -49,6 +49,14 @@ def link_type_eth(cluster, node, dev):
     card.link_type_next[nic.port_on_card - 1] = ETH
 
 
+def fw_reset_needed(cluster, node, dev):
+    """A port left in ETH on a card whose firmware a warm reboot does not reset:
+    after mlxconfig set + reboot, Next Boot is IB(1) and Current still ETH(2)."""
+    link_type_eth(cluster, node, dev)
+    card = node.card_of(_nic(node, _default_dev(node, dev)))
+    card.warm_reboot_resets = False
+
+
 def wrong_rail(cluster, node, dev):
     a = _nic(node, dev)
     others = [n for n in node.nics if n.role == "compute" and n is not a]
@@ -95,6 +103,11 @@ def ofed_version_drift(cluster, node, _):
 
 def ofed_kernel_mismatch(cluster, node, _):
     node.versions["ofed_kernel"] = DRIFT_OFED[1]
+
+
+def ofed_kmod_stale(cluster, node, _):
+    """OFED updated on disk, the old mlx5_core still loaded (no reboot since)."""
+    node.versions["ofed_kernel_loaded"] = DRIFT_OFED[1]
 
 
 def driver_version_drift(cluster, node, _):
@@ -160,6 +173,22 @@ def irq_affinity_wrong(cluster, node, dev):
                 irq.cpus = format_cpulist(other)
 
 
+def irqbalance_unbanned(cluster, node, _):
+    """irqbalance running with the stock /etc/sysconfig/irqbalance: nothing
+    banned, so it spreads the NIC interrupts over both sockets."""
+    from .etcfiles import IRQBALANCE_STOCK
+
+    node.files["/etc/sysconfig/irqbalance"] = IRQBALANCE_STOCK
+    node.irqbalance.enabled = node.irqbalance.running = True
+
+
+def irq_pinning_not_persisted(cluster, node, _):
+    """Pinned now, but no boot-time unit: the next boot forgets it."""
+    unit = str(cluster.design.var("irq_affinity_unit", "") or "")
+    if unit in node.units_enabled:
+        node.units_enabled.remove(unit)
+
+
 def peermem_missing(cluster, node, _):
     if "nvidia_peermem" in node.modules:
         node.modules.remove("nvidia_peermem")
@@ -209,9 +238,13 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
     Fault("pcie_gen3", ("compute",), "gpu5", pcie_gen3, "a PCIe link trained at Gen3 (8GT/s)"),
     Fault("missing_dimm", ALL, "", missing_dimm, "one DIMM slot empty"),
+    Fault("fw_reset_needed", ("compute",), "mlx5_1", fw_reset_needed,
+          "a port in ETH on a card a warm reboot does not reset (needs mlxfwreset or a power cycle)"),
     Fault("ofed_version_drift", ALL, "", ofed_version_drift, "installed from the external mirror: another OFED"),
     Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
     Fault("ofed_kernel_mismatch", ALL, "", ofed_kernel_mismatch, "mlx5_core module not from the userspace OFED"),
+    Fault("ofed_kmod_stale", ALL, "", ofed_kmod_stale,
+          "OFED kernel module updated on disk, the old one still loaded (no reboot)"),
     Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
     Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
     Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),
@@ -219,6 +252,10 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("ib_rate_100", ALL, "mlx5_3", ib_rate_100, "an IB port trained at 100G instead of 200G"),
     Fault("pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"),
     Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
+    Fault("irqbalance_unbanned", ("compute",), "", irqbalance_unbanned,
+          "irqbalance running with the stock config: it moves the pinned NIC interrupts"),
+    Fault("irq_pinning_not_persisted", ("compute",), "", irq_pinning_not_persisted,
+          "NIC interrupts pinned, but no boot-time unit: lost at the next boot"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
     Fault("hca_firmware_drift", ALL, "mlx5_4", hca_firmware_drift,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from . import hca
 from .cpus import format_cpulist
 from .design import Design
-from .etcfiles import etc_files, sm_files
+from .etcfiles import etc_files, irq_affinity_files, sm_files
 
 IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 
@@ -23,8 +23,17 @@ IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 class PciLink:
     cap_speed: str = "16GT/s"
     cap_width: int = 16
-    speed: str = "16GT/s"
+    speed: str = "16GT/s"  # the speed the link trains to under load
     width: int = 16
+    # A GPU at idle (P8) drops its link to 2.5GT/s to save power and retrains
+    # when work arrives (real idle AD102 capture: LnkSta "Speed 2.5GT/s
+    # (downgraded), Width x16"); "" = no power-saving downtraining (NICs).
+    idle_speed: str = ""
+    busy: int = 0  # running host<->device copies / kernels keeping the link up
+
+    def current_speed(self) -> str:
+        """The speed LnkSta, sysfs and nvidia-smi report right now."""
+        return self.idle_speed if self.idle_speed and not self.busy else self.speed
 
 
 @dataclass
@@ -49,6 +58,9 @@ class Card:
     psid: str
     link_type: list[int]  # current, per port
     link_type_next: list[int]  # what mlxconfig set for the next boot
+    # False: a warm reboot does not reset this card's firmware, so the next-boot
+    # values load only with mlxfwreset or a power cycle (fault fw_reset_needed)
+    warm_reboot_resets: bool = True
 
 
 @dataclass
@@ -112,6 +124,16 @@ class OpenSM:
 
 
 @dataclass
+class Irqbalance:
+    """RHEL installs and enables irqbalance on every node; while it runs it
+    moves every IRQ it is not told to leave alone (sim/irqbalance.py)."""
+
+    enabled: bool = True
+    running: bool = True
+    started_at: float = 0.0
+
+
+@dataclass
 class NodeState:
     name: str
     kind: str  # compute | sm
@@ -130,6 +152,8 @@ class NodeState:
     storage_prefix: int = 16
     mst_started: bool = False
     opensm: OpenSM = field(default_factory=OpenSM)
+    irqbalance: Irqbalance = field(default_factory=Irqbalance)
+    units_enabled: list[str] = field(default_factory=list)  # unit files of /etc/systemd/system enabled
     clock_offset_s: float = 0.000012
     boot_count: int = 1
     booted_at: float = 0.0
@@ -271,7 +295,8 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         bus_next[numa] = (bus_next[numa] + 8) & ~7
     for g, numa in enumerate(gpu_numa):
         sw, sub, bus = gpu_slot.get(g, (f"sw-gpu{g}", f"sw-gpu{g}/a", take_bus(numa)))
-        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}"))
+        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}",
+                        PciLink(idle_speed="2.5GT/s")))
     gpus.sort(key=lambda x: x.index)
     for nic_def in design.storage_nics:
         numa = int(nic_def["numa"])
@@ -318,6 +343,12 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         ipoib_children=_ipoib_children(design), firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    boot_pinning = irq_affinity_files(design)
+    if boot_pinning:  # the site's boot-time pinning, installed and enabled
+        state.files.update(boot_pinning)
+        state.units_enabled.append(str(design.var("irq_affinity_unit")))
+    if str(design.var("irqbalance_policy", "ban")) == "stop":
+        state.irqbalance = Irqbalance(enabled=False, running=False)
     return state
 
 

@@ -13,6 +13,7 @@ from . import ibformat
 from .cluster import Cluster
 from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
+from .irqbalance import effective_cpus
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
 PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
@@ -81,9 +82,9 @@ def table(cluster: Cluster, node: NodeState):
             except ValueError:
                 raise InvalidWrite("Invalid argument") from None
 
-        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: irq.cpus + "\n"
+        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: effective_cpus(node, irq) + "\n"
         files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: format_mask(
-            parse_cpulist(irq.cpus, node.ncpus), node.ncpus) + "\n"
+            parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
         files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
         writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
         writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
@@ -98,10 +99,15 @@ def table(cluster: Cluster, node: NodeState):
     files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
     for mod in node.modules:
         files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
-        version = {"mlx5_core": node.versions["ofed_kernel"], "nvidia": node.versions["driver"],
-                   "nvidia_peermem": node.versions["driver"]}.get(mod)
-        if version:
-            files[f"/sys/module/{mod}/version"] = lambda v=version: v + "\n"
+        # the LOADED module's version: differs from the file on disk (modinfo)
+        # until the next boot after an update (ofed_kernel_loaded, see faults.py)
+        def version(mod=mod) -> str:
+            v = node.versions
+            loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
+            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[mod] + "\n"
+
+        if mod in ("mlx5_core", "nvidia", "nvidia_peermem"):
+            files[f"/sys/module/{mod}/version"] = version
     if node.kind == "sm":
         files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
     return files, writers
@@ -131,10 +137,16 @@ def _pkey(table: list[int], index: int) -> str:
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:
     dev = f"/sys/bus/pci/devices/0000:{bus}"
     files[f"{dev}/numa_node"] = lambda: f"{numa()}\n"
-    files[f"{dev}/current_link_speed"] = lambda: link.speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/current_link_speed"] = lambda: _sysfs_speed(link.current_speed()) + "\n"
     files[f"{dev}/current_link_width"] = lambda: f"{link.width}\n"
-    files[f"{dev}/max_link_speed"] = lambda: link.cap_speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/max_link_speed"] = lambda: _sysfs_speed(link.cap_speed) + "\n"
     files[f"{dev}/max_link_width"] = lambda: f"{link.cap_width}\n"
+
+
+def _sysfs_speed(speed: str) -> str:
+    """current_link_speed as the kernel prints it: '16.0 GT/s PCIe', '2.5 GT/s PCIe'."""
+    value = speed.replace("GT/s", "")
+    return f"{value}.0 GT/s PCIe" if "." not in value else f"{value} GT/s PCIe"
 
 
 def _interrupts(node: NodeState) -> str:

@@ -1,5 +1,6 @@
 """The simulated tools print the real tools' layouts: compared line for line with
 the real outputs in shared/fixtures/real-outputs (values differ, layout must not)."""
+import asyncio
 import re
 from pathlib import Path
 
@@ -103,7 +104,9 @@ async def test_lspci_vv_link_lines_and_grep(node, sh):
     pick = lambda t, k: next(x for x in t.expandtabs().splitlines() if x.strip().startswith(k))
     for k in ("LnkCap:", "LnkSta:", "NUMA node:", "Kernel driver in use:"):
         assert shape(pick(out, k)).split(" w")[0] == shape(pick(real, k)).split(" w")[0]
-    assert pick(out, "LnkSta:").strip() == "LnkSta: Speed 16GT/s, Width x16"
+    # an idle GPU: 2.5GT/s, marked downgraded, full width - as the real idle AD102 capture
+    assert pick(out, "LnkSta:").strip() == "LnkSta: Speed 2.5GT/s (downgraded), Width x16"
+    assert pick(out, "LnkSta:").strip() == pick(real, "LnkSta:").strip()
     out, _, _ = await sh(node, "lspci | grep -i mellanox")
     # the seed's rail NICs are ConnectX-7, its storage cards ConnectX-6 (inventory `hca:`)
     assert re.match(r"18:00\.0 Infiniband controller: Mellanox Technologies MT2910 Family \[ConnectX-7\]\n", out)
@@ -171,8 +174,25 @@ async def test_benchmark_layouts(machine_of, sh):
     assert ours[start:start + 3] == real[rstart:rstart + 3]
     assert shape(ours[start + 3]) == shape(real[rstart + 3])
     assert ours[-3] == "# Out of bounds values : 0 OK" and ours[-2].startswith("# Avg bus bandwidth    : ")
+    peer = node.peer("gpu02")
+    server = asyncio.ensure_future(sh(peer, "ib_write_bw -d mlx5_0 --report_gbits"))
+    await asyncio.sleep(0.3)
     out, _, code = await sh(node, "ib_write_bw -d mlx5_0 --report_gbits gpu02")
     real = fixture("ib_write_bw/DGX*").splitlines()
     ours = out.splitlines()
-    assert code == 0 and ours[0] == real[0] and ours[1] == real[1]
-    assert ours[-3] == real[-3] and starts(ours[-2]) == starts(real[-2])
+    # the title line keeps perftest's TABs (the DGX paste expanded them)
+    assert code == 0 and ours[0] == real[0] and ours[1].expandtabs() == real[1]
+    assert ours[-3] == real[-3] and starts(ours[-2].expandtabs()) == starts(real[-2])
+    served, _, code = await server
+    real = fixture("ib_write_bw/ib_send_bw-bidirectional*duration*").splitlines()
+    assert code == 0 and served.splitlines()[:3] == ["", "*" * 36, "* Waiting for client to connect... *"]
+    # -D: the duration layout (peak 0.00, average after one space, rate at column 61)
+    out, _, code = await sh(node, "ib_write_bw -d mlx5_0 --report_gbits -D 5 gpu02")
+    assert code == 1 and out == ""  # nobody listens on gpu02 any more: refused
+    server = asyncio.ensure_future(sh(peer, "ib_write_bw -d mlx5_0 --report_gbits -D 5"))
+    await asyncio.sleep(0.3)
+    out, _, code = await sh(node, "ib_write_bw -d mlx5_0 --report_gbits -D 5 gpu02")
+    await server
+    ours = out.splitlines()
+    assert code == 0 and ours[1] == real[1].replace("Send Bidirectional", "RDMA_Write")
+    assert starts(ours[-2]) == starts(real[-2]) and ours[-2].split()[2] == "0.00"

@@ -33,7 +33,9 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
             continue
         if _number(value) != _IB:
             pending = next_boot.get(dev, {}).get(param)
-            owed = (" (IB(1) is set for the next boot: a reboot is owed)"
+            owed = (" (IB(1) is set for the next boot: a reboot is owed; if the node has rebooted since,"
+                    " the warm reboot did not reset the card's firmware: the apply resets it with"
+                    " mlxfwreset, or a power cycle is owed)"
                     if pending is not None and _number(pending) == _IB else "")
             out.append(f"{dev} {param}: expected IB(1), found {value}{owed}")
     return out

@@ -9,7 +9,8 @@ SPEEDS = {"2.5GT/s": 1, "5GT/s": 2, "8GT/s": 3, "16GT/s": 4, "32GT/s": 5}
 
 def lnksta(dev: PciDevice) -> str:
     link = dev.link
-    speed = f"Speed {link.speed}" + (" (downgraded)" if SPEEDS.get(link.speed, 0) < SPEEDS.get(link.cap_speed, 0) else "")
+    now = link.current_speed()
+    speed = f"Speed {now}" + (" (downgraded)" if SPEEDS.get(now, 0) < SPEEDS.get(link.cap_speed, 0) else "")
     width = f"Width x{link.width}" + (" (downgraded)" if link.width < link.cap_width else "")
     return f"{speed}, {width}"
 
