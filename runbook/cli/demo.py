@@ -11,7 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_OK
+from ..errors import RunbookError
+from ..shipped import steps_dir
 from ..sim.procs import SimProcess
 from ..sim.scenario import DEFAULT
 from ..workspace.project import eprint
@@ -39,11 +40,17 @@ def cmd_demo(args) -> int:
     base, lab_dir, state_dir = demo_paths(args)
     lab_dir.mkdir(parents=True, exist_ok=True)
     eprint(f"runbook demo: starting the simulated lab ({args.nodes} nodes) in {lab_dir}")
-    with SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT, lifetime=6 * 3600,
-                    reboot_seconds=3.0, slow_seconds=4.0, ready_timeout=120) as sim:
+    sim = SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT, lifetime=6 * 3600,
+                     reboot_seconds=3.0, slow_seconds=4.0, ready_timeout=120)
+    try:
+        sim.start()
+    except (RuntimeError, TimeoutError) as exc:  # the lab said why on its stderr
+        raise RunbookError(f"demo: the simulated lab did not start: {str(exc).strip()}") from None
+    try:
         eprint(f"runbook demo: lab up (pid {sim.pid}); plain OpenSSH works too: "
-               f"ssh -F {sim.ssh_config} gpu07 ibstat")
-        run_args = argparse.Namespace(steps=str(Path("steps")), inventory=str(sim.inventory), state=str(state_dir),
+               f"ssh -F {sim.ssh_config} {sim.info.get('first', {}).get('name', 'gpu01')} ibstat")
+        # the shipped runbook, from the wheel or the checkout: the demo works from any directory
+        run_args = argparse.Namespace(steps=str(steps_dir()), inventory=str(sim.inventory), state=str(state_dir),
                                       operator=None, run=None, trust_new_hosts=False)
         if args.headless or not sys.stdout.isatty():
             return _headless(run_args, base)
@@ -53,6 +60,8 @@ def cmd_demo(args) -> int:
         run_args.sign_key = str(ensure_demo_key(base))
         run_args.export_output = str(base / "completion-log.json")
         return run_tui(run_args)
+    finally:
+        sim.stop()
 
 
 def _headless(run_args: argparse.Namespace, base: Path) -> int:
@@ -79,4 +88,4 @@ def _headless(run_args: argparse.Namespace, base: Path) -> int:
            f"wrong cable, ...): waive or note it with `runbook waive STEP --hosts H --reason ... "
            f"--state {run_args.state} --inventory {run_args.inventory}`.")
     eprint(f"runbook demo: the run's verdict exit code is {rc}; report: {out}.html")
-    return EXIT_OK if export_rc == 0 else export_rc
+    return rc if export_rc == 0 else export_rc  # the verdict, as `runbook run` would exit
