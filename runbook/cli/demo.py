@@ -11,7 +11,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import RunbookError
 from ..shipped import steps_dir
 from ..sim.procs import SimProcess
 from ..sim.scenario import DEFAULT
@@ -40,13 +39,8 @@ def cmd_demo(args) -> int:
     base, lab_dir, state_dir = demo_paths(args)
     lab_dir.mkdir(parents=True, exist_ok=True)
     eprint(f"runbook demo: starting the simulated lab ({args.nodes} nodes) in {lab_dir}")
-    sim = SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT, lifetime=6 * 3600,
-                     reboot_seconds=3.0, slow_seconds=4.0, ready_timeout=120)
-    try:
-        sim.start()
-    except (RuntimeError, TimeoutError) as exc:  # the lab said why on its stderr
-        raise RunbookError(f"demo: the simulated lab did not start: {str(exc).strip()}") from None
-    try:
+    with SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT, lifetime=6 * 3600,
+                    reboot_seconds=3.0, slow_seconds=4.0, ready_timeout=120) as sim:
         eprint(f"runbook demo: lab up (pid {sim.pid}); plain OpenSSH works too: "
                f"ssh -F {sim.ssh_config} {sim.info.get('first', {}).get('name', 'gpu01')} ibstat")
         # the shipped runbook, from the wheel or the checkout: the demo works from any directory
@@ -60,8 +54,6 @@ def cmd_demo(args) -> int:
         run_args.sign_key = str(ensure_demo_key(base))
         run_args.export_output = str(base / "completion-log.json")
         return run_tui(run_args)
-    finally:
-        sim.stop()
 
 
 def _headless(run_args: argparse.Namespace, base: Path) -> int:
