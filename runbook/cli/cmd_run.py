@@ -22,9 +22,9 @@ from .human import runs_table, wide_console
 from .suggest import check_step_ids
 
 
-def print_reasons(console: Console, doc: dict) -> None:
+def print_reasons(console: Console, doc: dict, runbook) -> None:
     """Why hosts are unknown or blocked, and what to run next (cli/explain.py)."""
-    for line in explain(doc):
+    for line in explain(doc, {s.id: s.phase for s in runbook.steps}):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
@@ -35,7 +35,8 @@ def _confirm_factory(args, console: Console, progress: RunProgress | None = None
         for h, c in commands.items():
             by_cmd.setdefault(c, []).append(h)
         with progress.paused() if progress else nullcontext():
-            console.print(f"[bold]{action}[/] {step.id} on {fold(hosts)} ({len(hosts)} hosts):", highlight=False)
+            n = f"{len(hosts)} host{'' if len(hosts) == 1 else 's'}"
+            console.print(f"[bold]{action}[/] {step.id} on {fold(hosts)} ({n}):", highlight=False)
             for c, hs in by_cmd.items():
                 # the person who confirms reads every line; a log (--yes, no terminal) gets the gist
                 shown = c if ask else command_gist(c, step.id)
@@ -48,7 +49,7 @@ def _confirm_factory(args, console: Console, progress: RunProgress | None = None
                 console.print(f"[red]not confirmed[/]: {action} needs --yes when there is no terminal to ask")
                 return False
             # the question on stderr (stdout is data), its [y/N] as literal text, the bar stopped meanwhile
-            console.print(f"{action} {step.id} on {len(hosts)} hosts? [y/N] ", end="", markup=False,
+            console.print(f"{action} {step.id} on {n}? [y/N] ", end="", markup=False,
                           highlight=False)
             answer = await asyncio.to_thread(sys.stdin.readline)
         return answer.strip().lower() in ("y", "yes")
@@ -90,7 +91,7 @@ def cmd_run(args) -> int:
         rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
         doc = run_summary(session.state, steps, project.inventory, hosts, exit_code=rc)
         console.print(summary_table(doc))
-        print_reasons(console, doc)
+        print_reasons(console, doc, project.runbook)
         if session.state.pending:
             for action, hs in doc["pending_actions"].items():
                 console.print(f"[yellow]{action} owed: {hs}[/]")
@@ -160,7 +161,7 @@ def cmd_status(args) -> int:
             sys.stdout.write("\n")
         else:
             Console().print(summary_table(doc))
-            print_reasons(Console(), doc)
+            print_reasons(Console(), doc, project.runbook)
             for action, hs in doc["pending_actions"].items():
                 Console().print(f"[yellow]{action} owed: {hs}[/]")
         return rc

@@ -68,9 +68,11 @@ def _blocked_words(reason: str, phase_of: dict[str, str]) -> str:
     return reason or "no reason recorded"
 
 
-def explain(doc: dict[str, Any]) -> list[str]:
-    """The lines for unknown and blocked hosts of a summary document, most hosts first."""
-    phase_of = {s["id"]: s["phase"] for s in doc.get("steps", [])}
+def explain(doc: dict[str, Any], phase_of: dict[str, str] | None = None) -> list[str]:
+    """The lines for unknown and blocked hosts of a summary document, most hosts
+    first; `phase_of` (step id -> phase) names the phase of a prerequisite that
+    was not part of the run."""
+    phase_of = {**{s["id"]: s["phase"] for s in doc.get("steps", [])}, **(phase_of or {})}
     unknown: dict[str, tuple[set[str], list[str]]] = {}
     blocked: dict[str, tuple[set[str], list[str]]] = {}
     for s in doc.get("steps", []):
