@@ -2,7 +2,8 @@
 never a Python repr (`{'a': [1, 2]}` reads as `a=1,2`)."""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 
 def scalar(value: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import random
 import socket
-from typing import Iterator
+from collections.abc import Iterator
 
 DEFAULT_BASE = "127.77.0.0"
 DEFAULT_PORT = 2222

@@ -48,7 +48,6 @@ def _say(text: str) -> None:
 
 
 async def serve(args: argparse.Namespace) -> int:
-    from .lab import Lab  # the simulator loads only when it runs, not for `runbook --help`
     from .scenario import DEFAULT
 
     scenario = args.scenario or DEFAULT
@@ -82,7 +81,7 @@ async def serve(args: argparse.Namespace) -> int:
 async def _start_lab(args: argparse.Namespace, scenario):
     """Start on the default addresses, or on free ones when those are taken
     (sim/addresses.py); say where, when it is not where the user asked."""
-    from .lab import Lab
+    from .lab import Lab  # the simulator loads only when it runs, not for `runbook --help`
 
     single = getattr(args, "single_address", False)
     if not single and not loopback_aliases_work():

@@ -10,8 +10,8 @@ import sys
 import pytest
 import yaml
 
-from runbook.engine.become import wrap
 from runbook.definition.template import TemplateError
+from runbook.engine.become import wrap
 from tests.sshd_server import sshd_server  # noqa: F401  (fixture)
 
 from .conftest import REPO
