@@ -14,6 +14,7 @@ taken from --wheel (an installed runbook has no source to build from)."""
 from __future__ import annotations
 
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -51,6 +52,33 @@ def add_arguments(p) -> None:
                         "(repeatable; default: this machine's)")
     p.add_argument("--wheel", metavar="FILE",
                    help="the runbook wheel to bundle (default: build one from this checkout)")
+
+
+_MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_(\w+)$")
+_LEGACY = {"manylinux2014": 17, "manylinux2010": 12, "manylinux1": 5}
+
+
+def expand_platforms(tags: list[str]) -> list[str]:
+    """A wheel built for an older glibc installs on a newer one, but `pip download
+    --platform manylinux_2_28_x86_64` only takes wheels tagged exactly so: list
+    every older manylinux tag too (as pip does for the machine it runs on), or
+    cffi (tagged manylinux_2_17) is "not found" for a Rocky 9 target."""
+    out: list[str] = []
+    for tag in tags:
+        glibc = None
+        if m := _MANYLINUX.match(tag):
+            major, glibc, arch = int(m[1]), int(m[2]), m[3]
+        else:
+            legacy, _, arch = tag.partition("_")
+            if legacy in _LEGACY and arch:
+                major, glibc = 2, _LEGACY[legacy]
+        if glibc is None or major != 2:
+            out.append(tag)
+            continue
+        for minor in range(glibc, 4, -1):
+            out.append(f"manylinux_2_{minor}_{arch}")
+            out += [f"{name}_{arch}" for name, v in _LEGACY.items() if v == minor]
+    return list(dict.fromkeys(out))
 
 
 def target_python(args) -> str:
@@ -97,7 +125,7 @@ def cmd_bundle(args) -> int:
         wheels.mkdir(parents=True)
         shutil.copy2(wheel, wheels / wheel.name)
         target = ["--only-binary=:all:", "--python-version", pyver, "--implementation", "cp"]
-        for tag in args.platform or []:
+        for tag in expand_platforms(args.platform or []):
             target += ["--platform", tag]
         _pip("download", "--dest", str(wheels), *target, str(wheels / wheel.name),
              what=f"downloading every dependency wheel for Python {pyver}"
