@@ -24,7 +24,7 @@ from .suggest import check_step_ids
 
 def print_reasons(console: Console, doc: dict, runbook) -> None:
     """Why hosts are unknown or blocked, and what to run next (cli/explain.py)."""
-    for line in explain(doc, {s.id: s.phase for s in runbook.steps}):
+    for line in explain(doc, {s.id: s.phase for s in runbook.steps}, {s.id for s in runbook.steps if s.apply}):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 

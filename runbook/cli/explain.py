@@ -46,7 +46,7 @@ def _unknown_words(reason: str, host: str) -> str:
     return r.replace("{host}", "the host")
 
 
-def _blocked_words(reason: str, phase_of: dict[str, str]) -> str:
+def _blocked_words(reason: str, phase_of: dict[str, str], fixable: set[str] | None) -> str:
     if m := _NEEDS_HERE.search(reason):
         need, status = m["need"], m["status"]
         run_it = f"runbook run --step {need}"
@@ -55,8 +55,8 @@ def _blocked_words(reason: str, phase_of: dict[str, str]) -> str:
             where = f", or run the phase (runbook run --phase {phase})" if phase else ""
             return f"needs {need}, which has not run: run it first ({run_it}){where}"
         if status == "fail":
-            return (f"needs {need}, which fails on these hosts: fix it first ({run_it} --action apply, "
-                    f"or by hand and re-verify), or waive it")
+            how = f"{run_it} --action apply" if fixable is None or need in fixable else "by hand, then re-verify"
+            return f"needs {need}, which fails on these hosts: fix it first ({how}), or waive it"
         if status == "unknown":
             return f"needs {need}, which could not be assessed on these hosts (see unknown above)"
         if status == "blocked":
@@ -68,10 +68,11 @@ def _blocked_words(reason: str, phase_of: dict[str, str]) -> str:
     return reason or "no reason recorded"
 
 
-def explain(doc: dict[str, Any], phase_of: dict[str, str] | None = None) -> list[str]:
+def explain(doc: dict[str, Any], phase_of: dict[str, str] | None = None,
+            fixable: set[str] | None = None) -> list[str]:
     """The lines for unknown and blocked hosts of a summary document, most hosts
     first; `phase_of` (step id -> phase) names the phase of a prerequisite that
-    was not part of the run."""
+    was not part of the run, `fixable` the steps that have an apply."""
     phase_of = {**{s["id"]: s["phase"] for s in doc.get("steps", [])}, **(phase_of or {})}
     unknown: dict[str, tuple[set[str], list[str]]] = {}
     blocked: dict[str, tuple[set[str], list[str]]] = {}
@@ -81,7 +82,7 @@ def explain(doc: dict[str, Any], phase_of: dict[str, str] | None = None) -> list
             if status in ("unknown", "interrupted"):
                 key, into = _unknown_words(h.get("reason") or "", host), unknown
             elif status == "blocked":
-                key, into = _blocked_words(h.get("reason") or "", phase_of), blocked
+                key, into = _blocked_words(h.get("reason") or "", phase_of, fixable), blocked
             else:
                 continue
             hosts, steps = into.setdefault(key, (set(), []))

@@ -158,3 +158,17 @@ def test_every_declared_dependency_is_imported():
         name = re.split(r"[\[<>=~ ]", dep, maxsplit=1)[0].lower()
         assert name in modules, f"{name}: declared, but no module known for it here"
         assert re.search(rf"^\s*(import|from) {modules[name]}\b", source, re.M), f"{name} is never imported"
+
+
+def test_blocked_by_a_failing_prerequisite_says_how_to_fix_it():
+    from runbook.cli.explain import explain
+
+    def doc(need):
+        return {"steps": [{"id": "child", "phase": "p", "hosts": {
+            "n1": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"},
+            "n2": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"}}}]}
+    [line] = explain(doc("link-type-ib"), {}, {"link-type-ib"})
+    assert line == ("blocked: child on n[1-2] — needs link-type-ib, which fails on these hosts: fix it first "
+                    "(runbook run --step link-type-ib --action apply), or waive it")
+    [line] = explain(doc("ofed-version"), {}, {"link-type-ib"})  # no apply: a person fixes it
+    assert "fix it first (by hand, then re-verify), or waive it" in line
