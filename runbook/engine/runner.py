@@ -26,6 +26,7 @@ from ..definition.model import SATISFIED, Inventory, Runbook, Status, Step
 from ..run.state import RunState
 from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
                      PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
+from . import become
 from .hostrun import HostOutcome, command_for, run_on_host
 from .targets import blocked_reason, targets
 
@@ -327,7 +328,7 @@ class Engine:
         return [h for h, ok in zip(hosts, back) if ok]
 
     async def _reboot(self, step: Step, host: str) -> bool:
-        await self.transport.reboot(host)
+        await self.transport.reboot(host, become.wrap("reboot", self._vars[host]))
         if await self.transport.wait_back(host, timeout=self.reboot_timeout):
             self._emit(PendingActionChanged(step.id, host, "reboot", "done", "host came back"))
             return True
