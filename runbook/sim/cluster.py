@@ -70,6 +70,7 @@ class Cluster:
         node.modules = sorted(wanted)
         node.opensm.running = node.opensm.enabled
         node.opensm.started_at = time.time()
+        node.platform.boot()
         node.boot_count += 1
         node.booted_at = time.time()
         self.fabric.rebuild_ports()

@@ -206,3 +206,9 @@ def inject(cluster: Cluster, node: NodeState, name: str, arg: str | None) -> Non
     fault.apply(cluster, node, str(arg) if arg is not None else fault.default)
     if name not in node.faults:
         node.faults.append(name)
+
+# The faults of the GPU-health, platform, firmware, OS and storage checks live in
+# their own module (imported last: it builds on Fault and FaultError above).
+from .faults_platform import FAULTS as _PLATFORM_FAULTS  # noqa: E402
+
+MENU.update({f.name: f for f in _PLATFORM_FAULTS})

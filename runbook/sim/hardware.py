@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .cpus import format_cpulist
 from .design import Design
 from .etcfiles import etc_files, sm_files
+from .platform import Platform, attach_platform
 
 IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 
@@ -122,6 +123,7 @@ class NodeState:
     booted_at: float = 0.0
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
+    platform: Platform = field(default_factory=Platform)  # GPU health, firmware, OS settings, storage (platform.py)
 
     @property
     def ncpus(self) -> int:
@@ -251,6 +253,7 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         storage_ip=storage[0], storage_prefix=storage[1],
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    attach_platform(design, state)
     return state
 
 
@@ -265,4 +268,5 @@ def build_sm(design: Design, name: str, index: int, priority: int) -> NodeState:
         opensm=OpenSM(enabled=True, running=True, priority=priority),
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    attach_platform(design, state)
     return state

@@ -44,7 +44,7 @@ def ibstat(ctx: Ctx, args, io) -> int:
             out.append(port.replace("\t\t", "").replace("\tPort 1:\n", ""))
             continue
         out.append(f"CA '{nic.dev}'\n\tCA type: {ibformat.CA_TYPE}\n\tNumber of ports: 1\n"
-                   f"\tFirmware version: {ibformat.FW}\n\tHardware version: 0\n"
+                   f"\tFirmware version: {node.platform.hca_fw[nic.card]}\n\tHardware version: 0\n"
                    f"\tNode GUID: 0x{nic.guid:016x}\n\tSystem image GUID: 0x{nic.guid:016x}\n" + port)
     io.out.write("".join(out))
     return 0
@@ -88,7 +88,7 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
         guid = ibformat.colon_guid(nic.guid)
         mtu = "4096 (5)" if st.layer == "InfiniBand" and st.state == "Active" else "1024 (3)"
         blocks.append(
-            f"hca_id:\t{nic.dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t{ibformat.FW}\n"
+            f"hca_id:\t{nic.dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t{node.platform.hca_fw[nic.card]}\n"
             f"\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n"
             f"\tvendor_part_id:\t\t\t{ibformat.VENDOR_PART}\n\thw_ver:\t\t\t\t0x0\n"
             f"\tboard_id:\t\t\t{node.card_of(nic).psid}\n\tphys_port_cnt:\t\t\t1\n"

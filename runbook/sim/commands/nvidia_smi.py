@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from .base import Ctx
+from .nvsmi_q import health_fields, query as detailed_query, settings
 from .nvtopo import topo_matrix
 
 SEP = "+-----------------------------------------+------------------------+----------------------+"
@@ -30,8 +31,11 @@ def table(ctx: Ctx) -> str:
     for gpu in node.gpus:
         temp, perf, power = _idle(gpu)
         busid = f"00000000:{gpu.bus.upper()}"
-        lines.append(f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{'On':>4}  |{busid:>19}{'Off':>4} |{'0':>21} |")
-        lines.append(f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {'350W':>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
+        health = node.platform.gpus[gpu.index]
+        pm, cap = "On" if health.persistence else "Off", f"{health.power_limit_w:.0f}W"
+        lines.append(f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{pm:>4}  |{busid:>19}{'Off':>4} |"
+                     f"{health.dram_uncorrectable:>21} |")
+        lines.append(f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {cap:>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
                      f"{'0%':>8}{'Default':>13} |")
         lines.append(f"|{'':41}|{'':24}|{'N/A':>21} |")
         lines.append(SEP)
@@ -83,7 +87,7 @@ def _fields(ctx: Ctx):
         "ecc.errors.uncorrected.volatile.total": ("", lambda g: "0"),
         "fan.speed": ("%", lambda g: "[N/A]"),
         "count": ("", lambda g: str(len(node.gpus))),
-    }
+    } | health_fields(node)
 
 
 def query(ctx: Ctx, spec: str, fmt: str, io) -> int:
@@ -137,7 +141,12 @@ def nvidia_smi(ctx: Ctx, args, io) -> int:
         for g in ctx.node.gpus:
             io.out.write(f"GPU {g.index}: NVIDIA L40S (UUID: {g.uuid})\n")
         return 0
-    if args:  # -q / -a and the other forms are not simulated: say so instead of guessing
+    if "-q" in args or "--query" in args or "-a" in args:
+        return detailed_query(ctx, args, io)
+    status = settings(ctx, args, io)
+    if status is not None:
+        return status
+    if args:  # the other forms are not simulated: say so instead of guessing
         io.err.write("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")
         return 2
     io.out.write(table(ctx))
