@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from ..pcidevices import devices
 from .base import Ctx
 
 SPEEDUP = 4.0  # simulated seconds per real second for gpu_burn
@@ -71,8 +72,13 @@ def gpu_d2d(node, a, b) -> float:
     base = min(gpu_h2d(a), gpu_h2d(b))
     if a.switch and a.switch == b.switch:
         # peer traffic inside the switch, unless ACS redirects it up to the root complex
-        return base * (0.55 if node.platform.acs_bios or node.platform.acs_ctl else 0.97)
+        return base * (0.55 if acs_redirects(node) else 0.97)
     return base * (0.9 if a.numa == b.numa else 0.8)
+
+
+def acs_redirects(node) -> bool:
+    """Any ACS control bit on at a PCIe switch port (what lspci -vv shows as ACSCtl '+')."""
+    return any(node.platform.acs(d.bus) for d in devices(node) if d.kind == "bridge")
 
 
 def degraded(gpu) -> bool:
