@@ -175,6 +175,8 @@ def parse_lspci_vv(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="lspci", reads="lspci [-nn] [| grep PATTERN]", func=parse_lspci),
-    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv),
+    Parser(name="lspci", reads="lspci [-nn] [| grep PATTERN]", func=parse_lspci,
+           description="one-line PCI device listing: slot, class, vendor/device ids, model"),
+    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv,
+           description="PCI devices in detail: LnkCap/LnkSta speed and width, NUMA node, driver, ACS, BARs, VPD"),
 ]

@@ -144,4 +144,5 @@ def _comment(s: str, record: Record) -> None:
         record["params"] = params
 
 
-PARSERS = [Parser(name="nccl-tests", reads="all_reduce_perf / *_perf from nccl-tests", func=parse_nccl_tests)]
+PARSERS = [Parser(name="nccl-tests", reads="all_reduce_perf / *_perf from nccl-tests", func=parse_nccl_tests,
+           description="nccl-tests table (rank-prefixed too): per-size algbw/busbw, #wrong, avg busbw, ranks")]

@@ -125,4 +125,5 @@ def parse_nvidia_smi_q(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi-q", reads="nvidia-smi -q", func=parse_nvidia_smi_q)]
+PARSERS = [Parser(name="nvidia-smi-q", reads="nvidia-smi -q", func=parse_nvidia_smi_q,
+           description="nvidia-smi -q per GPU: identity, PCI link, ECC, retired pages, remapped rows, clocks reasons, power")]

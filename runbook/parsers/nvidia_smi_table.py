@@ -130,4 +130,5 @@ def _process(m: re.Match) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi", reads="nvidia-smi", func=parse_nvidia_smi)]
+PARSERS = [Parser(name="nvidia-smi", reads="nvidia-smi", func=parse_nvidia_smi,
+           description="nvidia-smi table: driver/CUDA (or KMD/UMD) versions, per GPU state, processes")]
