@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from runbook.parsers import ParseError, parse
+from runbook.parsers import ParseError, Reading, parse
+from runbook.parsers import read as read_with
 
 
 def fixtures_root() -> Path:
@@ -71,3 +72,8 @@ def check_fixture(parser: str, directory: str, name: str, expected: dict | Raise
     for path, want in expected.items():
         assert dig(record, path) == want, f"{name}: {path}"
     return record
+
+
+def read_lenient(parser: str, text: str) -> Reading:
+    """What `runbook parse` does with a paste: the record and what it lacks."""
+    return read_with(parser, text, lenient=True)
