@@ -6,7 +6,7 @@ import pytest
 
 from runbook.parsers import ParseError, parse
 
-from .helpers import check_fixture, read
+from .helpers import check_fixture, read, read_lenient
 
 DIRECTORY = "nccl-tests"
 A40 = "A40-PCIe-2GPU-NV4-bridge-g2-1G-8G-NCCL2.16-table-only-47GBps.txt"
@@ -74,3 +74,51 @@ def test_header_without_rows_and_ragged_rows_are_refused():
         parse("nccl-tests", "\n".join(lines[:3]))
     with pytest.raises(ParseError, match="row has 12 columns"):
         parse("nccl-tests", "\n".join(lines[:3] + [lines[3].rsplit(None, 1)[0]]))
+
+
+NOISY = "2node-16xRTX6000D-PCIe-CX8-SpectrumX-v2.18.3-NCCL2.30-mpi-noise-interleaved.txt"
+
+
+def _without_labels(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "rank_labels"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("label,kind", [
+    (lambda n: "0: ", "srun"),                          # srun -l
+    (lambda n: f"{n:>2}: ", "srun"),                    # srun -l with padded rank numbers
+    (lambda n: "[1,0]<stdout>:", "mpirun"),             # mpirun --tag-output
+])
+def test_rank_labels_are_stripped(name, label, kind):
+    plain = parse("nccl-tests", read(DIRECTORY, name))
+    labelled = "".join(label(0) + line + "\n" for line in read(DIRECTORY, name).splitlines())
+    record = parse("nccl-tests", labelled)
+    assert record["rank_labels"] == kind and plain["rank_labels"] is None
+    assert _without_labels(record) == _without_labels(plain)
+
+
+def test_other_ranks_interleaving_their_noise():
+    lines = read(DIRECTORY, NOISY).splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        out.append("[1,0]<stdout>:" + line)
+        if i % 5 == 0:  # another rank's NCCL INFO / MPI warning between the table lines
+            out.append(f"[1,{i % 16}]<stdout>:R6KD-CX8aaS-GPU-12:4770:4770 [1] NCCL INFO Channel 00/0 : "
+                       "9[1] -> 10[2] via P2P/CUMEM")
+            out.append(f"[1,{i % 16}]<stderr>:[R6KD-CX8aaS-GPU-12:04770] 1 more process has sent help message")
+    record = parse("nccl-tests", "\n".join(out) + "\n")
+    assert record["row_count"] == 24 and record["busbw"] == 35.29 and record["avg_busbw"] == 18.4247
+    assert record["rank_labels"] == "mpirun"
+
+
+def test_rows_pasted_without_their_header():
+    lines = read(DIRECTORY, NOISY).splitlines()
+    rows = [line for line in lines if line.strip()[:1].isdigit() and "float" in line][:6]
+    fragment = "\n".join(rows) + "\n"
+    with pytest.raises(ParseError, match="header"):
+        parse("nccl-tests", fragment)
+    reading = read_lenient("nccl-tests", fragment)
+    assert reading.record["row_count"] == 6 and reading.record["rows"][0]["size"] == 1024
+    assert reading.record["rows"][0]["root"] == -1 and reading.record["rows"][0]["in_place"]["wrong"] == 0
+    assert any("column header" in m for m in reading.missing)
+    assert any("Avg bus bandwidth" in m for m in reading.missing)
