@@ -23,7 +23,7 @@ OWN = {
     "nvidia-smi": {"nvidia-smi"},
     "nvidia-smi-q": {"nvidia-smi-q"},
     "nvidia-smi-csv": {"nvidia-smi-query-gpu-csv"},
-    "lspci-vv": {"lspci-vv"},
+    "lspci-vv": {"lspci-vv", "lspci-acs"},
     "lspci": {"lspci-grep-mellanox", "lspci-grep-nvidia"},
     "dmidecode-memory": {"dmidecode-t-memory"},
     "dmidecode-bios": {"dmidecode-t-bios"},
@@ -35,13 +35,17 @@ OWN = {
     "sysfs-numa-node": {"sysfs-infiniband-numa_node"},
     "sysfs-pkeys": {"sysfs-infiniband-pkeys"},
     "sysfs-port-state": {"sysfs-infiniband-port-state"},
-    "nccl-tests": {"nccl-tests"},
+    "nccl-tests": {"nccl-tests", "nccl-alltoall"},
     "chronyc-tracking": set(),
     "os-release": set(),
 }
 # Pairs where the foreign text is, honestly, a valid reading: a one-column
 # `--format=csv,noheader` output is any line of words (see nvidia_smi_csv.py).
-AMBIGUOUS = {("nvidia-smi-csv", "opensm-log/ibsim-lab-opensm-a2-stdout-grep-state-STANDBY.txt")}
+AMBIGUOUS = {("nvidia-smi-csv", "opensm-log/ibsim-lab-opensm-a2-stdout-grep-state-STANDBY.txt"),
+             ("nvidia-smi-csv", "ibdiagnet-pc/ibdiagnet2-rail_validation-Rail-Optimized-Topology-"
+                                "Validation-finished-successfully-section.txt"),
+             ("nvidia-smi-csv", "tuned/Rocky-tuned-adm-active-service-not-enabled-DBus-error-plus-"
+                                "No-current-active-profile.txt")}
 
 
 def test_every_host_directory_is_covered():

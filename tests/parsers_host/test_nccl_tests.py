@@ -46,7 +46,28 @@ EXPECTED = {
         "ranks.0.host": "GENOA-01",
     },
 }
-COVERS = {DIRECTORY: EXPECTED}
+ALLTOALL = "nccl-alltoall"
+EXPECTED_ALLTOALL = {
+    "alltoall_perf-1node-2xRTX2080Ti-PCIe-g2-8B-1G-busbw-4.6GBps-inplace-wrong-NA-full.txt": {
+        "row_count": 28, "rows.0.size": 0, "rows.0.redop": "none", "rows.0.root": -1,
+        "rows.0.in_place.wrong": None, "rows.0.out_of_place.wrong": 0,
+        "busbw": 4.61, "busbw_in_place": 4.73, "max_busbw": 4.73, "largest_size": 1073741824,
+        "avg_busbw": 2.06935, "complete": True, "out_of_bounds_ok": True, "rank_count": 2,
+        "ranks.1.bus_id": "0000:b5:00", "params.nGpus": 2, "wrong_total": 0,
+    },
+    "sendrecv_perf-2node-2xA40-1GPU-per-node-g1-256B-head-5-rows-trailing-spaces-wrong-NA.txt": {
+        "row_count": 5, "rows.4.size": 4096, "rows.4.out_of_place.busbw": 0.13,
+        "rows.0.in_place.time_us": 33.65, "rows.0.in_place.wrong": None, "complete": False,
+        "avg_busbw": None, "ranks.0.host": "gpu23", "ranks.1.host": "gpu24", "ranks.1.bus_id": "0x31",
+        "params.minBytes": 256,
+    },
+}
+COVERS = {DIRECTORY: EXPECTED, ALLTOALL: EXPECTED_ALLTOALL}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_ALLTOALL))
+def test_alltoall_and_sendrecv_real_output(name):
+    check_fixture("nccl-tests", ALLTOALL, name, EXPECTED_ALLTOALL[name])
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
