@@ -21,7 +21,7 @@ COVERED = {d: set(expected) for m in MODULES for d, expected in m.COVERS.items()
 OWN = {
     "nvidia-smi-topo": {"nvidia-smi-topo-m"},
     "nvidia-smi": {"nvidia-smi"},
-    "nvidia-smi-q": {"nvidia-smi-q"},
+    "nvidia-smi-q": {"nvidia-smi-q", "nvidia-smi-q-ecc"},
     "nvidia-smi-csv": {"nvidia-smi-query-gpu-csv"},
     "lspci-vv": {"lspci-vv", "lspci-acs"},
     "lspci": {"lspci-grep-mellanox", "lspci-grep-nvidia"},
