@@ -29,17 +29,13 @@ from __future__ import annotations
 
 import re
 
-from ._hosttext import fail, float_or_none, int_or_none, lines_of
+from ._hosttext import fail, float_or_none, int_or_none, lines_of, strip_rank_label
 from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _COMMON = ("size", "count", "type", "redop", "root")
 _RANK = re.compile(r"^#\s+Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
                    r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<gpu>.+?)\s*$")
 _PARAMS = re.compile(r"(\w+(?: iters)?):\s+(\S+)")
-# Launcher labels in front of every line: `srun -l` ("0: ", " 12: ") and Open MPI
-# `mpirun --tag-output` ("[1,0]<stdout>:").
-_SRUN_LABEL = re.compile(r"^\s*\d+:\s")
-_MPI_LABEL = re.compile(r"^\[\d+,\d+\]<(?:stdout|stderr|stddiag)>:\s?")
 _ROW = re.compile(r"^\d+\s+\d+\s+[A-Za-z]\w*\s")
 # The standard columns, by the number of cells of a row (for rows pasted without their header).
 _DEFAULT_COLUMNS = {
@@ -49,14 +45,9 @@ _DEFAULT_COLUMNS = {
 
 
 def _unlabel(line: str, seen: set[str]) -> str:
-    m = _MPI_LABEL.match(line)
-    if m:
-        seen.add("mpirun")
-        return line[m.end():]
-    m = _SRUN_LABEL.match(line)
-    if m:
-        seen.add("srun")
-        return line[m.end():]
+    line, label = strip_rank_label(line)
+    if label:
+        seen.add(label)
     return line
 
 
