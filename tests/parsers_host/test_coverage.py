@@ -7,12 +7,12 @@ import pytest
 
 from runbook.parsers import ParseError, names, parse
 
-from . import (test_dcgmi_diag, test_gpu_bandwidth, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
+from . import (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
                test_nvidia_smi_csv, test_nvidia_smi_q, test_nvidia_smi_table, test_nvidia_smi_topo,
                test_services, test_sysfs_infiniband, test_versions)
 from .helpers import fixture_names, fixtures_root, read
 
-MODULES = (test_dcgmi_diag, test_gpu_bandwidth, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
+MODULES = (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
            test_nvidia_smi_csv, test_nvidia_smi_q, test_nvidia_smi_table, test_nvidia_smi_topo,
            test_services, test_sysfs_infiniband, test_versions)
 COVERED = {d: set(expected) for m in MODULES for d, expected in m.COVERS.items()}
@@ -39,6 +39,7 @@ OWN = {
     "nccl-debug": {"nccl-debug"},
     "dmesg-xid": {"dmesg-xid"},
     "dcgmi-diag": {"dcgmi-diag"},
+    "ip-link": {"ip-link-ipoib"},
     "nvbandwidth": {"nvbandwidth"},  # the folder holds the next two tools' outputs too
     "p2p-bandwidth": {"nvbandwidth"},
     "nvidia-smi-topo-p2p": {"nvbandwidth"},
