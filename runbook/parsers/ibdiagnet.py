@@ -71,4 +71,5 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="ibdiagnet", reads="ibdiagnet [...] (console output)", func=parse)]
+PARSERS = [Parser(name="ibdiagnet", reads="ibdiagnet [...] (console output)", func=parse,
+           description="ibdiagnet console run: per-stage summary (errors/warnings), fabric summary, checks")]

@@ -123,4 +123,5 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="iblinkinfo", reads="iblinkinfo [-l] [--switches-only]", func=parse)]
+PARSERS = [Parser(name="iblinkinfo", reads="iblinkinfo [-l] [--switches-only]", func=parse,
+           description="every switch port and its link: width, speed, state, physical state, peer")]

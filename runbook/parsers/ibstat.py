@@ -129,6 +129,8 @@ def parse_ibstatus(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="ibstat", reads="ibstat [CA [PORT]]", func=parse_ibstat),
-    Parser(name="ibstatus", reads="ibstatus", func=parse_ibstatus),
+    Parser(name="ibstat", reads="ibstat [CA [PORT]]", func=parse_ibstat,
+           description="per HCA and port: state, physical state, rate, LIDs, GUIDs, link layer, firmware"),
+    Parser(name="ibstatus", reads="ibstatus", func=parse_ibstatus,
+           description="per HCA port: state, physical state, rate, LIDs, link layer"),
 ]

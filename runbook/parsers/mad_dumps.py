@@ -178,8 +178,12 @@ def parse_pkeys(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery),
-    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo),
-    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys),
-    Parser(name="saquery", reads="saquery [...]", func=parse_saquery),
+    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery,
+           description="port counters (errors, data, packets) of one port or the aggregate"),
+    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo,
+           description="a port's PortInfo: state, width, speed, LIDs, MTU"),
+    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys,
+           description="a port's P_Key table (membership bit and P_Key base)"),
+    Parser(name="saquery", reads="saquery [...]", func=parse_saquery,
+           description="SA records (NodeRecord, PortInfoRecord, ...) as key/value lists"),
 ]

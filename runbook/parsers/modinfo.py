@@ -64,4 +64,5 @@ def parse_modinfo(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="modinfo", reads="modinfo MODULE", func=parse_modinfo)]
+PARSERS = [Parser(name="modinfo", reads="modinfo MODULE", func=parse_modinfo,
+           description="kernel module filename, version, firmware, dependencies and parameters")]

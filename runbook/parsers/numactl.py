@@ -76,4 +76,5 @@ def parse_numactl(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="numactl", reads="numactl -H", func=parse_numactl)]
+PARSERS = [Parser(name="numactl", reads="numactl -H", func=parse_numactl,
+           description="NUMA nodes with their CPUs, memory sizes and the distance matrix")]

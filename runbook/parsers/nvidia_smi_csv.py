@@ -74,4 +74,5 @@ def parse_nvidia_smi_csv(text: str) -> Record:
 
 
 PARSERS = [Parser(name="nvidia-smi-csv", reads="nvidia-smi --query-gpu=... --format=csv",
-                  func=parse_nvidia_smi_csv)]
+                  func=parse_nvidia_smi_csv,
+           description="nvidia-smi --query-gpu CSV rows as field -> value records")]

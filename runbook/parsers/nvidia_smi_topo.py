@@ -132,4 +132,5 @@ def _gpu(label: str, extras: list[str], values: list[str], line: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi-topo", reads="nvidia-smi topo -m", func=parse_topo)]
+PARSERS = [Parser(name="nvidia-smi-topo", reads="nvidia-smi topo -m", func=parse_topo,
+           description="nvidia-smi topo -m matrix: GPU/NIC link types, CPU and NUMA affinity")]

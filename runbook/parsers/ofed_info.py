@@ -91,4 +91,5 @@ def _packages(lines: list[str]) -> list[Record]:
     return packages
 
 
-PARSERS = [Parser(name="ofed_info", reads="ofed_info -s  (or the full ofed_info)", func=parse_ofed_info)]
+PARSERS = [Parser(name="ofed_info", reads="ofed_info -s  (or the full ofed_info)", func=parse_ofed_info,
+           description="MLNX_OFED / DOCA-OFED version string and installed components")]

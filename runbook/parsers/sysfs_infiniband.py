@@ -189,11 +189,15 @@ def parse_pkeys(text: str) -> Record:
 
 PARSERS = [
     Parser(name="sysfs-link-layer", reads="grep . /sys/class/infiniband/*/ports/*/link_layer",
-           func=parse_link_layer),
+           func=parse_link_layer,
+           description="/sys/class/infiniband/*/ports/*/link_layer per device port"),
     Parser(name="sysfs-port-state", reads="grep . /sys/class/infiniband/*/ports/*/state",
-           func=parse_port_state),
+           func=parse_port_state,
+           description="/sys/class/infiniband/*/ports/*/state per device port"),
     Parser(name="sysfs-pkeys", reads="grep . /sys/class/infiniband/DEV/ports/N/pkeys/*",
-           func=parse_pkeys),
+           func=parse_pkeys,
+           description="/sys/class/infiniband/DEV/ports/N/pkeys/* P_Key table entries"),
     Parser(name="sysfs-numa-node", reads="grep . /sys/class/infiniband/*/device/numa_node",
-           func=parse_numa_node),
+           func=parse_numa_node,
+           description="/sys/class/infiniband/*/device/numa_node per device"),
 ]
