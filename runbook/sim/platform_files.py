@@ -4,7 +4,7 @@ active tuned profile sets (throughput-performance and its relatives pin
 `performance`; balanced and powersave leave intel_pstate's `powersave`)."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 PERFORMANCE_PROFILES = {"throughput-performance", "latency-performance", "network-latency",
                         "network-throughput", "hpc-compute", "accelerator-performance"}

@@ -169,7 +169,7 @@ async def dcgmi(ctx: Ctx, args, io) -> int:
         failed = failed or bool(bad)
         lines.append(_row(test, "Fail" if bad else "Pass"))
         lines += [_row("", f"GPU{g.index}: {'Fail' if why else 'Pass'}") for g, why in results]
-        for g, why in bad:
+        for _, why in bad:
             for k, part in enumerate(_wrap(why)):
                 lines.append(_row("Error" if k == 0 else "", part if k == 0 else " " + part))
     lines.append("+---------------------------+------------------------------------------------+")

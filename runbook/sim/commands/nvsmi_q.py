@@ -117,7 +117,7 @@ def query(ctx: Ctx, args: list[str], io) -> int:
             types |= {t.strip().upper() for t in a.split("=", 1)[1].split(",") if t.strip()}
         elif a in ("-i", "--id") and i + 1 < len(args):
             if not args[i + 1].isdigit() or int(args[i + 1]) >= len(node.gpus):
-                io.out.write(f"No devices were found\n")
+                io.out.write("No devices were found\n")
                 return 6
             only = int(args[i + 1])
             i += 2

@@ -1,0 +1,24 @@
+"""Platform settings against the design: ACS on the PCIe switch ports
+(`lspci -vvv -d SWITCH`, every ACSCtl bit off so peer-to-peer traffic crosses
+the switch instead of detouring through the root complex)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..design import Comparator
+from ._util import examples
+
+
+def pcie_acs(record: Any, v: dict) -> list[str]:
+    ports = [d for d in record.get("devices", []) if d.get("acsctl") is not None]
+    if not ports:
+        raise ValueError("no ACSCtl read on any switch port (lspci not run as root, or not the designed switch)")
+    on = [d for d in ports if d.get("acs_enabled")]
+    if not on:
+        return []
+    flags = sorted({f for d in on for f in d["acs_enabled"]})
+    return [f"ACS on at {len(on)} of {len(ports)} switch ports ({examples([d['slot'] for d in on])}): "
+            f"{' '.join(f + '+' for f in flags)} (expected every ACSCtl bit off)"]
+
+
+COMPARATORS = [Comparator("pcie-acs", "host", pcie_acs, "every ACSCtl bit off on the PCIe switch ports")]
