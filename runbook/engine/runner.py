@@ -42,8 +42,9 @@ def has_fleet_checks(step: Step) -> bool:
 class Engine:
     def __init__(self, runbook: Runbook, inventory: Inventory, transport, state: RunState, *,
                  operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False,
-                 record_loader: Callable[[str, str], Any] | None = None):
+                 record_loader: Callable[[str, str], Any] | None = None, run_id: str = ""):
         self.runbook = runbook
+        self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
         self.transport = transport
         self.state = state
@@ -214,7 +215,7 @@ class Engine:
         return await run_on_host(
             self.transport, host, action, self._vars[host], before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
-            on_line=on_line)
+            on_line=on_line, detach_key=(self.run_id, step.id, action_name))
 
     def _finish(self, step: Step, action_name: str, o: HostOutcome, status: Status | None = None,
                 reason: str | None = None, before: dict | None = None) -> None:

@@ -66,6 +66,7 @@ class Platform:
     persistenced: bool = True  # nvidia-persistenced enabled: persistence mode on at every boot
     storage_unreachable: list[str] = field(default_factory=list)  # target addresses that do not answer
     mounts: list[Mount] = field(default_factory=list)
+    burn_runs: int = 0  # how many times gpu_burn was started (a resumed burn-in must not start it again)
 
     def acs(self, bdf: str) -> int:
         return self.acs_ctl.get(bdf, self.acs_bios)

@@ -103,3 +103,20 @@ async def test_storage_probe_on_a_mount(machine_of, sh):
     m = machine_of(2)("gpu01")
     out, _, status = await sh(m, "echo probe > /data/.p && cat /data/.p && rm -f /data/.p && ls -a /data")
     assert status == 0 and out.startswith("probe\n") and ".p" not in out
+
+
+async def test_detached_job_outlives_its_session_and_is_reattached(machine_of, sh):
+    import asyncio
+
+    from runbook.engine.detached import wrap
+
+    m = machine_of(1)("gpu01")
+    script = wrap("cd /opt/gpu-burn && ./gpu_burn 8 | tail -1", "r1", "gpu-burn-in", "verify")
+    session = asyncio.ensure_future(sh(m, script))
+    await asyncio.sleep(1.5)
+    session.cancel()  # the engineer's connection drops
+    assert len(m.detached) == 1 and m.state.platform.burn_runs == 1
+    out, err, status = await sh(m, script)
+    assert status == 0 and out == "\tGPU 7: OK\n" and "re-attached" in err
+    assert m.state.platform.burn_runs == 1 and not m.detached
+    assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith("r1.gpu-burn-in.verify.collected.")

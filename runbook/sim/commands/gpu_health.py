@@ -246,6 +246,8 @@ async def gpu_burn(ctx: Ctx, args, io) -> int:
         io.err.write("Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:239): "
                      "a PTX JIT compilation failed\n")
         return 1
+    node.platform.burn_runs += 1
+    ctx.machine.changed()
     io.out.write(f"Burning for {seconds} seconds.\n")
     for g in node.gpus:
         io.out.write(f"GPU {g.index}: NVIDIA L40S (UUID: {g.uuid})\n")

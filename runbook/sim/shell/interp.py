@@ -320,7 +320,7 @@ class Shell:
     status_from_subst: int | None = None
 
     def var(self, spec: str) -> str:
-        special = {"?": str(self.status), "$": "4242", "#": "0", "0": "bash", "!": "4243",
+        special = {"?": str(self.status), "$": str(getattr(self, "pid", 4242)), "#": "0", "0": "bash", "!": "4243",
                    "-": "hB", "@": "", "*": ""}
         if spec in special:
             return special[spec]
