@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 from .. import parsers
-from ..errors import EXIT_OK, InputError, Problem, UsageError
-from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..definition.plan import build_plan
 from ..definition.plan_render import to_markdown, to_text
+from ..errors import EXIT_OK, InputError, Problem, UsageError
+from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..workspace.project import eprint, load_project
 
 

@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="the state of the run")
     _common(p)
     p.add_argument("--json", action="store_true")
+    # the run's own steps and inventory (recorded in --state) are shown; the files
+    # are read only for a run recorded before runs kept them (default steps/, inventory/)
+    p.set_defaults(steps=None, inventory=None)
 
     p = sub.add_parser("runs", help="list the runs in the state directory")
     p.add_argument("--state", default="state")
@@ -94,8 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("export", help="signed completion log + report")
     p.add_argument("--state", default="state")
-    p.add_argument("--steps", default="steps")
-    p.add_argument("--inventory", default="inventory")
+    p.add_argument("--steps", default=None,
+                   help="only for a run recorded before runs kept their step definitions "
+                        "(default steps/); the log holds what the run used")
+    p.add_argument("--inventory", default=None,
+                   help="only for a run recorded before runs kept their inventory (default inventory/)")
     p.add_argument("--run", help="run id (default: the latest)")
     add_export_arguments(p)
 
@@ -125,8 +131,8 @@ def dispatch(args) -> int:
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
-        from .cmd_signed_log import cli_export
         from .cmd_export import load_snapshot
+        from .cmd_signed_log import cli_export
 
         return cli_export(args, load_snapshot)
     if args.command == "verify-log":

@@ -16,8 +16,10 @@ raises, so one code path serves both modes.
 """
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 Record = dict[str, Any]
 
@@ -47,6 +49,9 @@ class Reading:
     missing: list[str]
 
 
+_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " "})
+
+
 @dataclass(frozen=True)
 class Parser:
     name: str
@@ -54,18 +59,30 @@ class Parser:
     func: Callable[..., Record]
     description: str = ""  # one line: what the record holds
     lenient: bool = False  # func accepts gaps=Gaps(...) and can read fragments
+    # A copy pasted from a document is often indented as a whole (a code block in a list);
+    # that margin is removed before parsing unless the parser reads meaning into a
+    # line's indentation even when every line has it (lspci -vv: indented = no device line).
+    keeps_indent: bool = False
 
     def __call__(self, text: str) -> Record:
         """Strict: the complete output is required."""
-        return self.func(text)
+        return self.func(self._margin_removed(text))
 
     def read(self, text: str, *, lenient: bool = False) -> Reading:
         """Strict or lenient reading; a parser without a lenient mode reads strictly."""
+        text = self._margin_removed(text)
         if not (lenient and self.lenient):
             return Reading(self.func(text), [])
         gaps = Gaps(self.name, lenient=True)
         record = self.func(text, gaps=gaps)
         return Reading(record, list(gaps.items))
+
+    def _margin_removed(self, text: str) -> str:
+        # Non-breaking and other fixed-width spaces come from web pages: plain spaces for us.
+        text = text.translate(_SPACES)
+        if self.keeps_indent or not text[:1].isspace():
+            return text
+        return textwrap.dedent(text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def strict_gaps(gaps: Gaps | None, tool: str) -> Gaps:

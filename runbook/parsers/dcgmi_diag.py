@@ -2,8 +2,9 @@
 
 Record:
   format:         "table" | "json"
-  layout:         "dcgm4" (Metadata section / per-GPU rows / lower-case plugin names) or
-                  "classic" (DCGM 2.x-3.x: "Blacklist", "Pass - All", "Fail - GPU: 0, 1")
+  layout:         "dcgm4" (per-GPU rows "GPU0: Pass" / lower-case plugin names, DCGM 4.x) or
+                  "classic" (DCGM 2.x-3.x: "Blacklist"/"Denylist", "Pass - All", "Fail - GPU: 0, 1";
+                  3.x prints the Metadata section too)
   dcgm_version, driver_version (null when not printed), gpu_device_ids: ["25b6", ...]
   tests: [{category ("Deployment" | "Hardware" | "Integration" | "Stress" | ...),
            name (as printed: "Memory Bandwidth", "memory_bandwidth"),
@@ -15,7 +16,8 @@ Record:
   messages:       messages printed outside any test (an "Error" row right after a section line)
   failed_tests, warned_tests: names; ok: no test failed and no error message was printed
   complete:       the table's closing border was reached (always true for JSON)
-Wrapped message cells (continuation rows) are joined with one space.
+Wrapped message cells (continuation rows) are joined as dcgmi cut them: with a space where the
+cut fell between words, without one where it fell inside a word.
 Lenient mode (a pasted fragment): a table without its closing border is read.
 """
 from __future__ import annotations
@@ -73,8 +75,6 @@ def _parse_table(text: str, gaps: Gaps) -> Record:
         if m := _SECTION.match(line):
             category = m["name"].strip()
             current = last_message = None
-            if category == "Metadata":
-                record["layout"] = "dcgm4"
             continue
         if re.fullmatch(r"\+[-=+]+\+", line):
             if header and line.startswith("+---") and "=" not in line and record["tests"] + record["messages"]:
@@ -108,7 +108,10 @@ def _parse_table(text: str, gaps: Gaps) -> Record:
             last_message = {"level": mm["level"].lower(), "gpu": _gpu_of(mm["text"]), "text": mm["text"].strip()}
             (current["messages"] if current else record["messages"]).append(last_message)
         elif last_message is not None and cell:
-            last_message["text"] = f"{last_message['text']} {cell}".strip()
+            # dcgmi wraps a long cell at a fixed width, also inside a word: a continuation
+            # that starts with a space beyond the cell's one-space padding begins a new word.
+            joint = " " if m["value"].startswith("  ") else ""
+            last_message["text"] = f"{last_message['text']}{joint}{cell}".strip()
     if not header:
         fail("the `dcgmi diag` table ('| Diagnostic | Result |')", text)
     if not record["tests"] and not record["messages"]:

@@ -65,7 +65,7 @@ _STAMPS = (
     ("human", re.compile(r"\[([A-Z][a-z]{2}\s?\d{1,2} \d\d:\d\d(?::\d\d)?)\]")),  # dmesg -H
     ("ctime", re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\]")),
     ("iso", re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[,.]\d+)?(?:[+-]\d\d:?\d\d|Z)?)")),
-    ("syslog", re.compile(r"^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) \S+ kernel:")),
+    ("syslog", re.compile(r"^([A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)?) \S+ kernel:")),
 )
 _LEVEL = re.compile(r"^\s*kern\s*:\s*(\w+)\s*:")
 

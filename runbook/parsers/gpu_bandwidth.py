@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from ._hosttext import fail, float_or_none, int_or_none, lines_of
+from ._hosttext import fail, float_or_none, lines_of
 from .base import ParseError, Parser, Record
 
 _NUM_OR_NA = r"(?:-?\d+(?:\.\d+)?|N/A)"
@@ -60,7 +60,7 @@ def _off_diagonal(cols: list[str], rows: list[str], matrix: list[list[float | No
 
 # --- nvbandwidth -----------------------------------------------------------------
 def parse_nvbandwidth(text: str) -> Record:
-    lines = [l.rstrip() for l in lines_of(text)]
+    lines = [ln.rstrip() for ln in lines_of(text)]
     record: Record = {"version": None, "git_version": None, "driver_version": None,
                       "cuda_runtime_version": None, "cuda_driver_version": None, "devices": [],
                       "testcases": [], "by_name": {}}
@@ -121,9 +121,9 @@ _P2P_TITLES = (
 
 
 def parse_p2p_bandwidth(text: str) -> Record:
-    lines = [l.rstrip() for l in lines_of(text)]
-    if not any("P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in l for l in lines[:3]) \
-            and not any(t.match(l.strip()) for l in lines for t, _ in _P2P_TITLES):
+    lines = [ln.rstrip() for ln in lines_of(text)]
+    if not any("P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in ln for ln in lines[:3]) \
+            and not any(t.match(ln.strip()) for ln in lines for t, _ in _P2P_TITLES):
         fail("`p2pBandwidthLatencyTest` output ('[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]')", text)
     record: Record = {"devices": [], "peer_access": [], "connectivity": [], "matrices": {}}
     section: str | None = None
@@ -166,8 +166,8 @@ def parse_p2p_bandwidth(text: str) -> Record:
 
 # --- nvidia-smi topo -p2p ---------------------------------------------------------
 def parse_topo_p2p(text: str) -> Record:
-    lines = [l.rstrip() for l in lines_of(text) if l.strip()]
-    header = next((i for i, l in enumerate(lines) if re.fullmatch(r"\s*(GPU\d+\s*)+", l)), None)
+    lines = [ln.rstrip() for ln in lines_of(text) if ln.strip()]
+    header = next((i for i, ln in enumerate(lines) if re.fullmatch(r"\s*(GPU\d+\s*)+", ln)), None)
     if header is None:
         fail("`nvidia-smi topo -p2p` output (a header row 'GPU0  GPU1 ...')", text)
     gpus = lines[header].split()

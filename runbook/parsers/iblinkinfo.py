@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ._ib_common import (bad_line, guid, lane_from_signal, link_rate, not_recognised,
-                         numbered, width_lanes)
+from ._ib_common import bad_line, guid, lane_from_signal, link_rate, not_recognised, numbered, width_lanes
 from .base import Parser, Record
 
 TOOL = "iblinkinfo"

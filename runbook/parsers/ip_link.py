@@ -68,7 +68,7 @@ def parse_ip_link(text: str) -> Record:
             rest = m["rest"]
             flags = [f for f in m["flags"].split(",") if f]
 
-            def word(key: str) -> str | None:
+            def word(key: str, rest: str = rest) -> str | None:
                 found = re.search(rf"\b{key} (\S+)", rest)
                 return found.group(1) if found else None
 

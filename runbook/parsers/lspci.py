@@ -36,6 +36,7 @@ refuses all of these `-vv` outputs, so this module parses them itself.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import Counter
 
 from ._hosttext import fail, int_or_none, lines_of
@@ -213,6 +214,11 @@ def _key(line: str) -> str:
 
 def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "lspci-vv")
+    # Every line indented: a whole output pasted with a margin (device lines then sit at the
+    # margin) or detail lines without their device line (nothing to remove).
+    dedented = textwrap.dedent("\n".join(lines_of(text)))
+    if dedented != "\n".join(lines_of(text)) and any(_LINE.match(ln) for ln in dedented.splitlines()):
+        text = dedented
     blocks: list[tuple[re.Match | None, list[str]]] = []
     headless = False
     elided = False
@@ -251,6 +257,6 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
 PARSERS = [
     Parser(name="lspci", reads="lspci [-nn] [| grep PATTERN]", func=parse_lspci,
            description="one-line PCI device listing: slot, class, vendor/device ids, model"),
-    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv, lenient=True,
+    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv, lenient=True, keeps_indent=True,
            description="PCI devices in detail: LnkCap/LnkSta speed and width, NUMA node, driver, ACS, BARs, VPD"),
 ]

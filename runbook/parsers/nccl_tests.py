@@ -18,7 +18,8 @@ Record:
   collective, nccl_version, tests_version, ranks [{rank, host, device, bus_id, gpu}],
   rank_count, params {nThread, nGpus, minBytes, maxBytes, ...} from the header line
   rank_labels:    the launcher's line labels that were stripped: "srun" (`srun -l`: "0: "),
-                  "mpirun" (`mpirun --tag-output`: "[1,0]<stdout>:"), or null
+                  "mpirun" (`mpirun --tag-output`: "[1,0]<stdout>:"), or null; when several
+                  labelled ranks print a table, the rows of the first one's are read
 Lines that are none of these (MPI help messages, SHARP INFO, NCCL INFO, "--(snip)--")
 are skipped, also when they are interleaved with the table by other ranks.
 Lenient mode (a pasted fragment): rows without their column header are read with
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from ._hosttext import fail, float_or_none, int_or_none, lines_of, strip_rank_label
+from ._hosttext import fail, float_or_none, int_or_none, lines_of, split_rank_label
 from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _COMMON = ("size", "count", "type", "redop", "root")
@@ -44,11 +45,11 @@ _DEFAULT_COLUMNS = {
 }
 
 
-def _unlabel(line: str, seen: set[str]) -> str:
-    line, label = strip_rank_label(line)
-    if label:
-        seen.add(label)
-    return line
+def _unlabel(line: str, seen: set[str]) -> tuple[str, str | None]:
+    line, kind, rank = split_rank_label(line)
+    if kind:
+        seen.add(kind)
+    return line, rank
 
 
 def _columns(header: str) -> tuple[list[str], list[str]]:
@@ -82,7 +83,12 @@ def _cell(name: str, text: str) -> object:
 def parse_nccl_tests(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "nccl-tests")
     labels: set[str] = set()
-    lines = [_unlabel(line, labels) for line in lines_of(text)]
+    labelled = [_unlabel(line, labels) for line in lines_of(text)]
+    # Every rank of a job built without MPI prints its own table: read the table of the
+    # rank whose column header comes first, skip the other ranks' lines.
+    owner = next((rank for line, rank in labelled if "busbw" in line.split() and line.lstrip().startswith("#")),
+                 None)
+    lines = [line for line, rank in labelled if owner is None or rank in (None, owner)]
     common: list[str] | None = None
     placement: list[str] = []
     rows: list[Record] = []

@@ -1,7 +1,8 @@
 """`nvidia-smi -q` / `-a` / `-q -d SECTION` / `-q -i N`: the indented key : value report.
 
 Record:
-  driver_version, cuda_version (null on old drivers that print no such line),
+  driver_version, cuda_version (null on old drivers that print no such line; drivers 610+
+  print them as "KMD Version" / "CUDA UMD Version", read into the same two keys),
   timestamp, attached_gpus (the count nvidia-smi states; with `-i N` only one GPU
   section follows), gpu_count (sections actually present)
   gpus: [{bus_id, product_name, serial, uuid, vbios_version,
@@ -252,9 +253,9 @@ def _gpu(bus_id: str | None, fields: dict) -> Record:
 def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "nvidia-smi -q")
     lines = lines_of(text)
-    elided = any(_ELISION.match(l) for l in lines)
-    lines = [l for l in lines if not _ELISION.match(l)]
-    banner = any("NVSMI LOG" in l for l in lines[:5])
+    elided = any(_ELISION.match(ln) for ln in lines)
+    lines = [ln for ln in lines if not _ELISION.match(ln)]
+    banner = any("NVSMI LOG" in ln for ln in lines[:5])
     sections: list[tuple[str | None, list[str]]] = []
     top: list[str] = []
     for line in lines:
@@ -266,7 +267,7 @@ def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
         elif "NVSMI LOG" not in line:
             top.append(line)
     try:
-        head = _tree(top, "before the first GPU") if any(l.strip() for l in top) else {}
+        head = _tree(top, "before the first GPU") if any(ln.strip() for ln in top) else {}
     except ParseError:
         head = {}
     if not banner and not gaps.lenient:
@@ -278,6 +279,13 @@ def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
             fail("the `nvidia-smi -q` banner '==============NVSMI LOG==============' or its GPU sections",
                  text)
         gaps.missing("the banner '==============NVSMI LOG=============='")
+    # Drivers 610+: "KMD Version" / "CUDA UMD Version", the old names kept for a while with
+    # " [Deprecated; ... Use KMD Version instead]" after the value, or dropped.
+    for new, old in (("kmd_version", "driver_version"), ("cuda_umd_version", "cuda_version")):
+        if isinstance(head.get(old), str):
+            head[old] = head[old].split(" [", 1)[0].strip()
+        if isinstance(head.get(new), str) and head[new]:
+            head[old] = head[new]
     if "driver_version" not in head:
         if banner and not gaps.lenient:
             fail("'Driver Version : ...' near the top of `nvidia-smi -q`", text)

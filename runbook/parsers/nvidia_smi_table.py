@@ -6,7 +6,8 @@ Record:
                   "kmd" for "KMD Version: ... CUDA UMD Version: ..." (drivers 610+): the same
                   two numbers under new names (kernel-mode driver, user-mode CUDA driver)
   gpu_count
-  gpus: [{index, name, name_truncated, persistence_mode, bus_id, display_active,
+  gpus: [{index, name, name_truncated, persistence_mode (On/Off, or the Windows driver
+          model WDDM/TCC/MCDM printed in that column), bus_id, display_active,
           ecc_uncorrected ("0" / "Off" / "N/A" as printed), fan_pct, temp_c, perf,
           power_w, power_cap_w, memory_used_mib, memory_total_mib, gpu_util_pct,
           compute_mode, mig_mode}]          numbers are null where nvidia-smi says N/A
@@ -29,7 +30,7 @@ _VERSIONS = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+(?P<label>Driver|KMD) Version:\s+(?P<driver>\S+)"
     r"(?:\s+CUDA(?: UMD)? Version:\s+(?P<cuda>\S+))?")
 _ELISION = re.compile(r"^\s*(?:\.{3,}|…|\[\.\.\.\])\s*$")
-_GPU_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persistence>On|Off|N/A)\s*$")
+_GPU_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persistence>On|Off|N/A|WDDM|TCC|MCDM)\s*$")
 _GPU_SECOND = re.compile(
     r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
     r"(?P<power>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!)\s*$")

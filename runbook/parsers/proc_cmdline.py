@@ -26,7 +26,7 @@ _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 
 def parse_proc_cmdline(text: str) -> Record:
-    lines = [l.strip() for l in lines_of(text) if l.strip()]
+    lines = [ln.strip() for ln in lines_of(text) if ln.strip()]
     if len(lines) != 1:
         fail("one kernel command line (the content of /proc/cmdline)", text)
     raw = lines[0]

@@ -3,7 +3,8 @@
 
 Record:
   unit:          "irqbalance.service"; description: "irqbalance daemon" (null if no header)
-  loaded:        "loaded" | "not-found" | "masked" ...
+  loaded:        "loaded" | "not-found" | "masked" ... ("Unit X could not be found." alone reads
+                 as loaded "not-found", enabled false, active false: the unit is not installed)
   unit_file:     "/usr/lib/systemd/system/irqbalance.service" | null
   enabled:       True for "enabled", False for "disabled"/"masked", null otherwise
   unit_file_state: the word as printed ("enabled", "disabled", "static", "masked", ...)
@@ -33,6 +34,9 @@ _ACTIVE = re.compile(r"^(?P<state>[\w-]+)(?:\s+\((?P<sub>[^)]*)\))?(?:\s+since\s
 _JOURNAL = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |^\d{4}-\d\d-\d\dT")
 
 
+_NOT_FOUND = re.compile(r"^\s*Unit (?P<unit>\S+?)\.? could not be found\.?\s*$")
+
+
 def parse_systemd_status(text: str) -> Record:
     record: Record = {"unit": None, "description": None, "loaded": None, "unit_file": None,
                       "enabled": None, "unit_file_state": None, "preset": None, "active": None,
@@ -59,6 +63,12 @@ def parse_systemd_status(text: str) -> Record:
             proc = re.match(r"^\s*[└├│─`|-]*\s*(\d+)\s+(.*)$", line)
             if proc:
                 record["command"] = proc.group(2).strip()
+    lines = [ln for ln in lines_of(text) if ln.strip()]
+    if record["active_state"] is None and len(lines) == 1 and (m := _NOT_FOUND.match(lines[0])):
+        # not installed: a state worth judging (irqbalance absent), not an unreadable output
+        record.update(unit=m["unit"], loaded="not-found", enabled=False, active=False,
+                      active_state="inactive", sub_state="dead")
+        return record
     if record["active_state"] is None:
         fail("`systemctl status UNIT` output with an 'Active:' line", text)
     if record["loaded"] is None:
@@ -72,7 +82,7 @@ def _field(record: Record, key: str, value: str) -> None:
         if not m:
             return
         record["loaded"] = m["loaded"]
-        parts = [p.strip() for p in (m["inner"] or "").split(";")]
+        parts = [p.strip() for p in (m["inner"] or "").split(";") if not p.strip().startswith("Reason:")]
         if parts and parts[0].startswith("/"):
             record["unit_file"] = parts.pop(0)
         for part in parts:

@@ -7,9 +7,24 @@ import pytest
 
 from runbook.parsers import ParseError, names, parse
 
-from . import (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
-               test_nvidia_smi_csv, test_nvidia_smi_q, test_nvidia_smi_table, test_nvidia_smi_topo,
-               test_services, test_sysfs_infiniband, test_versions)
+from . import (
+    test_dcgmi_diag,
+    test_dmesg_xid,
+    test_dmidecode,
+    test_gpu_bandwidth,
+    test_ip_link,
+    test_lspci,
+    test_nccl_debug,
+    test_nccl_tests,
+    test_numactl,
+    test_nvidia_smi_csv,
+    test_nvidia_smi_q,
+    test_nvidia_smi_table,
+    test_nvidia_smi_topo,
+    test_services,
+    test_sysfs_infiniband,
+    test_versions,
+)
 from .helpers import fixture_names, fixtures_root, read
 
 MODULES = (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
@@ -94,3 +109,12 @@ def test_other_tools_output_is_refused(parser):
             continue
         accepted.append(rel)
     assert not accepted, f"{parser} made a record out of another tool's output: {accepted}"
+
+
+def test_every_fixture_folder_is_claimed_by_a_parser_test():
+    """Host folders here, IB folders in tests/parsers_ib: together they claim every folder."""
+    from ..parsers_ib._fixtures import DIRECTORIES
+
+    on_disk = {d.name for d in fixtures_root().iterdir() if d.is_dir()}
+    unclaimed = sorted(on_disk - set(COVERED) - set(DIRECTORIES))
+    assert not unclaimed, f"fixture folders no parser test reads: {unclaimed}"

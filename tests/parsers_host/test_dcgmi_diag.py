@@ -30,6 +30,7 @@ EXPECTED = {
         "tests.6.name": "targeted_power", "tests.6.category": "Stress",
     },
     "DCGM-2.x-r4-Blacklist-Pass-All-Integration-Hardware-Stress-Memtest-Pulse-all-Pass.txt": {
+        "format": "table",
         "layout": "classic", "dcgm_version": None, "ok": True, "complete": True,
         "tests.0.name": "Blacklist", "tests.6.name": "Page Retirement/Row Remap",
         "tests.9.category": "Integration", "tests.9.name": "PCIe", "tests.9.result": "Pass",
@@ -67,6 +68,11 @@ Successfully ran diagnostic for group.
 | Warning                   | GPU 0 Thermal violations totaling 12.5 seconds |
 |                           |  started at 9.1 seconds into the test          |
 | Warning                   | GPU 1 Thermal violations totaling 3.0 seconds  |
+|-----  Integration  -------+------------------------------------------------|
+| PCIe                      | Fail - GPU: 0                                  |
+| Warning                   | GPU 0 Error using CUDA API cudaDeviceGetByPCI  |
+|                           | BusId Check DCGM and system logs for errors. R |
+|                           | eset GPU. Restart DCGM. Rerun diagnostics.     |
 +---------------------------+------------------------------------------------+
 """
 
@@ -77,7 +83,10 @@ def test_classic_failure_with_wrapped_warnings():
     assert (test["result"], test["failed_gpus"]) == ("Fail", [0, 1])
     assert test["messages"][0] == {"level": "warning", "gpu": 0, "text": "GPU 0 Thermal violations totaling "
                                    "12.5 seconds started at 9.1 seconds into the test"}
-    assert record["failed_tests"] == ["GPU Memory"] and record["ok"] is False
+    assert record["failed_tests"] == ["GPU Memory", "PCIe"] and record["ok"] is False
+    assert record["tests"][1]["messages"][0]["text"] == (
+        "GPU 0 Error using CUDA API cudaDeviceGetByPCIBusId Check DCGM and system logs for errors. "
+        "Reset GPU. Restart DCGM. Rerun diagnostics.")
 
 
 DCGM4_JSON = {

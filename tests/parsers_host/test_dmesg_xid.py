@@ -6,7 +6,7 @@ import pytest
 from runbook.parsers import ParseError, parse
 from runbook.parsers.dmesg_xid import KNOWN_XIDS
 
-from .helpers import check_fixture, read
+from .helpers import check_fixture
 
 DIRECTORY = "dmesg-xid"
 EXPECTED = {
@@ -60,6 +60,8 @@ def test_known_xid_table():
 
 @pytest.mark.parametrize("prefix,style,stamp", [
     ("Nov 15 12:02:03 gpu01 kernel: ", "syslog", "Nov 15 12:02:03"),         # journalctl -k / messages
+    ("Nov 15 12:02:03.470068 gpu01 kernel: ", "syslog", "Nov 15 12:02:03.470068"),  # -o short-precise
+    ("2024-11-15T12:02:03+0000 gpu01 kernel: ", "iso", "2024-11-15T12:02:03+0000"),  # -o short-iso
     ("[  +0.000094] ", "delta", "+0.000094"),                                 # dmesg -H
     ("[Nov15 12:02] ", "human", "Nov15 12:02"),                               # dmesg -H
     ("kern  :err   : [ 5012.003317] ", "seconds", "5012.003317"),             # dmesg -x

@@ -57,7 +57,7 @@ def _parser(name: str) -> str:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_real_output(name):
     check_fixture(_parser(name), DIRECTORY, name, EXPECTED[name])
-    for prefix, other in PARSER_BY_PREFIX.items():  # each of the three refuses the other two
+    for other in PARSER_BY_PREFIX.values():  # each of the three refuses the other two
         if other != _parser(name):
             with pytest.raises(ParseError):
                 parse(other, read(DIRECTORY, name))

@@ -5,7 +5,7 @@ import pytest
 
 from runbook.parsers import ParseError, parse
 
-from .helpers import check_fixture, read
+from .helpers import check_fixture
 
 DIRECTORY = "ip-link-ipoib"
 EXPECTED = {

@@ -143,3 +143,12 @@ def test_rows_pasted_without_their_header():
     assert reading.record["rows"][0]["root"] == -1 and reading.record["rows"][0]["in_place"]["wrong"] == 0
     assert any("column header" in m for m in reading.missing)
     assert any("Avg bus bandwidth" in m for m in reading.missing)
+
+
+def test_every_rank_printing_its_table_reads_the_first_ranks():
+    text = read(DIRECTORY, A40)
+    plain = parse("nccl-tests", text)
+    both = "".join(f"{rank}: {line}\n" for line in text.splitlines() for rank in (0, 1))
+    record = parse("nccl-tests", both)
+    assert record["row_count"] == plain["row_count"] and record["busbw"] == plain["busbw"]
+    assert record["rank_count"] == plain["rank_count"] and record["avg_busbw"] == plain["avg_busbw"]

@@ -123,7 +123,7 @@ GPU 00000000:3B:00.0
     Persistence Mode                      : Disabled
     ECC Errors
         Volatile
-            Single Bit            
+            Single Bit
                 Device Memory             : 2
                 Register File             : 0
                 L1 Cache                  : 0
@@ -132,7 +132,7 @@ GPU 00000000:3B:00.0
                 Texture Shared            : N/A
                 CBU                       : N/A
                 Total                     : 2
-            Double Bit            
+            Double Bit
                 Device Memory             : 0
                 Register File             : 0
                 L1 Cache                  : 0
@@ -192,3 +192,28 @@ def test_two_gpu_sections_are_kept_apart():
 def test_banner_without_driver_version_is_refused():
     with pytest.raises(ParseError, match="Driver Version"):
         parse(PARSER, "==============NVSMI LOG==============\n\nTimestamp : now\n")
+
+
+# Driver 610 header of `nvidia-smi -q` (as captured on a 610.57.04 host and published with
+# its deprecation notices): the old names carry "[Deprecated; ...]", the new ones the values.
+DRIVER_610_Q = """\
+==============NVSMI LOG==============
+
+Timestamp                                              : Sun Sep  6 08:21:38 2026
+Driver Version                                         : 610.57.04 [Deprecated; will be removed in CUDA 14.0. Use KMD Version instead]
+CUDA Version                                           : 13.3 [Deprecated; will be removed in CUDA 14.0. Use CUDA UMD Version instead]
+KMD Version                                            : 610.57.04
+CUDA UMD Version                                       : 13.3
+
+Attached GPUs                                          : 1
+GPU 00000000:01:00.0
+    Temperature
+        GPU Current Temp                               : 79 C
+"""
+
+
+def test_driver_610_kmd_and_cuda_umd_version():
+    record = parse(PARSER, DRIVER_610_Q)
+    assert (record["driver_version"], record["cuda_version"]) == ("610.57.04", "13.3")
+    only_new = "\n".join(ln for ln in DRIVER_610_Q.splitlines() if "Deprecated" not in ln) + "\n"
+    assert parse(PARSER, only_new)["driver_version"] == "610.57.04"

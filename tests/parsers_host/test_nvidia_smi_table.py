@@ -84,7 +84,7 @@ def test_header_without_gpu_rows_is_refused():
 # as posted in pop-os/system76-power issue #76 (2019-05-10); the excerpt is cut after
 # the second process row, so the table ends there.
 DRIVER_418 = """\
-Fri May 10 14:25:45 2019       
+Fri May 10 14:25:45 2019
 +-----------------------------------------------------------------------------+
 | NVIDIA-SMI 418.56       Driver Version: 418.56       CUDA Version: 10.1     |
 |-------------------------------+----------------------+----------------------+
@@ -94,7 +94,7 @@ Fri May 10 14:25:45 2019
 |   0  GeForce GTX 105...  Off  | 00000000:01:00.0 Off |                  N/A |
 | N/A   56C    P0    N/A /  N/A |    327MiB /  4040MiB |      0%      Default |
 +-------------------------------+----------------------+----------------------+
-                                                                               
+
 +-----------------------------------------------------------------------------+
 | Processes:                                                       GPU Memory |
 |  GPU       PID   Type   Process name                             Usage      |
@@ -119,7 +119,7 @@ def test_driver_418_layout():
 # "CUDA UMD Version". Layout as posted in public notes on installing
 # nvidia-driver-610-open (GTX 1650, 2026); the numbers are the same ones.
 DRIVER_610 = """\
-Wed Sep 30 21:53:38 2026       
+Wed Sep 30 21:53:38 2026
 +-----------------------------------------------------------------------------------------+
 | NVIDIA-SMI 610.57.04              KMD Version: 610.57.04     CUDA UMD Version: 13.3     |
 +-----------------------------------------+------------------------+----------------------+
@@ -197,3 +197,9 @@ def test_err_values_of_a_failing_gpu_are_null():
 def test_not_nvidia_smi_at_all_is_refused_even_leniently():
     with pytest.raises(ParseError, match="expected"):
         read_lenient(PARSER, "hello\nworld\n")
+
+
+def test_windows_driver_model_in_the_persistence_column():
+    text = DRIVER_610.replace("NVIDIA GeForce GTX 1650        Off |", "NVIDIA GeForce GTX 1650       WDDM |")
+    gpu = parse(PARSER, text)["gpus"][0]
+    assert gpu["persistence_mode"] == "WDDM" and gpu["memory_total_mib"] == 4096

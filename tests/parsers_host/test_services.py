@@ -105,9 +105,14 @@ def test_failed_unit_and_not_found():
               "     Active: failed (Result: exit-code) since Mon 2024-01-01 10:00:00 UTC; 2min ago\n")
     record = parse("irqbalance", failed)
     assert (record["active"], record["active_state"], record["enabled"]) == (False, "failed", True)
-    missing = ("Unit irqbalance.service could not be found.\n")
+    absent = parse("irqbalance", "Unit irqbalance.service could not be found.\n")
+    assert (absent["loaded"], absent["enabled"], absent["active"]) == ("not-found", False, False)
+    masked = ("○ irqbalance.service\n     Loaded: masked (Reason: Unit irqbalance.service is masked.)\n"
+              "     Active: inactive (dead)\n")
+    record = parse("irqbalance", masked)
+    assert (record["loaded"], record["enabled"], record["unit_file_state"]) == ("masked", False, "masked")
     with pytest.raises(ParseError, match="Active"):
-        parse("irqbalance", missing)
+        parse("irqbalance", "     Loaded: loaded (/usr/lib/systemd/system/irqbalance.service; enabled)\n")
 
 
 def test_garbage_is_refused():
