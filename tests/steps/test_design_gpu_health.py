@@ -96,3 +96,16 @@ def test_acs_real_switch_ports_all_off_and_one_on():
     ports = sum(1 for d in changed["devices"] if d.get("acsctl"))
     assert compare("pcie-acs", changed, {}) == [
         f"ACS on at 1 of {ports} switch ports ({port['slot']}): CmpltRedir+ ReqRedir+ (expected every ACSCtl bit off)"]
+
+
+def test_hca_firmware_real_listing_against_the_design():
+    record = parse_fixture("mlxfwmanager", "mlxfwmanager/Shasta")
+    design = {"hca_firmware_version": "16.26.4012", "hca_psids": ["MT_0000000011"]}
+    found = compare("hca-firmware", record, design)
+    assert found == [
+        "adapter #2 (/dev/mst/mt4115_pciconf0, MCX416A-BCA_Ax): FW expected 16.26.4012, found 12.26.4012",
+        "adapter #2 (/dev/mst/mt4115_pciconf0, MCX416A-BCA_Ax): PSID MT_2130111027 is not a designed part "
+        "(expected MT_0000000011)"]
+    assert compare("hca-firmware", record, dict(design, hca_firmware_version="16.26.4012",
+                                                 hca_psids=["MT_0000000011", "MT_2130111027"]))[0].endswith(
+        "found 12.26.4012")

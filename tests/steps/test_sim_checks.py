@@ -62,7 +62,7 @@ REASONS = {
     "gpu_burn_faulty": "GPU 4: FAULTY",
     "acs_enabled": "ACS on at 12 of 12 switch ports (16:00.0,",
     "iommu_on": "/(^|\\s)iommu=pt(\\s|$)/, no match",
-    "hca_fw_drift": "FW             20.35.1012",
+    "hca_fw_drift": "adapter #1 (0000:18:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002, found 20.35.1012",
     "bios_drift": "/^\\s*Version: 2.1\\s*$/, no match",
     "memlock_limited": "/^memlock soft: unlimited$/, no match",
     "tuned_wrong_profile": "found 'governor: powersave on 128 CPUs'",
