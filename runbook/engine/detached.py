@@ -1,16 +1,21 @@
 """Long-running commands that survive the engineer's connection (`detach: true`
-in a step's action, see README "Step format").
+in a step's action, docs/long-running-steps.md).
 
 The command is not run in the SSH session itself: a small POSIX-sh wrapper
 starts it on the node in a session of its own (`setsid -f`), with its output,
 pid and exit status in a job directory named after the run, step and action
-(/var/tmp/runbook-jobs/<run>.<step>.<action>), then waits for it, polling. If
-the connection drops or runbook is killed, the job goes on; the next run of the
-same action (resume, or a re-verify of an interrupted host) finds the directory
-and re-attaches: it waits for the running job, or reads the finished job's
-result, instead of starting it again. Once a result has been read, the
-directory is renamed (`.collected.<epoch>`), so a later deliberate re-run
-starts a new job. `stop_command` ends a running job (its whole session).
+(/var/tmp/runbook-jobs/<run>.<step>.<action>), then waits for it, polling.
+If the connection drops or runbook is killed, the job goes on.
+
+Two modes, chosen by the engine from what the run recorded for the host:
+- resume (the host's last verify was interrupted, still running, or could not be
+  assessed): a finished job's result is read, a running job is re-attached to,
+  and a job is started only when there is none;
+- fresh (any other run of the action): a running job is attached to (never two at
+  once), a finished one is set aside (`.done.<epoch>`) and a new job started.
+A wrapper never moves a result it read: a wrapper left polling on the node by a
+killed client must not take the result away from the resumed one.
+`stop_command` ends a running job (its whole session).
 """
 from __future__ import annotations
 
@@ -28,9 +33,13 @@ def job_dir(run_id: str, step_id: str, action: str) -> str:
     return f"{JOB_ROOT}/{key}"
 
 
-def wrap(command: str, run_id: str, step_id: str, action: str) -> str:
+def wrap(command: str, run_id: str, step_id: str, action: str, resume: bool = False) -> str:
     """The shell text that starts `command` detached, or re-attaches to it, and prints its result."""
     d = shlex.quote(job_dir(run_id, step_id, action))
+    finished = ('  echo "runbook: the detached job finished while nobody was attached; reading its result" >&2'
+                if resume else
+                '  mv $d $d.done.$(date +%s)\n  echo "runbook: an earlier job\'s result set aside; starting anew" >&2\n'
+                '  start=1')
     marker = "RUNBOOK_JOB_EOF"
     while marker in command:
         marker += "_"
@@ -39,11 +48,15 @@ def wrap(command: str, run_id: str, step_id: str, action: str) -> str:
               f"sh {d}/job.sh > {d}/out 2>&1\n"
               f"echo $? > {d}/rc.tmp && mv {d}/rc.tmp {d}/rc\n")
     return f"""d={d}
-if [ -f $d/rc ]; then
-  echo "runbook: the detached job finished while nobody was attached; reading its result" >&2
-elif [ -f $d/pid ] && kill -0 $(cat $d/pid) 2>/dev/null; then
+start=0
+if [ -f $d/pid ] && kill -0 $(cat $d/pid) 2>/dev/null; then
   echo "runbook: re-attached to the detached job (pid $(cat $d/pid))" >&2
+elif [ -f $d/rc ]; then
+{finished}
 else
+  start=1
+fi
+if [ $start = 1 ]; then
   mkdir -p $d
   cat > $d/job.sh <<'{marker}'
 {command.rstrip()}
@@ -67,9 +80,7 @@ while [ ! -f $d/rc ]; do
   fi
 done
 cat $d/out
-rc=$(cat $d/rc)
-mv $d $d.collected.$(date +%s)
-exit $rc
+exit $(cat $d/rc)
 """
 
 

@@ -37,7 +37,7 @@ async def run_on_host(transport, host: str, action: Action, variables: dict[str,
                       before: dict | None = None,
                       on_start: Callable[[str], None] | None = None,
                       on_line: Callable[[str, str], None] | None = None,
-                      detach_key: tuple[str, str, str] | None = None) -> HostOutcome:
+                      detach_key: tuple[str, str, str, bool] | None = None) -> HostOutcome:
     try:
         command = command_for(action, variables, before)
     except TemplateError as exc:

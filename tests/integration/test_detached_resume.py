@@ -57,7 +57,7 @@ def test_killed_during_burn_in_then_resumed_reads_the_jobs_result(tmp_path):
         assert "interrupted in gpu-burn-in" in resumed.stderr, resumed.stderr[-2000:]
         doc = json.loads(runbook_cli("status", "--json", state=state, inventory=inv).stdout)
         burn = next(s for s in doc["steps"] if s["id"] == "gpu-burn-in")
-        assert burn["hosts"]["gpu01"]["status"] == "pass"
+        assert burn["hosts"]["gpu01"]["status"] == "pass", burn["hosts"]["gpu01"]
         assert burn["hosts"]["gpu02"]["status"] == "fail"  # the job's real verdict: GPU 4 FAULTY
         assert "GPU 4: FAULTY" in burn["hosts"]["gpu02"].get("reason", "")
     # after the lab saved its final state: the resume re-attached, nothing burned twice

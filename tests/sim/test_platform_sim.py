@@ -111,12 +111,20 @@ async def test_detached_job_outlives_its_session_and_is_reattached(machine_of, s
     from runbook.engine.detached import wrap
 
     m = machine_of(1)("gpu01")
-    script = wrap("cd /opt/gpu-burn && ./gpu_burn 8 | tail -1", "r1", "gpu-burn-in", "verify")
-    session = asyncio.ensure_future(sh(m, script))
+    command = "cd /opt/gpu-burn && ./gpu_burn 8 | tail -1"
+    session = asyncio.ensure_future(sh(m, wrap(command, "r1", "gpu-burn-in", "verify")))
     await asyncio.sleep(1.5)
     session.cancel()  # the engineer's connection drops
     assert len(m.detached) == 1 and m.state.platform.burn_runs == 1
-    out, err, status = await sh(m, script)
+    resumed = wrap(command, "r1", "gpu-burn-in", "verify", resume=True)
+    out, err, status = await sh(m, resumed)
     assert status == 0 and out == "\tGPU 7: OK\n" and "re-attached" in err
     assert m.state.platform.burn_runs == 1 and not m.detached
-    assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith("r1.gpu-burn-in.verify.collected.")
+    # read again on a second resume (a client killed after the job ended): the same result, no new burn
+    out, err, status = await sh(m, resumed)
+    assert (out, status) == ("\tGPU 7: OK\n", 0) and "finished while nobody was attached" in err
+    assert m.state.platform.burn_runs == 1
+    # a deliberate new verify sets the old result aside and burns again
+    out, err, status = await sh(m, wrap(command, "r1", "gpu-burn-in", "verify"))
+    assert status == 0 and m.state.platform.burn_runs == 2 and "set aside" in err
+    assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith("r1.gpu-burn-in.verify\nr1.gpu-burn-in.verify.done.")
