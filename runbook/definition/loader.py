@@ -16,7 +16,7 @@ from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
 STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist"}
-ACTION_KEYS = {"run", "parse", "expect", "timeout", "then"}
+ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach"}
 PENDING_ACTIONS = {"reboot"}
 
 
@@ -72,6 +72,12 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
     then = node.get("then")
     if then is not None and then not in PENDING_ACTIONS:
         c.add(node.line_of("then"), f"{what}.then must be one of {sorted(PENDING_ACTIONS)}, found {then!r}")
+    detach = node.get("detach", False)
+    if not isinstance(detach, bool):
+        c.add(node.line_of("detach"), f"{what}.detach must be true or false, found {detach!r}")
+        detach = False
+    if detach and then is not None:
+        c.add(node.line_of("detach"), f"{what}: a detached command cannot also owe a {then} (the job would die with it)")
     checks = []
     expect = node.get("expect", [])
     if not isinstance(expect, list):
@@ -86,7 +92,8 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
             if check.kind == "path" and not parse:
                 c.add(line, f"{what}.expect[{i}]: a path check needs `parse:` (a parser that gives the record)")
             checks.append(check)
-    return Action(run=run, parse=parse, expect=tuple(checks), timeout=float(timeout), then=then, line=node.line)
+    return Action(run=run, parse=parse, expect=tuple(checks), timeout=float(timeout), then=then, line=node.line,
+                  detach=detach)
 
 
 def _hints(c: _Collector, node: Any, line: int) -> tuple[str, ...]:

@@ -143,6 +143,7 @@ class Action:
     timeout: float = 60.0
     then: str | None = None  # pending action after success, e.g. "reboot"
     line: int = 0
+    detach: bool = False  # long-running: started detached on the node, re-attached on resume (engine/detached.py)
 
 
 @dataclass(frozen=True)

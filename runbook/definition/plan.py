@@ -8,7 +8,7 @@ from typing import Any
 from ..inventory.load import fold, host_vars
 from ..engine.targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
-from .template import TemplateError, render_command
+from .template import TemplateError, lookup, placeholders, render_command
 
 BEFORE_PLACEHOLDER = "<before>"
 
@@ -41,6 +41,39 @@ def _commands(action: Action, hosts: list[str], inventory: Inventory) -> list[di
     return [{"hosts": fold(hs), "command": cmd} for cmd, hs in by_cmd.items()]
 
 
+def _texts(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
+
+
+def _design_values(action: Action, hosts: list[str], inventory: Inventory) -> list[dict[str, Any]]:
+    """The inventory values the criteria compare with ({{ var }} in a criterion), folded by
+    value: the plan shows `gpu_power_limit_w = 350`, not only the placeholder."""
+    names: list[str] = []
+    for check in action.expect:
+        for text in _texts(check.raw):
+            names += [n for n in placeholders(text) if n not in names and not n.startswith("before.")]
+    out = []
+    for name in names:
+        by_value: dict[str, tuple[Any, list[str]]] = {}
+        for h in hosts:
+            value = lookup(dict(host_vars(inventory, h)), name)
+            value = None if not isinstance(value, (str, int, float, bool, list, dict)) else value
+            by_value.setdefault(repr(value), (value, []))[1].append(h)
+        if len(by_value) > 3:  # a per-host value (inventory_hostname): one example, as _commands does
+            value, hs = next(iter(by_value.values()))
+            out.append({"name": name, "value": value, "hosts": fold(hosts), "example_for": fold(hs),
+                        "variants": len(by_value)})
+            continue
+        out += [{"name": name, "value": v, "hosts": fold(hs)} for v, hs in by_value.values()]
+    return out
+
+
 def _action(action: Action | None, hosts: list[str], inventory: Inventory) -> dict[str, Any] | None:
     if action is None:
         return None
@@ -49,6 +82,7 @@ def _action(action: Action | None, hosts: list[str], inventory: Inventory) -> di
         "commands": _commands(action, hosts, inventory),
         "parse": action.parse,
         "criteria": [c.describe() for c in action.expect] or ["exit status == 0"],
+        "design_values": _design_values(action, hosts, inventory),
         "timeout": action.timeout,
         "then": action.then,
     }

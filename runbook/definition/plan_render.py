@@ -16,6 +16,10 @@ def _md_action(name: str, a: dict[str, Any] | None) -> list[str]:
     if name == "Verify":
         out += ["", "Pass criteria" + (f" (output read as `{a['parse']}`)" if a.get("parse") else "") + ":"]
         out += [f"- {c}" for c in a["criteria"]]
+        if a.get("design_values"):
+            out += ["", "Design values:"]
+            out += [f"- `{d['name']}` = `{d['value']}` on `{d['hosts']}`" if not d.get("variants") else
+                    f"- `{d['name']}`: per host (`{d['value']}` on `{d['example_for']}`)" for d in a["design_values"]]
     out.append("")
     return out
 
@@ -70,6 +74,9 @@ def to_text(plan: dict[str, Any]) -> str:
                 if name == "verify":
                     for crit in a["criteria"]:
                         lines.append(f"    expect   {crit}")
+                    for d in a.get("design_values", []):
+                        lines.append(f"    design   {d['name']} = {d['value']}  [{d['hosts']}]" if not d.get("variants")
+                                     else f"    design   {d['name']}: per host (e.g. {d['value']} on {d['example_for']})")
                 if a.get("then"):
                     lines.append(f"    then     {a['then']}")
             for item in s["checklist"]:

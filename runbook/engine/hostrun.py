@@ -8,7 +8,7 @@ from ..criteria.host import judge_host, parse_output
 from ..criteria.verdict import Verdict
 from ..definition.model import Action, Status
 from ..definition.template import TemplateError, render_command
-from . import become
+from . import become, detached
 
 
 @dataclass
@@ -36,14 +36,16 @@ def command_for(action: Action, variables: dict[str, Any], before: dict | None =
 async def run_on_host(transport, host: str, action: Action, variables: dict[str, Any], *,
                       before: dict | None = None,
                       on_start: Callable[[str], None] | None = None,
-                      on_line: Callable[[str, str], None] | None = None) -> HostOutcome:
+                      on_line: Callable[[str, str], None] | None = None,
+                      detach_key: tuple[str, str, str, bool] | None = None) -> HostOutcome:
     try:
         command = command_for(action, variables, before)
     except TemplateError as exc:
         return HostOutcome(host, action.run, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False)
     if on_start:
         on_start(command)
-    res = await transport.run(host, command, timeout=action.timeout, on_line=on_line)
+    sent = detached.wrap(command, *detach_key) if action.detach and detach_key else command
+    res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line)
     common = dict(exit_status=res.exit_status, stdout=res.stdout, stderr=res.stderr,
                   started=res.started, ended=res.ended, attempts=res.attempts)
     if res.unknown_reason:

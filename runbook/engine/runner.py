@@ -40,11 +40,17 @@ def has_fleet_checks(step: Step) -> bool:
     return any(is_fleet_check(c) for c in step.verify.expect)
 
 
+# A detached job is re-attached (its result read, never restarted) when the host's
+# last run of the step did not end with a verdict (engine/detached.py).
+DETACHED_RESUME = frozenset({Status.INTERRUPTED, Status.RUNNING, Status.UNKNOWN})
+
+
 class Engine:
     def __init__(self, runbook: Runbook, inventory: Inventory, transport, state: RunState, *,
                  operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False,
-                 record_loader: Callable[[str, str], Any] | None = None):
+                 record_loader: Callable[[str, str], Any] | None = None, run_id: str = ""):
         self.runbook = runbook
+        self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
         self.transport = transport
         self.state = state
@@ -215,7 +221,8 @@ class Engine:
         return await run_on_host(
             self.transport, host, action, self._vars[host], before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
-            on_line=on_line)
+            on_line=on_line, detach_key=(self.run_id, step.id, action_name,
+                                         self.state.status(step.id, host) in DETACHED_RESUME))
 
     def _finish(self, step: Step, action_name: str, o: HostOutcome, status: Status | None = None,
                 reason: str | None = None, before: dict | None = None) -> None:

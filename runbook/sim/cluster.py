@@ -86,6 +86,7 @@ class Cluster:
         for irq in node.irqs:
             irq.cpus = everything
         node.versions.pop("ofed_kernel_loaded", None)  # the module on disk is the one loaded now
+        node.platform.boot()
         node.boot_count += 1
         node.booted_at = time.time()
         self.fabric.rebuild_ports()

@@ -23,6 +23,9 @@ MANAGED_CONTENT = {
         "# managed by {site}: RDMA needs unlimited locked memory\n"
         "* soft memlock unlimited\n"
         "* hard memlock unlimited\n"
+        "# limits.conf(5): wildcard lines do not apply to root\n"
+        "root soft memlock unlimited\n"
+        "root hard memlock unlimited\n"
     ),
     "/etc/sysctl.d/90-gpu.conf": (
         "# managed by {site}\n"

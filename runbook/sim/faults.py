@@ -218,10 +218,17 @@ def nic_dead(cluster, node, dev):
     cluster.fabric.rebuild_ports()
 
 
-def hca_firmware_drift(cluster, node, dev):
+def hca_fw_drift(cluster, node, dev):
     """One card flashed with another firmware than the fleet's (a replacement
-    card from stock, or an update that stopped half way)."""
-    nic = _nic(node, _default_dev(node, dev))
+    card from stock, or an update that stopped half way): the one running
+    firmware (node.firmware) that ibstat, sysfs, mlxfwmanager and flint show.
+    The target is a device (mlx5_4) or a card index (0)."""
+    if str(dev).isdigit():
+        nic = next((n for n in node.nics if n.card == int(dev)), None)
+        if nic is None:
+            raise FaultError(f"{node.name} has no card {dev}")
+    else:
+        nic = _nic(node, _default_dev(node, dev))
     old = node.firmware(nic).split(".")
     node.firmware_of[nic.card] = ".".join([old[0], f"{int(old[1]) - 1:02d}"] + old[2:])
 
@@ -258,7 +265,7 @@ MENU: dict[str, Fault] = {f.name: f for f in [
           "NIC interrupts pinned, but no boot-time unit: lost at the next boot"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
-    Fault("hca_firmware_drift", ALL, "mlx5_4", hca_firmware_drift,
+    Fault("hca_fw_drift", ALL, "mlx5_4", hca_fw_drift,
           "one card on another firmware than the design and the fleet"),
     Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
           "a card gone from the PCI bus; the NICs probed after it are renumbered"),
@@ -278,3 +285,9 @@ def inject(cluster: Cluster, node: NodeState, name: str, arg: str | None) -> Non
     fault.apply(cluster, node, str(arg) if arg is not None else fault.default)
     if name not in node.faults:
         node.faults.append(name)
+
+# The faults of the GPU-health, platform, firmware, OS and storage checks live in
+# their own module (imported last: it builds on Fault and FaultError above).
+from .faults_platform import FAULTS as _PLATFORM_FAULTS  # noqa: E402
+
+MENU.update({f.name: f for f in _PLATFORM_FAULTS})

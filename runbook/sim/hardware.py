@@ -15,6 +15,7 @@ from . import hca
 from .cpus import format_cpulist
 from .design import Design
 from .etcfiles import etc_files, irq_affinity_files, sm_files
+from .platform import Platform, attach_platform
 
 IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 
@@ -161,6 +162,7 @@ class NodeState:
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
     ipoib_children: list[IpoibChild] = field(default_factory=list)
     firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware
+    platform: Platform = field(default_factory=Platform)  # GPU health, firmware, OS settings, storage (platform.py)
 
     @property
     def ncpus(self) -> int:
@@ -349,18 +351,22 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         state.units_enabled.append(str(design.var("irq_affinity_unit")))
     if str(design.var("irqbalance_policy", "ban")) == "stop":
         state.irqbalance = Irqbalance(enabled=False, running=False)
+    attach_platform(design, state)
     return state
 
 
 def build_sm(design: Design, name: str, index: int, priority: int) -> NodeState:
     cards = [Card(0, "MCX653105A-HDAT", 1, "MT_0000000223", [IB], [IB])]
     nics = [Nic("mlx5_0", 0, 1, "3b:00.0", 0, 0, "sm", 0, "ib0", _guid("sm", index, 0), "", "")]
+    # the SM's ConnectX-6 runs the design's firmware of its family, as the compute cards do
+    firmware_of = {0: str((design.var("hca_firmware") or {}).get(hca.CONNECTX6.family, ""))}
     state = NodeState(
         name=name, kind="sm", index=index, cores_per_socket=16, sockets=2, gpus=[], cards=cards,
         nics=nics, dimms=_dimms(8, 32, 2), versions=_versions(design),
         files={**etc_files(design, name, gpus=False), **sm_files(design, name, priority)}, irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "ib_umad"],
-        opensm=OpenSM(enabled=True, running=True, priority=priority),
+        opensm=OpenSM(enabled=True, running=True, priority=priority), firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    attach_platform(design, state)
     return state

@@ -20,6 +20,7 @@ class Machine:
         self.on_change: Callable[[], None] | None = None
         self.rendezvous: dict = {}  # ib_write_bw servers waiting on this machine
         self.is_up: Callable[[], bool] = lambda: True  # the lab says whether the node answers
+        self.detached: dict[int, object] = {}  # pid -> asyncio task of a job started with setsid (commands/jobs.py)
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ from typing import Callable
 
 from . import ibformat
 from .cluster import Cluster
+from .platform_files import platform_files
 from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
 from .irqbalance import effective_cpus
@@ -93,8 +94,8 @@ def table(cluster: Cluster, node: NodeState):
     files["/proc/meminfo"] = lambda: _meminfo(node)
     files["/proc/version"] = lambda: (f"Linux version {node.versions['kernel']} (mockbuild@iad1-prod-build001."
                                       "bld.equ.rockylinux.org) (gcc (GCC) 11.4.1 20230605) #1 SMP PREEMPT_DYNAMIC\n")
-    files["/proc/cmdline"] = lambda: (f"BOOT_IMAGE=(hd0,gpt2)/vmlinuz-{node.versions['kernel']} root=/dev/mapper/rl-root"
-                                      " ro crashkernel=auto iommu=pt\n")
+    files["/proc/cmdline"] = lambda: node.platform.kernel_args + "\n"
+    files.update(platform_files(node))
     files["/proc/uptime"] = lambda: f"{max(0.0, time.time() - node.booted_at):.2f} 0.00\n"
     files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
     for mod in node.modules:

@@ -36,6 +36,7 @@ def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]],
         body = body or {}
         children[group] = body
         if group == "compute":
+            _demo_sized(body)
             body["hosts"] = {n: {"ansible_host": a, "ansible_port": p}
                              for n, (a, p) in endpoints.items() if kinds[n] == "compute"}
             cvars = body.get("vars") or {}
@@ -58,6 +59,20 @@ def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]],
               "# ansible_host/ansible_port of its simulated SSH server.\n")
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: 1,000 hosts in a blink
     _atomic(path, header + yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=None, width=100))
+
+
+# The long-running checks sized for a lab on loopback: a short DCGM level (2 still runs
+# the pcie test) and a
+# burn-in of seconds (the site's inventory keeps the real level and duration).
+DEMO_SIZED = {"dcgm_diag_level": 2, "gpu_burn_seconds": 4}
+
+
+def _demo_sized(group: dict) -> None:
+    group_vars = group.get("vars")
+    if isinstance(group_vars, dict):
+        for key, value in DEMO_SIZED.items():
+            if key in group_vars:
+                group_vars[key] = value
 
 
 def _expand(pattern: str) -> list[str]:

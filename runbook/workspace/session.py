@@ -79,7 +79,7 @@ class Session:
         self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
         self.engine = Engine(runbook, inventory, self.transport, state, operator=operator,
                              stream_output=stream_output, reboot_timeout=reboot_timeout,
-                             record_loader=self._record_from_store)
+                             record_loader=self._record_from_store, run_id=Path(store.directory).name)
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []
         self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)

@@ -18,11 +18,13 @@ BEFORE = {
     "link-type-ib": "gpu07", "pcie-link-gpu": "gpu21", "ofed-version": "gpu22",
     "nic-numa-affinity": "gpu13", "gpu-nic-topology": "gpu13", "irq-affinity": "gpu[13,31]",
     "rail-cabling": "gpu40", "partitions-conf": "sm02",
+    # GPU 2 of gpu21 at x8: its copies and DCGM's pcie test are slow too
+    "gpu-p2p-bandwidth": "gpu21", "dcgm-diag": "gpu21",
 }
 AFTER = {
     "pcie-link-gpu": "gpu21", "ofed-version": "gpu22", "nic-numa-affinity": "gpu13",
     "gpu-nic-topology": "gpu13", "rail-cabling": "gpu40", "nccl-intra-node": "gpu21",
-    "nccl-inter-node": "gpu01",
+    "nccl-inter-node": "gpu01", "gpu-p2p-bandwidth": "gpu21", "dcgm-diag": "gpu21",
 }
 
 

@@ -43,12 +43,14 @@ HARDWARE = {
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
     # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
     "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
-    "hca_firmware_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
+    "hca_fw_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
 }
 
 
 def test_every_fault_of_the_menu_is_covered():
-    assert set(HARDWARE) | BEHAVIOURS == set(MENU)
+    from .test_platform_sim import PLATFORM  # the GPU-health / platform / storage faults
+
+    assert set(HARDWARE) | set(PLATFORM) | BEHAVIOURS == set(MENU)
 
 
 @pytest.mark.parametrize("fault", sorted(HARDWARE))

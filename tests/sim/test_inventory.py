@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from runbook.sim.design import BUNDLED, load_design
+from runbook.sim.writer import DEMO_SIZED
 
 SEED = Path(__file__).resolve().parents[2] / "inventory" / "seed-cluster.yaml"
 
@@ -26,9 +27,11 @@ async def test_written_inventory_has_the_seed_shape(make_lab):
         assert inv["vars"][key] == value
     assert inv["vars"]["ansible_ssh_private_key_file"] == str(lab.client_key)
     assert inv["vars"]["runbook_known_hosts"] == str(lab.known_hosts)
-    # every design var kept, except the rank count of the fleet-wide NCCL run:
-    # it is this lab's GPUs (3 nodes x 8), as partitions_conf is this fabric's
-    assert inv["children"]["compute"]["vars"] == dict(seed["children"]["compute"]["vars"], nccl_ranks=24)
+    # every design var kept, except the rank count of the fleet-wide NCCL run (this
+    # lab's GPUs, 3 nodes x 8, as partitions_conf is this fabric's) and the
+    # long-running checks sized for a lab (writer.DEMO_SIZED)
+    assert inv["children"]["compute"]["vars"] == seed["children"]["compute"]["vars"] | DEMO_SIZED | {"nccl_ranks": 24}
+    assert all(seed["children"]["compute"]["vars"][k] != v for k, v in DEMO_SIZED.items())
     assert list(inv["children"]["compute"]["hosts"]) == ["gpu01", "gpu02", "gpu03"]
     assert list(inv["children"]) == list(seed["children"])  # same groups, same order
     sm = inv["children"]["sm"]

@@ -65,7 +65,7 @@ async def test_storage_ports_are_judged_too(machine_of):  # noqa: F811 (the fixt
 
 async def _lab(directory):
     # gpu02: a dead card; gpu03: one card on another firmware (design and fleet both say so)
-    run = await LabRun.start(directory, nodes=4, faults={"gpu02": ["nic_dead"], "gpu03": ["hca_firmware_drift"]})
+    run = await LabRun.start(directory, nodes=4, faults={"gpu02": ["nic_dead"], "gpu03": ["hca_fw_drift"]})
     try:
         await run.run(None)
         return run.table()
@@ -85,6 +85,12 @@ def test_nic_dead_and_firmware_drift_land_on_their_hosts_only(table):
                 assert status == "fail"
                 assert "storage NIC 0000:2c:00.0 (mlx5_4) port 1: firmware 20.38.1002, expected 20.39.1002" in reason
                 assert "firmware: found 'MT4123 20.38.1002, MT4123 20.39.1002, MT4129 28.39.1002'" in reason
+                continue
+            if host == "gpu03" and step_id == "hca-firmware":
+                # the same running firmware (node.firmware), read by mlxfwmanager against the same design
+                assert status == "fail"
+                assert reason == ("adapter #5 (0000:2c:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002 "
+                                  "(ConnectX-6), found 20.38.1002"), reason
                 continue
             if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw"):
                 assert status == "blocked", (step_id, reason)  # they wait for ib-ports-active

@@ -28,10 +28,18 @@ CONTRACT = {
     "60-fabric.yaml": ["opensm-active", "sm-master-standby", "sm-seen-from-compute", "partitions-conf", "ib-ports-active",
                        "pkey-membership", "rail-cabling", "ipoib-storage"],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
+    # issue 15: GPU health, platform, firmware, OS settings, storage plane, burn-in
+    "25-platform.yaml": ["bios-version", "hca-firmware", "pcie-acs-disabled", "iommu-mode"],
+    "45-gpu-health.yaml": ["gpu-persistence-power", "gpu-ecc-health", "gpu-xid-scan", "gpu-bar1", "gpu-vbios",
+                           "dcgm-diag", "gpu-p2p-bandwidth"],
+    "48-os-settings.yaml": ["memlock-unlimited", "tuned-profile"],
+    "65-storage.yaml": ["storage-reachable", "storage-mounts"],
+    "80-burn-in.yaml": ["gpu-burn-in"],
     "90-handover.yaml": ["customer-walkthrough"],
 }
 # Applies the brief asks for (the tool can fix these); every other step only verifies.
-APPLIES = {"link-type-ib", "nvidia-peermem", "irq-affinity", "opensm-active", "partitions-conf"}
+APPLIES = {"link-type-ib", "nvidia-peermem", "irq-affinity", "opensm-active", "partitions-conf",
+           "pcie-acs-disabled", "iommu-mode", "gpu-persistence-power", "tuned-profile"}
 
 
 def test_every_contract_id_is_in_its_phase_file_in_order():

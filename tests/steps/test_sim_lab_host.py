@@ -186,4 +186,4 @@ def test_a_card_a_warm_reboot_does_not_reset_is_fixed_by_mlxfwreset(labs):
 def test_a_uniformly_wrong_fleet_fails_where_the_design_states_the_digest(labs):
     table = labs["etc"]
     assert {s for s, _ in table.values()} == {"fail"}
-    assert "designed 8c9f786090dc" in table["gpu01"][1] and "4/4 hosts have this one" in table["gpu01"][1]
+    assert "designed 6234e26f519f" in table["gpu01"][1] and "4/4 hosts have this one" in table["gpu01"][1]

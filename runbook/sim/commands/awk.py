@@ -274,11 +274,16 @@ class Runner:
 
 def awk(ctx: Ctx, args, io) -> int:
     fs, i = None, 0
+    assigned: dict[str, str] = {}
     while i < len(args) and args[i].startswith("-") and args[i] != "-":
         if args[i] == "-F" and i + 1 < len(args):
             fs, i = args[i + 1], i + 2
         elif args[i].startswith("-F"):
             fs, i = args[i][2:], i + 1
+        elif args[i] == "-v" and i + 1 < len(args) and "=" in args[i + 1]:
+            name, _, value = args[i + 1].partition("=")
+            assigned[name] = value
+            i += 2
         else:
             i += 1
     if i >= len(args):
@@ -292,6 +297,11 @@ def awk(ctx: Ctx, args, io) -> int:
         return 2
     inputs, status = read_inputs(ctx, "awk", args[i + 1:], io)
     run = Runner(prog, fs, io.out)
+    for name, value in assigned.items():  # -v var=value: a number when it looks like one (awk's strnum)
+        try:
+            run.vars[name] = float(value)
+        except ValueError:
+            run.vars[name] = value
     try:
         for pattern, action in prog.rules:
             if pattern == "BEGIN":

@@ -1,7 +1,8 @@
-"""dmidecode -t memory / -t 17 / -t system (layout of dmidecode 3.5, TAB-indented)."""
+"""dmidecode -t memory / -t 17 / -t system / -t bios (layout of dmidecode 3.5, TAB-indented)."""
 from __future__ import annotations
 
 from .base import Ctx
+from .firmware import bios_text, bios_string
 
 PREAMBLE = "# dmidecode 3.5\nGetting SMBIOS data from sysfs.\nSMBIOS 3.3.0 present.\n\n"
 
@@ -58,7 +59,7 @@ def dmidecode(ctx: Ctx, args, io) -> int:
             continue
         if args[i] == "-s" and i + 1 < len(args):
             key = args[i + 1]
-            value = {"system-product-name": "SYS-421GE-TNRT" if ctx.node.gpus else "SYS-110P-WTR",
+            value = bios_string(ctx.node, key) or {"system-product-name": "SYS-421GE-TNRT" if ctx.node.gpus else "SYS-110P-WTR",
                      "system-manufacturer": "Supermicro",
                      "system-serial-number": f"S{ctx.node.kind[:1].upper()}{ctx.node.index:06d}"}.get(key)
             if value is None:
@@ -76,6 +77,8 @@ def dmidecode(ctx: Ctx, args, io) -> int:
             body += "".join(_device(k, d) for k, d in enumerate(node.dimms))
         elif t in ("system", "1"):
             body += _system(node)
+        elif t in ("bios", "0"):
+            body += bios_text(node)
         else:
             io.err.write(f"Invalid type keyword: {t}\n")
             return 2

@@ -101,19 +101,33 @@ def cp(ctx: Ctx, args, io) -> int:
 
 def mv(ctx: Ctx, args, io) -> int:
     """mv SRC DST: a rename - the destination is replaced in one step, so a
-    reader (OpenSM re-reading partitions.conf) never sees half a file."""
+    reader (OpenSM re-reading partitions.conf) never sees half a file. A
+    directory moves with everything under it (a detached job's directory)."""
     _, paths = split_opts(args)
     if len(paths) != 2:
         io.err.write("mv: missing destination file operand\n")
         return 1
     src, dst = (ctx.path(p) for p in paths)
+    fs, node = ctx.fs, ctx.node
+    if fs.isdir(src) and not fs.isfile(src):
+        if src in ("/", "/proc", "/sys"):
+            io.err.write(f"mv: cannot move '{paths[0]}' to '{paths[1]}': Device or resource busy\n")
+            return 1
+        prefix = src.rstrip("/") + "/"
+        for path in [p for p in node.files if p.startswith(prefix)]:
+            node.files[dst + path[len(src):]] = node.files.pop(path)
+        node.dirs[:] = [dst + d[len(src):] if d == src or d.startswith(prefix) else d for d in node.dirs]
+        if dst not in node.dirs:
+            node.dirs.append(dst)
+        ctx.machine.changed()
+        return 0
     try:
-        text = ctx.fs.read(src)
-        if ctx.fs.isdir(dst):
+        text = fs.read(src)
+        if fs.isdir(dst):
             dst = posixpath.join(dst, posixpath.basename(src))
-        ctx.fs.check_writable(dst)
-        ctx.fs.write(dst, text)
-        ctx.fs.remove(src)
+        fs.check_writable(dst)
+        fs.write(dst, text)
+        fs.remove(src)
     except FsError as exc:
         io.err.write(f"mv: cannot move '{paths[0]}' to '{paths[1]}': {exc}\n")
         return 1

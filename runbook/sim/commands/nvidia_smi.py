@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 
 from .base import Ctx
+from .nvidia_smi_q import query as detailed_query
+from .nvsmi_q import health_fields, settings
 from .nvtopo import topo_matrix
 
 SEP = "+-----------------------------------------+------------------------+----------------------+"
@@ -30,8 +32,11 @@ def table(ctx: Ctx) -> str:
     for gpu in node.gpus:
         temp, perf, power = _idle(gpu)
         busid = f"00000000:{gpu.bus.upper()}"
-        lines.append(f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{'On':>4}  |{busid:>19}{'Off':>4} |{'0':>21} |")
-        lines.append(f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {'350W':>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
+        health = node.platform.gpus[gpu.index]
+        pm, cap = "On" if health.persistence else "Off", f"{health.power_limit_w:.0f}W"
+        lines.append(f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{pm:>4}  |{busid:>19}{'Off':>4} |"
+                     f"{health.dram_uncorrectable:>21} |")
+        lines.append(f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {cap:>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
                      f"{'0%':>8}{'Default':>13} |")
         lines.append(f"|{'':41}|{'':24}|{'N/A':>21} |")
         lines.append(SEP)
@@ -83,7 +88,7 @@ def _fields(ctx: Ctx):
         "ecc.errors.uncorrected.volatile.total": ("", lambda g: "0"),
         "fan.speed": ("%", lambda g: "[N/A]"),
         "count": ("", lambda g: str(len(node.gpus))),
-    }
+    } | health_fields(node)
 
 
 def query(ctx: Ctx, spec: str, fmt: str, io) -> int:
@@ -137,29 +142,11 @@ def nvidia_smi(ctx: Ctx, args, io) -> int:
         for g in ctx.node.gpus:
             io.out.write(f"GPU {g.index}: NVIDIA L40S (UUID: {g.uuid})\n")
         return 0
-    if args and args[0] in ("-q", "--query", "-a"):
-        from .nvidia_smi_q import query as q_log
-
-        gpus, display, i = list(ctx.node.gpus), set(), 1
-        while i < len(args):
-            if args[i] in ("-i", "--id") and i + 1 < len(args):
-                wanted = args[i + 1]
-                gpus = [g for g in gpus if str(g.index) == wanted or wanted.upper().endswith(g.bus.upper())]
-                if not gpus:
-                    io.err.write(f"No devices were found\n")
-                    return 6
-                i += 2
-                continue
-            if args[i] in ("-d", "--display") and i + 1 < len(args):
-                display = {d.strip().upper() for d in args[i + 1].split(",")}
-                if display != {"PCI"}:
-                    io.err.write("nvidia-smi -q -d: only PCI is simulated\n")
-                    return 2
-                i += 2
-                continue
-            i += 1
-        io.out.write(q_log(ctx.node, gpus, display))
-        return 0
+    if "-q" in args or "--query" in args or "-a" in args:
+        return detailed_query(ctx, args, io)
+    status = settings(ctx, args, io)
+    if status is not None:
+        return status
     if args:  # the other forms are not simulated: say so instead of guessing
         io.err.write("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")
         return 2

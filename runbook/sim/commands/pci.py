@@ -96,7 +96,21 @@ def _body(node, dev: PciDevice, verbose: int) -> str:
         serial = f"MT2{node.index:04d}X{card.index:05d}"
         return pci_text.nic_body(dev, irq, card.part, serial, card.ports > 1,
                                   hca.of_part(card.part).parts[card.ports][2])
+    if dev.kind == "bridge":
+        return pci_text.other_body(dev, acs_lines(node.platform.acs(dev.bus)) if verbose >= 2 else "")
     return pci_text.other_body(dev)
+
+
+# ACS control bits in register order (PCIe spec, ACS Control Register)
+ACS_BITS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl", "DirectTrans")
+
+
+def acs_lines(ctl: int) -> str:
+    """The ACS capability of a PCIe switch port as `lspci -vv` prints it."""
+    cap = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+"
+    flags = " ".join(f"{name}{'+' if ctl >> bit & 1 else '-'}" for bit, name in enumerate(ACS_BITS))
+    return (f"\tCapabilities: [170 v1] Access Control Services\n\t\tACSCap:\t{cap}\n"
+            f"\t\tACSCtl:\t{flags}\n")
 
 
 COMMANDS = {"lspci": lspci}

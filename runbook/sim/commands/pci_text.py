@@ -125,10 +125,11 @@ def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, produ
     )
 
 
-def other_body(dev: PciDevice) -> str:
+def other_body(dev: PciDevice, capabilities: str = "") -> str:
     lines = [f"\tSubsystem: {dev.vendor} Device 0000",
              "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+",
              f"\tNUMA node: {dev.numa}"]
+    text = "\n".join(lines) + "\n" + capabilities
     if dev.driver:
-        lines.append(f"\tKernel driver in use: {dev.driver}")
-    return "\n".join(lines) + "\n"
+        text += f"\tKernel driver in use: {dev.driver}\n"
+    return text

@@ -216,8 +216,11 @@ class Shell:
         name = argv[0]
         if "/" in name:
             directory, base = posixpath.split(name)
-            extra = str(self.machine.cluster.design.var("nccl_tests_dir", "/opt/nccl-tests/build")).rstrip("/")
-            found = lookup(base, self.machine) if directory in PATH_DIRS or directory == extra else None
+            design = self.machine.cluster.design
+            extra = {str(design.var(v, d)).rstrip("/") for v, d in (("nccl_tests_dir", "/opt/nccl-tests/build"),
+                                                                     ("gpu_burn_dir", "/opt/gpu-burn"))}
+            directory = self.machine.fs.norm(directory or "/", self.cwd)  # ./gpu_burn run from its directory
+            found = lookup(base, self.machine) if directory in PATH_DIRS or directory in extra else None
             if found is None:
                 io.err.write(f"bash: {name}: No such file or directory\n")
                 return 127
@@ -317,7 +320,7 @@ class Shell:
     status_from_subst: int | None = None
 
     def var(self, spec: str) -> str:
-        special = {"?": str(self.status), "$": "4242", "#": "0", "0": "bash", "!": "4243",
+        special = {"?": str(self.status), "$": str(getattr(self, "pid", 4242)), "#": "0", "0": "bash", "!": "4243",
                    "-": "hB", "@": "", "*": ""}
         if spec in special:
             return special[spec]
