@@ -128,3 +128,40 @@ async def test_detached_job_outlives_its_session_and_is_reattached(machine_of, s
     out, err, status = await sh(m, wrap(command, "r1", "gpu-burn-in", "verify"))
     assert status == 0 and m.state.platform.burn_runs == 2 and "set aside" in err
     assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith("r1.gpu-burn-in.verify\nr1.gpu-burn-in.verify.done.")
+
+
+async def test_one_firmware_truth_every_tool_shows_the_drifted_card(machine_of, sh):
+    """hca_fw_drift changes the one running firmware of a card (node.firmware):
+    ibstat, sysfs, ibv_devinfo, mlxfwmanager and flint all show it, per family."""
+    node = machine_of(2, {"gpu01": ["hca_fw_drift"]})("gpu01")
+    reads = {
+        "ibstat mlx5_4 | grep Firmware": "Firmware version: 20.38.1002",
+        "cat /sys/class/infiniband/mlx5_4/fw_ver": "20.38.1002",
+        "ibv_devinfo -d mlx5_4 | grep fw_ver": "20.38.1002",
+        "flint -d mlx5_4 q | grep 'FW Version'": "20.38.1002",
+        "mlxfwmanager --query | grep -c 'FW             20.38.1002'": "1",
+        # the other cards keep their family's design firmware
+        "mlxfwmanager --query | grep -c 'FW             28.39.1002'": "4",
+        "mlxfwmanager --query | grep -c 'FW             20.39.1002'": "1",
+    }
+    for command, expected in reads.items():
+        out, _, status = await sh(node, command)
+        assert status == 0 and expected in out, (command, out)
+    sm = machine_of(2)("sm01")
+    out, _, _ = await sh(sm, "mlxfwmanager --query")
+    record = parsers.parse("mlxfwmanager", out)
+    assert [(d["device_type"], d["psid"], d["fw_current"]) for d in record["devices"]] == [
+        ("ConnectX6", "MT_0000000223", "20.39.1002")]
+
+
+async def test_nvidia_smi_q_shows_the_health_state_in_the_pci_layout(machine_of, sh):
+    """One nvidia-smi -q: the GPU-health faults (power cap) show in the same log
+    whose PCI section reads the link's idle downtraining."""
+    node = machine_of(2, {"gpu01": ["gpu_power_capped"]})("gpu01")
+    out, _, _ = await sh(node, "nvidia-smi -q -i 0 -d PCI,POWER")
+    gpu = parsers.parse("nvidia-smi-q", out)["gpus"][0]
+    assert gpu["power"]["limit_w"] == 250.0 and gpu["power"]["default_limit_w"] == 350.0
+    assert gpu["pcie"]["gen_current"] == 1 and gpu["pcie"]["gen_max"] == 4  # idle downtraining
+    assert "Performance State" not in out  # only the sections asked for
+    _, err, status = await sh(node, "nvidia-smi -q -d NOPE")
+    assert status == 2 and "is not a valid display type" in err
