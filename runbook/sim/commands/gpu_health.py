@@ -15,7 +15,6 @@ from .base import Ctx
 
 SPEEDUP = 4.0  # simulated seconds per real second for gpu_burn
 H2D_GBPS = 26.0  # pinned host->device copy engine over PCIe Gen4 x16 (L40S, nvbandwidth README)
-SPEED_FACTOR = {"2.5GT/s": 0.16, "5GT/s": 0.31, "8GT/s": 0.5, "16GT/s": 1.0, "32GT/s": 1.0}
 
 
 # ---- dmesg ---------------------------------------------------------------------------
@@ -85,7 +84,7 @@ def acs_redirects(node) -> bool:
 
 
 def degraded(gpu) -> bool:
-    return gpu.link.width < gpu.link.cap_width or SPEED_FACTOR.get(gpu.link.speed, 1.0) < 1.0
+    return perfmodel.link_ratio(gpu.link) < 1.0
 
 
 def _jitter(*keys: int) -> float:
