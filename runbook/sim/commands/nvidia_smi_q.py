@@ -24,10 +24,10 @@ def _line(depth: int, key: str, value: str | None = None) -> str:
 REASONS = [(0x1, "Idle", 2), (0x2, "Applications Clocks Setting", 2), (0x4, "SW Power Cap", 2),
            (0x8, "HW Slowdown", 2), (0x40, "HW Thermal Slowdown", 3), (0x80, "HW Power Brake Slowdown", 3),
            (0x10, "Sync Boost", 2), (0x20, "SW Thermal Slowdown", 2), (0x100, "Display Clock Setting", 2)]
-# `-d TYPE`: the top-level sections each display type shows (PCI is the simulator's
-# own selector for the PCI section, kept for the callers of `-q -d PCI`)
+# `-d TYPE`: the top-level sections each display type shows. There is no PCI type in
+# the real tool (`nvidia-smi -h`): the PCI section comes with the whole `-q` only.
 SECTIONS = {
-    "PCI": ["PCI"], "RESET_STATUS": ["GPU Reset Status"], "GSP_FIRMWARE_VERSION": ["GSP Firmware Version"],
+    "RESET_STATUS": ["GPU Reset Status"], "GSP_FIRMWARE_VERSION": ["GSP Firmware Version"],
     "PERFORMANCE": ["Performance State", "Clocks Event Reasons"],
     "MEMORY": ["FB Memory Usage", "BAR1 Memory Usage", "Conf Compute Protected Memory Usage"],
     "COMPUTE": ["Compute Mode"], "UTILIZATION": ["Utilization"], "ENCODER_STATS": ["Encoder Stats"],
