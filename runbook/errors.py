@@ -8,6 +8,7 @@ EXIT_FAIL = 1  # some hosts fail
 EXIT_USAGE = 2  # usage or input error
 EXIT_UNKNOWN = 3  # some unknown and none fail
 EXIT_LOCKED = 4  # state lock held by another process
+EXIT_UNTRUSTED = 5  # verify-log: the log and signature are intact, but no trusted signer was given
 
 
 @dataclass(frozen=True)

@@ -43,8 +43,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--signature", metavar="FILE.sig", default=None,
                         help="the signature (default: FILE.sig)")
     parser.add_argument("--allowed-signers", metavar="FILE", default=None,
-                        help="ssh-keygen allowed_signers file; without it the signer is only "
-                             "as trusted as the key fingerprint printed")
+                        help="ssh-keygen allowed_signers file with the signer's public key, "
+                             "obtained from the signer (never from the log); without it "
+                             "an intact log exits 5: the signer is not trusted")
     parser.add_argument("--identity", metavar="ID", default=None,
                         help="the principal to look up in allowed_signers "
                              "(default: the identity the log names)")
