@@ -46,3 +46,9 @@ class UsageError(RunbookError):
 
 class LockHeld(RunbookError):
     exit_code = EXIT_LOCKED
+
+
+def os_error(exc: OSError) -> str:
+    """`FILE: Permission denied` (the one line an OSError is shown as)."""
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename else what

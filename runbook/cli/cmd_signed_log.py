@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError
+from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError, os_error
 
 
 
@@ -87,6 +87,10 @@ def cli_export(args: argparse.Namespace,
     except RunbookError as exc:
         print(f"runbook export: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # -o into a read-only directory, a full disk: nothing was written
+        where = f"{args.output}: " if args.output else ""
+        print(f"runbook export: cannot write the log {where}{os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     for warning in result.warnings:
         print(f"runbook export: warning: {warning}", file=sys.stderr)
     print(f"log        {result.log}  (SHA-256 {result.log_sha256})")

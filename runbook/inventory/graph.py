@@ -146,6 +146,11 @@ class InventoryGraph:
             if not name:
                 self._problem(file, line, "empty host name")
                 continue
+            if "," in name or any(ch.isspace() for ch in name):
+                # `gpu04,gpu05` would read as two hosts in every host list and --hosts
+                self._problem(file, line, f"host '{name}': a host name cannot contain a comma or "
+                                          "a space (host lists are comma-separated); one key per host")
+                continue
             self._add_host(name, group, port, file, line)
             self.hosts[name].vars.update(values)
 
