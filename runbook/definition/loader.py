@@ -11,6 +11,7 @@ from .. import parsers
 from ..criteria.spec import parse_check
 from ..errors import InputError, Problem
 from .model import Action, Phase, Runbook, Step
+from .template import fix_for, unsafe_placeholders
 from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
@@ -58,6 +59,9 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
     if not isinstance(run, str) or not run.strip():
         c.add(node.line, f"{what}.run must be a non-empty command string")
         return None
+    for text, where, line in unsafe_placeholders(run):
+        at = f" (line {line} of the command)" if "\n" in run.strip() else ""
+        c.add(node.line_of("run"), f"{what}.run: {text} is {where}{at}: {fix_for(where)}")
     parse = node.get("parse")
     if parse is not None:
         try:
