@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--again", action="store_true", help="re-verify hosts that already passed too")
     p.add_argument("--new-run", action="store_true", help="start a new run instead of continuing the latest")
     p.add_argument("--trust-new-hosts", action="store_true",
-                   help="trust on first use: pin unknown host keys into the run's known_hosts")
+                   help="trust on first use: pin unknown host keys into the state directory's "
+                        "known_hosts (a changed key is still refused)")
     p.add_argument("--max-handshakes", type=numbers.MAX_HANDSHAKES, help="concurrent SSH handshakes (default suits sshd MaxStartups)")
 
     p = sub.add_parser("status", help="the state of the run")
