@@ -99,6 +99,9 @@ class HostKeyPolicy:
         for f in known_hosts_files:
             self.add_known_hosts(f)
         if self.pin_file is not None:
+            if self.pin_file.is_symlink():  # it is written to: never through a link
+                raise InputError(Problem(str(self.pin_file), None, "is a symbolic link; the pin "
+                                         "file is never read or written through one"))
             self.add_known_hosts(self.pin_file)
         self._pinned = SSHKnownHosts()  # keys pinned by this process, not yet re-read from disk
         self._unwritten: list[str] = []
@@ -186,9 +189,11 @@ class HostKeyPolicy:
         if old and not old.endswith("\n"):
             old += "\n"
         data = old + "".join(self._unwritten)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC |
+                     getattr(os, "O_NOFOLLOW", 0), 0o600)  # owner-only, never through a link
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
