@@ -31,6 +31,19 @@ class TemplateError(ValueError):
     """A placeholder names a variable the host does not define."""
 
 
+_OPENING = re.compile(r"\{\{\s*[A-Za-z_]")
+
+
+def malformed_placeholder(text: str) -> str | None:
+    """The first `{{ name` that is not a whole placeholder (unterminated, or a
+    filter other than default), else None: it would be sent to the host as is."""
+    rest = PLACEHOLDER.sub("", text)
+    m = _OPENING.search(rest)
+    if not m:
+        return None
+    return rest[m.start():m.start() + 30].split("\n")[0]
+
+
 def placeholders(text: str) -> list[str]:
     """Variable paths used by a template (for lint: every one must be defined)."""
     return [m.group(1) for m in PLACEHOLDER.finditer(text)]
