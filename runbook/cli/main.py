@@ -6,8 +6,8 @@ import argparse
 import sys
 
 from .. import __version__
-from . import numbers
 from ..errors import EXIT_USAGE, InputError, RunbookError, os_error
+from . import numbers
 
 
 def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -119,8 +119,8 @@ def dispatch(args) -> int:
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
-        from .cmd_signed_log import cli_export
         from .cmd_export import load_snapshot
+        from .cmd_signed_log import cli_export
 
         return cli_export(args, load_snapshot)
     if args.command == "verify-log":

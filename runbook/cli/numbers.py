@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Callable
+from collections.abc import Callable
 
 
 def integer(low: int, high: int) -> Callable[[str], int]:

@@ -25,8 +25,8 @@ from typing import Any
 
 from ..errors import UsageError
 from .errors import NoRun, StoreCorrupt
-from .nofollow import open_read
 from .lock import holder
+from .nofollow import open_read
 from .storage import decode_batch, parse_header
 
 JOURNAL_NAME = "journal.jsonl"

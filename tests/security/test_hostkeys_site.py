@@ -8,12 +8,10 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from runbook.errors import InputError
 from runbook.transport import HostKeyPolicy
 from runbook.transport.hostkeys import fingerprint
 from tests.sshd_server import sshd_server  # noqa: F401
-from tests.transport.conftest import (client_key_file, inventory, keys, make_transport,  # noqa: F401
-                                      server)
+from tests.transport.conftest import client_key_file, inventory, keys, make_transport, server  # noqa: F401
 
 
 async def test_revoked_key_is_refused_as_revoked(server, make_transport, tmp_path, keys) -> None:  # noqa: F811

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from runbook.errors import InputError
 from runbook.run.events import HostFinished, HostStarted, StepStarted
 from runbook.store import Store
 from runbook.store.errors import StoreError
 from runbook.store.lock import StateLock, holder
 from runbook.transport import HostKeyPolicy
-from runbook.errors import InputError
 
 from .helpers import cli, project
 
