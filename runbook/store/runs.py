@@ -2,11 +2,10 @@
 
     state/                       (--state, default state/)
       lock                       one owner at a time (lock.py)
-      known_hosts                keys pinned on first use: the site's, every run checks them
       <run_id>/
         journal.jsonl            the run's journal (storage.py, journal.py)
         blobs/<sha256>           outputs longer than journal.INLINE_MAX (blobs.py)
-        known_hosts              keys pinned on first use by older versions (read, never written)
+        known_hosts              keys pinned on first use (written by the transport)
 
 A run id is `YYYYmmdd-HHMMSS-xxxx` (UTC start time and 4 random hex digits),
 so they sort in time order; any name of letters, digits, `.`, `_`, `-` may be
