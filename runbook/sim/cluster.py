@@ -42,12 +42,20 @@ class Cluster:
         return self.nodes[name]
 
     def design_partitions(self) -> str:
+        """The PKey plan of the fabric as built (every designed card), kept once
+        made: a fault that removes a card later does not change the plan."""
+        if getattr(self, "_plan", None) is None:
+            self._plan = self._make_partitions()
+        return self._plan
+
+    def _make_partitions(self) -> str:
         compute, storage = [], []
         for node in self.nodes.values():
             for nic in node.nics:
                 (compute if nic.role == "compute" else storage if nic.role == "storage" else []).append(nic.guid)
+        targets = [int(str(g), 16) for g in self.design.var("storage_target_guids", []) or []]
         return partitions_conf(compute, storage, str(self.design.var("pkey_compute", "0x100")),
-                               str(self.design.var("pkey_storage", "0x200")))
+                               str(self.design.var("pkey_storage", "0x200")), targets)
 
     def boot(self, node: NodeState) -> None:
         """What a (re)boot changes: next-boot firmware config becomes current,

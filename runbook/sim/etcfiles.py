@@ -125,9 +125,13 @@ def sm_files(design: Design, name: str, priority: int) -> dict[str, str]:
 
 
 def partitions_conf(compute_guids: list[int], storage_guids: list[int],
-                    pkey_compute: str, pkey_storage: str) -> str:
+                    pkey_compute: str, pkey_storage: str, targets: list[int] = ()) -> str:
     """The design partitions.conf: compute ports full members of the compute
-    PKey, storage ports of the storage PKey, never the other way round."""
+    PKey, storage ports (and the storage targets) of the storage PKey, never
+    the other way round; every port a *limited* member of the default
+    partition, only the SM's own port full (OpenSM's doc/partition-config.txt:
+    `ALL=full` there would let every port reach every other one). mtu=5 (4096)
+    for the IPoIB broadcast groups, so the storage IPoIB runs at 4092."""
 
     def members(guids: list[int]) -> str:
         if not guids:
@@ -136,7 +140,7 @@ def partitions_conf(compute_guids: list[int], storage_guids: list[int],
 
     return (
         "# /etc/opensm/partitions.conf (managed) - compute and storage PKeys\n"
-        "Default=0x7fff, ipoib : ALL=full;\n"
-        f"compute={pkey_compute}, ipoib, defmember=full :{members(compute_guids)}\n"
-        f"storage={pkey_storage}, ipoib, defmember=full :{members(storage_guids)}\n"
+        "Default=0x7fff, ipoib : ALL=limited, SELF=full;\n"
+        f"compute={pkey_compute}, ipoib, mtu=5, defmember=full :{members(compute_guids)}\n"
+        f"storage={pkey_storage}, ipoib, mtu=5, defmember=full :{members(list(targets) + storage_guids)}\n"
     )

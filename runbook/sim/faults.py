@@ -166,13 +166,44 @@ def peermem_missing(cluster, node, _):
     node.files.pop("/etc/modules-load.d/nvidia-peermem.conf", None)
 
 
+def nic_dead(cluster, node, dev):
+    """A card gone from the PCI bus: its functions vanish (lspci, sysfs, every
+    IB tool) and mlx5_N, assigned in probe order, shifts down for every
+    function probed after it - the neighbour now answers to the dead card's
+    name. LIDs follow the port GUIDs (OpenSM's guid2lid), not the names."""
+    dead = _nic(node, dev)
+    gone = [n for n in node.nics if n.card == dead.card]
+    kept = [n for n in node.nics if n.card != dead.card]
+    old_names = [n.dev for n in node.nics]
+    lids = {n.guid: cluster.fabric.lid_of.pop((node.name, n.dev), 0) for n in node.nics}
+    renamed = {n.dev: old_names[i] for i, n in enumerate(kept)}
+    for n in gone:
+        n.cable = []
+    node.irqs = [irq for irq in node.irqs if irq.dev not in {n.dev for n in gone}]
+    for irq in node.irqs:
+        irq.dev = renamed.get(irq.dev, irq.dev)
+    for n in kept:
+        n.dev = renamed[n.dev]
+        cluster.fabric.lid_of[(node.name, n.dev)] = lids[n.guid]
+    node.nics = kept
+    cluster.fabric.rebuild_ports()
+
+
+def hca_firmware_drift(cluster, node, dev):
+    """One card flashed with another firmware than the fleet's (a replacement
+    card from stock, or an update that stopped half way)."""
+    nic = _nic(node, _default_dev(node, dev))
+    old = node.firmware(nic).split(".")
+    node.firmware_of[nic.card] = ".".join([old[0], f"{int(old[1]) - 1:02d}"] + old[2:])
+
+
 def _behaviour(cluster, node, _):
     pass
 
 
 ALL = ("compute", "sm")
 MENU: dict[str, Fault] = {f.name: f for f in [
-    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (link up, no LID)"),
+    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (no link to the IB switch, no LID)"),
     Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
     Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
     Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
@@ -190,6 +221,10 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
+    Fault("hca_firmware_drift", ALL, "mlx5_4", hca_firmware_drift,
+          "one card on another firmware than the design and the fleet"),
+    Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
+          "a card gone from the PCI bus; the NICs probed after it are renumbered"),
     Fault("unreachable", ALL, "", _behaviour, "connection refused"),
     Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
     Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from . import hca
 from .cpus import format_cpulist
 from .design import Design
 from .etcfiles import etc_files, sm_files
@@ -91,6 +92,18 @@ class Irq:
 
 
 @dataclass
+class IpoibChild:
+    """An IPoIB child interface (`ip link add link ib4 name ib4.8200 type ipoib
+    pkey 0x8200`): its own P_Key on the parent's port; the storage address lives
+    here, not on the parent (which is on the default partition)."""
+
+    name: str  # ib4.8200
+    parent: str  # ib4
+    pkey: int  # 0x8200 (full-member bit set, as `ip -d link` and sysfs show it)
+    mode: str = "datagram"
+
+
+@dataclass
 class OpenSM:
     enabled: bool = False
     running: bool = False
@@ -122,6 +135,8 @@ class NodeState:
     booted_at: float = 0.0
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
+    ipoib_children: list[IpoibChild] = field(default_factory=list)
+    firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware
 
     @property
     def ncpus(self) -> int:
@@ -138,6 +153,19 @@ class NodeState:
 
     def card_of(self, nic: Nic) -> Card:
         return self.cards[nic.card]
+
+    def hca(self, nic: Nic):
+        """The adapter model (hca.HcaModel) of a function's card, by its part number."""
+        return hca.of_part(self.cards[nic.card].part)
+
+    def firmware(self, nic: Nic) -> str:
+        return self.firmware_of.get(nic.card) or self.hca(nic).firmware
+
+    def sys_image_guid(self, nic: Nic) -> int:
+        """The functions of one card share its system image GUID: the node GUID
+        of the card's first function (ibv_devinfo sys_image_guid, ibstat)."""
+        first = min((n for n in self.nics if n.card == nic.card), key=lambda n: n.port_on_card)
+        return first.guid
 
     def link_type(self, nic: Nic) -> int:
         return self.cards[nic.card].link_type[nic.port_on_card - 1]
@@ -189,28 +217,55 @@ def _dimms(count: int, size_gb: int, sockets: int) -> list[Dimm]:
                  size_gb, True, f"80AD01{i:02X}{size_gb:04d}") for i in range(count)]
 
 
+def _ipoib_children(design: Design) -> list[IpoibChild]:
+    """The storage IPoIB child interface of the design (storage_ipoib_if on
+    storage_ipoib_parent with storage_ipoib_pkey), if it runs on a child."""
+    child, parent = str(design.var("storage_ipoib_if", "")), str(design.var("storage_ipoib_parent", "") or "")
+    if not (parent and child and child != parent):
+        return []
+    pkey = design.var("storage_ipoib_pkey", design.var("pkey_storage", "0x200"))
+    pkey = (int(str(pkey), 0) if isinstance(pkey, str) else int(pkey)) | 0x8000
+    return [IpoibChild(child, parent, pkey, str(design.var("storage_ipoib_mode", "datagram")))]
+
+
 def build_compute(design: Design, name: str, index: int, storage: tuple[str, int]) -> NodeState:
     gpu_numa = [int(n) for n in design.compute_vars["gpu_numa"]]
     sockets = int(design.var("numa_nodes", 2))
     gpus: list[Gpu] = []
     nics: list[Nic] = []
     cards: list[Card] = []
+    firmware_of: dict[int, str] = {}
     bus_next = {n: 0x18 + n * 0x80 for n in range(sockets)}
 
-    def take_bus(numa: int) -> int:
-        b = bus_next[numa]
-        bus_next[numa] += 1
+    def take_bus(numa: int, pci: str | None = None) -> int:
+        """The next free bus of a socket, or the design's PCI address (`pci:`
+        of the NIC, e.g. 0000:18:00.0; the NICs are keyed by it)."""
+        b = int(str(pci).split(":")[-2], 16) if pci else bus_next[numa]
+        bus_next[numa] = b + 1
         return b
+
+    def new_card(nic_def, ports: int = 1) -> Card:
+        model = hca.model(nic_def.get("hca"))
+        part, psid, _ = model.parts[ports]
+        firmware_of[len(cards)] = str((design.var("hca_firmware") or {}).get(model.family, ""))
+        return Card(len(cards), part, ports, psid, [IB], [IB])
+
+    def cap(card: Card) -> PciLink:
+        speed = hca.of_part(card.part).pcie_cap
+        slot = str(design.var("pcie_nic_speed", "16GT/s"))  # the slot's generation trains the link
+        now = slot if hca.SPEED_ORDER.index(speed) > hca.SPEED_ORDER.index(slot) else speed
+        return PciLink(speed, 16, now, 16)
 
     gpu_slot: dict[int, tuple[str, str, int]] = {}
     for nic_def in design.compute_nics:
         numa, dev = int(nic_def["numa"]), str(nic_def["dev"])
         sw = f"sw-{dev}"
         members = [int(g) for g in nic_def.get("gpus", [])]
-        bus = take_bus(numa)
-        cards.append(Card(len(cards), "MCX653105A-HDAT", 1, "MT_0000000223", [IB], [IB]))
+        bus = take_bus(numa, nic_def.get("pci"))
+        cards.append(new_card(nic_def))
         nics.append(Nic(dev, len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa, "compute",
-                        int(nic_def["rail"]), str(nic_def.get("netdev", "")), 0, sw, f"{sw}/a"))
+                        int(nic_def["rail"]), str(nic_def.get("netdev", "")), 0, sw, f"{sw}/a",
+                        cap(cards[-1])))
         for k, g in enumerate(members):
             gpu_slot[g] = (sw, f"{sw}/a" if k == 0 else f"{sw}/b", take_bus(numa))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
@@ -220,11 +275,22 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
     gpus.sort(key=lambda x: x.index)
     for nic_def in design.storage_nics:
         numa = int(nic_def["numa"])
-        bus = take_bus(numa)
+        pci = str(nic_def.get("pci") or "")
+        sibling = next((n for n in nics if pci and pci.endswith(".1") and n.bus == pci[5:-1] + "0"), None)
+        if sibling is not None:  # function .1 of a card already fitted: its second port
+            card = cards[sibling.card]
+            card.part, card.psid, _ = hca.of_part(card.part).parts[2]
+            card.ports = 2
+            card.link_type.append(IB)
+            card.link_type_next.append(IB)
+            nics.append(Nic(str(nic_def["dev"]), sibling.card, 2, pci[5:], numa, numa, "storage", 0,
+                            str(nic_def.get("netdev", "")), 0, "", "", cap(card)))
+            continue
+        bus = take_bus(numa, nic_def.get("pci"))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
-        cards.append(Card(len(cards), "MCX653105A-HDAT", 1, "MT_0000000223", [IB], [IB]))
+        cards.append(new_card(nic_def))
         nics.append(Nic(str(nic_def["dev"]), len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa,
-                        "storage", 0, str(nic_def.get("netdev", "")), 0, "", ""))
+                        "storage", 0, str(nic_def.get("netdev", "")), 0, "", "", cap(cards[-1])))
     # Any further VPI function (mlx5_6 in the seed) is the second port of the
     # last storage card, which thereby becomes a dual-port adapter.
     known = {n.dev for n in nics}
@@ -237,7 +303,7 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         card.link_type.append(IB)
         card.link_type_next.append(IB)
         nics.append(Nic(dev, host.card, 2, host.bus[:-1] + "1", host.numa, host.numa, "storage", 0,
-                        f"ib{len(nics)}", 0, host.switch, host.sub))
+                        f"ib{len(nics)}", 0, host.switch, host.sub, cap(card)))
     for slot, nic in enumerate(nics):
         nic.guid = _guid("compute", index, slot)
         if not nic.netdev:
@@ -249,6 +315,7 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         versions=_versions(design), files=etc_files(design, name), irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "nvidia", "nvidia_uvm", "nvidia_peermem"],
         storage_ip=storage[0], storage_prefix=storage[1],
+        ipoib_children=_ipoib_children(design), firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
     return state

@@ -37,7 +37,7 @@ def inter_factor(fabric: Fabric, node: NodeState) -> float:
             continue
         if nic.rate < 200:
             factor -= share * (1 - nic.rate / 200)
-        pcie = _link_ratio(nic.link)
+        pcie = _nic_pcie_ratio(nic.link)
         if pcie < 1.0:
             factor -= share * (1 - pcie)
     if "nvidia_peermem" not in node.modules:
@@ -50,5 +50,11 @@ def inter_factor(fabric: Fabric, node: NodeState) -> float:
 def port_gbits(node: NodeState, nic) -> float:
     """ib_write_bw average for one port: line rate or what the PCIe link can carry."""
     line = nic.rate * 0.982
-    pcie = 252.0 * _link_ratio(nic.link) * 0.9
+    pcie = 252.0 * _nic_pcie_ratio(nic.link) * 0.9
     return min(line, pcie)
+
+
+def _nic_pcie_ratio(link) -> float:
+    """Share of a 200G port the NIC's PCIe link carries: Gen4 x16 (~252 Gb/s) is
+    enough; a ConnectX-7 (Gen5) in a Gen4 slot runs at 16GT/s and loses nothing."""
+    return min(1.0, SPEED_GTS.get(link.speed, 16.0) * link.width / (16.0 * 16))

@@ -15,7 +15,7 @@ from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
-PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
 
 
 class InvalidWrite(Exception):
@@ -45,11 +45,11 @@ def table(cluster: Cluster, node: NodeState):
         for i in range(128):
             files[f"{port}/pkeys/{i}"] = lambda i=i, nic=nic: _pkey(fab.pkeys(node, nic), i)
         files[f"{base}/node_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/fw_ver"] = lambda: ibformat.FW + "\n"
-        files[f"{base}/hca_type"] = lambda: ibformat.CA_TYPE + "\n"
+        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(node.sys_image_guid(nic)) + "\n"
+        files[f"{base}/fw_ver"] = lambda nic=nic: node.firmware(nic) + "\n"
+        files[f"{base}/hca_type"] = lambda nic=nic: node.hca(nic).ca_type + "\n"
         files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
-        files[f"{base}/node_desc"] = lambda nic=nic: f"{node.name} {nic.dev}\n"
+        files[f"{base}/node_desc"] = lambda nic=nic: fab.node_desc(node.name, nic.dev) + "\n"
         files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"
         files[f"{base}/device/local_cpulist"] = lambda nic=nic: format_cpulist(node.numa_cpus(nic.numa)) + "\n"
         for irq in nic.irqs:
@@ -57,6 +57,14 @@ def table(cluster: Cluster, node: NodeState):
         files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda st=st: (
             "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n")
         _pci(files, node, nic.bus, lambda nic=nic: nic.numa, nic.link)
+        # the PCI device's RDMA name (how a NIC is found by its slot, not by probe order)
+        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = (
+            lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n")
+        if node.link_type(nic) == 1:
+            _ipoib(files, fab, node, nic, nic.netdev, 0xFFFF, "datagram")
+            for child in node.ipoib_children:
+                if child.parent == nic.netdev:
+                    _ipoib(files, fab, node, nic, child.name, child.pkey, child.mode)
     for gpu in node.gpus:
         _pci(files, node, gpu.bus, lambda gpu=gpu: gpu.numa, gpu.link)
 
@@ -97,6 +105,23 @@ def table(cluster: Cluster, node: NodeState):
     if node.kind == "sm":
         files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
     return files, writers
+
+
+def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) -> None:
+    """/sys/class/net/<ipoib if>/{pkey,mode,mtu}: the ib_ipoib driver's
+    attributes ("0x8200", "datagram"|"connected")."""
+    net = f"/sys/class/net/{name}"
+    files[f"{net}/pkey"] = lambda: f"0x{pkey:04x}\n"
+    files[f"{net}/mode"] = lambda: mode + "\n"
+    files[f"{net}/mtu"] = lambda: f"{fab.ipoib_mtu(pkey) if mode == 'datagram' else 65520}\n"
+    if pkey != 0xFFFF:
+        files[f"{net}/parent"] = lambda: nic.netdev + "\n"
+
+        def up() -> str:
+            table = fab.pkeys(node, nic)
+            ok = fab.status(node, nic).state == "Active" and any(p & 0x7FFF == pkey & 0x7FFF for p in table)
+            return "up\n" if ok else "down\n"
+        files[f"{net}/operstate"] = up
 
 
 def _pkey(table: list[int], index: int) -> str:

@@ -36,6 +36,7 @@ from .nofollow import DIR_MODE
 from ..run.state import RunState
 from . import resume
 from .blobs import BlobStore
+from .definitions import RunDefinitions
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors
 from .index import RunIndex
 from .journal import Chain, check_event, make_entry, stored_event
@@ -244,6 +245,20 @@ class Store(StoreQueries):
                 self.index.add(entry)
                 self.state.apply(e)
             return entries
+
+    def record_definitions(self, runbook: Any, inventory: Any) -> bool:
+        """Keep the step definitions and inventory this session runs with in the
+        run's directory (definitions.py), before anything runs with them; True
+        when they differ from the run's latest version."""
+        if self.read_only or self._writer is None:
+            raise StoreError(f"{self.path}: this run is open read-only" if self.read_only
+                             else f"{self.path}: the store is closed")
+        return RunDefinitions(self.directory).record(runbook, inventory)
+
+    def recorded_definitions(self) -> tuple[Any, Any] | None:
+        """(Runbook, Inventory) of the run's latest version, rebuilt from its own
+        record; None for a run that recorded none."""
+        return RunDefinitions(self.directory).current()
 
     def close(self) -> None:
         with self._mutex:

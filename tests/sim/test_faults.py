@@ -11,7 +11,7 @@ from runbook.sim.faults import BEHAVIOURS, MENU
 # fault -> (node, command, text expected on the faulty node, text on a healthy node)
 HARDWARE = {
     "link_type_eth": ("gpu01", "cat /sys/class/infiniband/mlx5_0/ports/1/link_layer", "Ethernet", "InfiniBand"),
-    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01 mlx5_0'\"", "leaf02", "leaf01"),
+    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01.seed-dc.internal mlx5_0'\"", "leaf02", "leaf01"),
     "nic_numa_mismatch": ("gpu01", "cat /sys/class/infiniband/mlx5_2/device/numa_node", "0", "1"),
     "pcie_x8": ("gpu01", "lspci -vv -d 10de: | grep LnkSta: | sort | uniq -c",
                 "Width x8 (downgraded)", "8 \t\tLnkSta:\tSpeed 16GT/s, Width x16"),
@@ -34,6 +34,9 @@ HARDWARE = {
                     "active\nenabled"),
     "irq_affinity_wrong": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "32", "0"),
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
+    # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
+    "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
+    "hca_firmware_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
 }
 
 

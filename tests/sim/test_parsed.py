@@ -57,8 +57,8 @@ def expected(machine, name: str) -> tuple[str, set[str]]:
         "lspci": ("lspci", {"Mellanox Technologies"}),
         "dmidecode-memory": ("dmidecode -t memory", {"64 GB", "DDR4"}),
         "numactl": ("numactl -H", {"0", "1"}),
-        "iblinkinfo": ("iblinkinfo", {"gpu01 mlx5_0"}),
-        "ibnetdiscover": ("ibnetdiscover", {"gpu01 mlx5_0"}),
+        "iblinkinfo": ("iblinkinfo", {"gpu01.seed-dc.internal mlx5_0"}),  # rdma-ndd: the FQDN
+        "ibnetdiscover": ("ibnetdiscover", {"gpu01.seed-dc.internal mlx5_0"}),
         "nccl-tests": ("all_reduce_perf -b 1G -e 8G -f 2 -g 8", {"8589934592"}),
         "ib_write_bw": ("ib_write_bw -d mlx5_0 --report_gbits gpu02", {"65536"}),
         "chronyc-tracking": ("chronyc tracking", {"Normal"}),

@@ -71,7 +71,14 @@ def test_design_lists_agree_with_each_other():
     members = {p["pkey"]: {m["guid"] for m in p["members"] if m["membership"] == "full"}
                for p in plan["partitions"]}
     assert len(members["0x0100"]) == len(compute_hosts) * len(v["compute_nics"])
-    assert len(members["0x0200"]) == len(compute_hosts) * (len(v["ib_mode_devices"]) - len(v["compute_nics"]))
+    # the storage partition: every node's storage ports plus the storage targets
+    assert len(v["storage_nics"]) == len(v["ib_mode_devices"]) - len(v["compute_nics"])
+    assert members["0x0200"] == ({m for m in members["0x0200"] if m not in v["storage_target_guids"]}
+                                 | set(v["storage_target_guids"]))
+    assert len(members["0x0200"]) == len(compute_hosts) * len(v["storage_nics"]) + len(v["storage_target_guids"])
+    # every NIC keyed by a distinct PCI address
+    pcis = [n["pci"] for n in v["compute_nics"] + v["storage_nics"]]
+    assert len(set(pcis)) == len(pcis) == v["mellanox_functions"]
     assert not members["0x0100"] & members["0x0200"]
     assert comparators()["partitions"].func(plan, seed_vars("sm01")) == []
     assert select_hosts(inventory(), "nccl_launcher") and set(select_hosts(inventory(), "nccl_launcher")) <= set(

@@ -163,8 +163,8 @@ def test_fault_matrix_has_no_other_failure(lab):
 
 REASONS = {
     "link_type_eth": "mlx5_0 LINK_TYPE_P1: expected IB(1), found ETH(2)",
-    "wrong_rail": "gpu03 mlx5_0 (rail 1): expected on leaf01, found on leaf02",
-    "nic_numa_mismatch": "mlx5_2 NUMA: expected 1, found 0",
+    "wrong_rail": "rail 1 NIC 0000:18:00.0 (mlx5_0): expected on leaf01, found on leaf02",
+    "nic_numa_mismatch": "rail 3 NIC 0000:98:00.0 (mlx5_2) NUMA: expected 1, found 0",
     "pcie_x8": "LnkSta expected 16GT/s x16, found 16GT/s x8",
     "pcie_gen3": "LnkSta expected 16GT/s x16, found 8GT/s x16",
     "missing_dimm": "populated DIMMs: expected 16, found 15",
@@ -174,8 +174,8 @@ REASONS = {
     "etc_drift": "outliers gpu11",
     "external_repo": "developer.download.nvidia.com",
     "clock_skew": "system_time_abs_ms: expected ≤ 1.0, found 2350",
-    "ib_port_down": "mlx5_1 port 1: state Down",
-    "ib_rate_100": "mlx5_3 port 1: rate 100, expected 200",
+    "ib_port_down": "rail 2 NIC 0000:20:00.0 (mlx5_1) port 1: state Down",
+    "ib_rate_100": "rail 4 NIC 0000:a0:00.0 (mlx5_3) port 1: rate 100, expected 200",
     "irq_affinity_wrong": "mlx5_0 (NUMA node 0, CPUs 0-31,64-95): 9 of 9 IRQs may run outside it",
     "peermem_missing": "/^nvidia_peermem\\s/, no match",
 }
@@ -273,7 +273,7 @@ def test_sm_applies_fix_and_rollbacks_restore(lab):
     assert sm["rolled_back"]["opensm-active"]["sm01"][0] == "fail"
     apply = sm["partitions_apply"]
     assert apply.status == "pending", apply.reason  # applied, re-verify pending
-    assert "storage=0x200, ipoib, defmember=full :" in apply.stdout  # the written file is shown
+    assert "storage=0x200, ipoib, mtu=5, defmember=full :" in apply.stdout  # the written file is shown
     assert sm["applied"]["partitions-conf"]["sm02"][0] == "pass"
     assert sm["applied"]["pkey-membership"]["gpu01"][0] == "pass"
     assert sm["conf_restored"] is True

@@ -103,19 +103,40 @@ def test_opensm_active_reads_both_lines():
 
 
 def test_mellanox_function_count():
-    seven = "".join(f"{b}:00.0 Infiniband controller [0207]: Mellanox Technologies MT2910 Family [ConnectX-7] "
-                    f"[15b3:1021]\n" for b in ("18", "19", "1a", "1b", "98", "99", "9a"))
+    name = {"ConnectX-7": "MT2910 Family [ConnectX-7] [15b3:1021]",
+            "ConnectX-6": "MT28908 Family [ConnectX-6] [15b3:101b]"}
+    nics = V["compute_nics"] + V["storage_nics"]
+    seven = "".join(f"{n['pci'][5:]} Infiniband controller [0207]: Mellanox Technologies {name[n['hca']]}\n"
+                    for n in nics)
     assert status(judge("mellanox-functions", {"gpu01": seven})) == Status.PASS
     v = judge("mellanox-functions", {"gpu01": seven.split("\n", 1)[1]})["gpu01"]
     assert v.status == Status.FAIL and "expected count 7, found 6" in v.reason
+    # the missing card is named by its slot (the first line was the rail-1 card)
+    assert "rail 1 NIC 0000:18:00.0 (mlx5_0): not on the PCI bus" in v.reason
+    swapped = seven.replace("MT2910 Family [ConnectX-7] [15b3:1021]", "MT28908 Family [ConnectX-6] [15b3:101b]", 1)
+    v = judge("mellanox-functions", {"gpu01": swapped})["gpu01"]
+    assert v.status == Status.FAIL and "a ConnectX-6 in this slot, the design has a ConnectX-7" in v.reason
 
 
 def test_ib_ports_sm_lid_consistent_across_the_fleet():
-    def ibstat(sm_lid: int) -> str:
-        return "".join(f"CA '{d}'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n"
-                       f"\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: {10 + i}\n\t\tLMC: 0\n"
-                       f"\t\tSM lid: {sm_lid}\n\t\tLink layer: InfiniBand\n"
-                       for i, d in enumerate(V["compute_devices"]))
+    nics = V["compute_nics"] + V["storage_nics"]
+    chip = {"ConnectX-7": "MT4129", "ConnectX-6": "MT4123"}
+
+    def ibstat(sm_lid: int, cx6_fw: str | None = None) -> str:
+        # `ibdev2netdev -v; ibstat` as the verify runs it: every designed NIC at its PCI address
+        head = "".join(f"{n['pci']} {n['dev']} ({chip[n['hca']]} - X) card fw 1 port 1 (ACTIVE) ==> "
+                       f"{n['netdev']} (Up)\n" for n in nics)
+        return head + "".join(
+            f"CA '{n['dev']}'\n\tCA type: {chip[n['hca']]}\n\tNumber of ports: 1\n"
+            f"\tFirmware version: {(cx6_fw or V['hca_firmware'][n['hca']]) if n['hca'] == 'ConnectX-6' else V['hca_firmware'][n['hca']]}\n"
+            f"\tPort 1:\n\t\tState: Active\n"
+            f"\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tBase lid: {10 + i}\n\t\tLMC: 0\n"
+            f"\t\tSM lid: {sm_lid}\n\t\tLink layer: InfiniBand\n" for i, n in enumerate(nics))
     out = judge("ib-ports-active", {"gpu01": ibstat(1), "gpu02": ibstat(1), "gpu03": ibstat(9)})
     assert [h for h, v in out.items() if v.status == Status.FAIL] == ["gpu03"]
     assert "ports.0.sm_lid: found 9, fleet majority 1" in out["gpu03"].reason
+    # one node's storage cards on another firmware: against the design and against the fleet
+    out = judge("ib-ports-active", {"gpu01": ibstat(1), "gpu02": ibstat(1), "gpu03": ibstat(1, "20.38.1002")})
+    assert [h for h, v in out.items() if v.status == Status.FAIL] == ["gpu03"]
+    assert "firmware 20.38.1002, expected 20.39.1002" in out["gpu03"].reason
+    assert "firmware: found 'MT4123 20.38.1002, MT4129 28.39.1002', fleet majority" in out["gpu03"].reason
