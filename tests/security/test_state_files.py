@@ -96,3 +96,16 @@ def test_state_files_are_owner_only(tmp_path: Path) -> None:
     for p in paths:
         mode = stat.S_IMODE(p.lstat().st_mode)
         assert mode & 0o077 == 0, f"{p}: {oct(mode)}"
+
+
+def test_a_run_through_the_cli_leaves_only_owner_only_files(tmp_path: Path) -> None:
+    """Everything the CLI writes in the state directory, the run's record of its
+    definitions included."""
+    state = tmp_path / "state"
+    p = cli("waive", "s", "--reason", "r", "--state", str(state), *project(tmp_path))
+    assert p.returncode == 0, p.stderr
+    paths = [state, *state.rglob("*")]
+    assert len(paths) > 3
+    for path in paths:
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        assert mode & 0o077 == 0, f"{path}: {oct(mode)}"
