@@ -87,6 +87,7 @@ def cmd_run(args) -> int:
             console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")
         progress = RunProgress(console)
         code = asyncio.run(_run(session, steps, args, hosts, progress, console))
+        _say_pinned(session, console)
         if code is not None:
             return code
         rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
@@ -102,6 +103,15 @@ def cmd_run(args) -> int:
         return rc
     finally:
         session.close_store()
+
+
+def _say_pinned(session: Session, console: Console) -> None:
+    """--trust-new-hosts: every key it pinned, so the operator can check them."""
+    if session.pinned:
+        where = session.transport.policy.pin_file
+        console.print(f"pinned {len(session.pinned)} new host key(s) into {where}:", highlight=False)
+        for host, fp in session.pinned:
+            console.print(f"  {host} {fp}", highlight=False, markup=False)
 
 
 def _selection(project, args):

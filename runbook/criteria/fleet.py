@@ -8,6 +8,7 @@ majority every host fails ("fleet split"). Hosts that could not be assessed
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
@@ -85,7 +86,7 @@ def judge_fleet(action: Action, verdicts: dict[str, Verdict], records: dict[str,
             have = {h: records[h] for h in assessed if records.get(h) is not None}
             try:
                 mismatches = comp.func(have, {h: variables[h] for h in have})
-            except (KeyError, ValueError, TypeError) as exc:
+            except (KeyError, ValueError, TypeError, ArithmeticError, re.error) as exc:
                 for h in have:
                     extra_unknown[h].append(f"{check.value}: design data or output not as expected: {exc}")
                 continue

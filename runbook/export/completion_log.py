@@ -11,6 +11,7 @@ from typing import Any
 
 from . import log_versions, verdicts
 from ..store.canonical import GENESIS, canonical_bytes, sha256_hex
+from ..inventory.secrets import redact
 
 FORMAT = "runbook-completion-log"
 FORMAT_VERSION = 1
@@ -110,7 +111,7 @@ def _map_run(run: dict, decisions: list) -> dict:
 
 
 def _map_inventory(inv: dict) -> dict:
-    hosts = jsonable(inv.get("hosts") or {})
+    hosts = jsonable(redact(inv.get("hosts") or {}))  # also when the snapshot came from a file
     return {
         "sources": jsonable(inv.get("sources") or []),
         "sha256": text(inv.get("sha256")),

@@ -10,7 +10,8 @@ Keys:
                  in (the store keeps hashes, not definitions); without one, only
                  {id, sha256 as last recorded} for the steps the journal knows
   inventory      {sources, sha256, hosts: {name: merged vars}} from the Inventory
-                 passed in, else {}; vars named like passwords/secrets/tokens are left out
+                 passed in, else {}; per host only the variables the runbook uses and its
+                 addressing, secrets redacted (runbook/inventory/secrets.py)
   results        one per (step, action, host), its latest record: step_id, action, host,
                  status (as recorded), reason, exit_status, command, stdout, stderr,
                  output_sha256, stderr_sha256, started, ended, attempts (the attempt
@@ -30,10 +31,10 @@ Keys:
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from ..definition.model import Status, step_status
+from ..inventory.secrets import run_variables, used_roots
 from .journal import blob_refs
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 FORMAT = "runbook-store-snapshot"
 FORMAT_VERSION = 1
-_SECRET = re.compile(r"pass|secret|token|private_key|credential", re.I)
 
 
 def _steps(store: "Store", runbook: Any) -> list[dict[str, Any]]:
@@ -51,11 +51,11 @@ def _steps(store: "Store", runbook: Any) -> list[dict[str, Any]]:
     return [{"id": s, "sha256": store.index.step_sha.get(s, "")} for s in store.index.step_ids()]
 
 
-def _inventory(inventory: Any) -> dict[str, Any]:
+def _inventory(inventory: Any, runbook: Any = None) -> dict[str, Any]:
     if inventory is None:
         return {}
-    hosts = {name: {k: v for k, v in h.vars.items() if not _SECRET.search(str(k))}
-             for name, h in inventory.hosts.items()}
+    roots = used_roots(runbook)
+    hosts = {name: run_variables(h.vars, roots) for name, h in inventory.hosts.items()}
     return {"sources": list(inventory.sources), "sha256": inventory.sha256, "hosts": hosts}
 
 
@@ -73,7 +73,7 @@ def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[st
         "format_version": FORMAT_VERSION,
         "run": store.run_info(),
         "steps": _steps(store, runbook),
-        "inventory": _inventory(inventory),
+        "inventory": _inventory(inventory, runbook),
         "results": [store.result_view(r) for r in store.index.by_action.values()],
         "statuses": statuses,
         "step_status": {s: step_status([Status(v) for v in hs.values()]).value

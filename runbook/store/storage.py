@@ -41,6 +41,7 @@ from typing import Any, Iterator
 from tinydb.storages import Storage
 
 from .errors import StoreCorrupt, StoreError
+from .nofollow import open_fd, open_read
 
 HEADER_KEY = "runbook_store"
 FORMAT = 1
@@ -92,7 +93,7 @@ def create_journal(path: Path, header: dict[str, Any], first_batch: bytes) -> No
     """Write header + first batch to a temp file, fsync, rename, fsync the directory."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     data = json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n" + first_batch
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
         _write_all(fd, data)
         os.fsync(fd)
@@ -151,7 +152,7 @@ class JournalReader:
     def batches(self) -> Iterator[tuple[int, list[Any]]]:
         """(line number, entries) for every complete line after the header."""
         try:
-            f = open(self.path, "rb")
+            f = open_read(self.path)
         except FileNotFoundError:
             raise self._fail("no such file (the run's journal is missing)") from None
         except OSError as exc:
@@ -186,7 +187,7 @@ class JournalWriter:
         self.path = Path(path)
         self.end = end
         self.broken: str | None = None
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        self._fd: int | None = open_fd(self.path, os.O_WRONLY | os.O_APPEND)
 
     def truncate(self, end: int) -> None:
         """Cut the file to `end` bytes (drop an incomplete last line) durably."""

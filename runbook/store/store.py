@@ -32,6 +32,7 @@ from typing import Any, Iterable
 from ..run.events import (EVENT_TYPES, Event, HostOutput, RunInterrupted, RunStarted,
                              event_from_dict)
 from .canonical import GENESIS
+from .nofollow import DIR_MODE
 from ..run.state import RunState
 from . import resume
 from .blobs import BlobStore
@@ -75,7 +76,7 @@ class Store(StoreQueries):
         """Start a new run (appends RunStarted) and hold the state directory's lock."""
         state_dir = Path(state_dir)
         with os_errors(state_dir):
-            state_dir.mkdir(parents=True, exist_ok=True)
+            state_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             lock = StateLock(state_dir)
             lock.acquire()
         try:
@@ -83,7 +84,7 @@ class Store(StoreQueries):
             run_dir = state_dir / run_id
             with os_errors(state_dir):
                 try:
-                    run_dir.mkdir()
+                    run_dir.mkdir(mode=DIR_MODE)
                 except FileExistsError:
                     raise StoreError(f"{run_dir}: run {run_id!r} exists already; open it, or "
                                      "give another run id") from None

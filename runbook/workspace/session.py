@@ -23,6 +23,7 @@ from ..definition.model import Inventory, Runbook, Status, Step
 from ..run.state import RunState
 from ..store.store import Store, operator_name
 from ..transport import HostKeyPolicy, Transport
+from ..transport.hostkeys import site_pins
 
 
 def known_hosts_files(inventory: Inventory) -> list[Path]:
@@ -71,8 +72,10 @@ class Session:
         self.state = state
         self.operator = operator
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
-        policy = HostKeyPolicy(known_hosts_files(inventory), trust_new=trust_new_hosts,
-                               pin_file=Path(store.directory) / "known_hosts")
+        pin_file, older_pins = site_pins(Path(store.directory).parent)  # the site's, not the run's
+        policy = HostKeyPolicy(known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts,
+                               pin_file=pin_file)
+        self.pinned: list[tuple[str, str]] = []  # (host, fingerprint) pinned by --trust-new-hosts
         kwargs: dict[str, Any] = {}
         if max_handshakes:
             kwargs["max_handshakes"] = max_handshakes
@@ -200,6 +203,8 @@ class Session:
         if (host, fingerprint) in self._seen_keys:
             return
         self._seen_keys.add((host, fingerprint))
+        if how == "pinned":
+            self.pinned.append((host, fingerprint))
         # Recorded with the next batch of results (one fsync for a thousand first
         # connections, not one each on the event loop), or at close.
         ev = HostKeyRecorded(host, fingerprint, how)
