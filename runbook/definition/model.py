@@ -28,26 +28,6 @@ class Status(str, Enum):
         return self.value
 
 
-# Statuses that count as "done, nothing more to do" for gating and progress.
-SATISFIED = frozenset({Status.PASS, Status.SKIPPED, Status.WAIVED})
-
-
-def step_status(host_statuses: list[Status]) -> Status:
-    """A step's status derived from its hosts' statuses (worst wins)."""
-    if not host_statuses:
-        return Status.PENDING
-    s = set(host_statuses)
-    for worst in (Status.RUNNING, Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED,
-                  Status.BLOCKED, Status.ROLLED_BACK, Status.PENDING):
-        if worst in s:
-            return worst
-    if s <= {Status.SKIPPED}:
-        return Status.SKIPPED
-    if Status.WAIVED in s:
-        return Status.WAIVED
-    return Status.PASS
-
-
 @dataclass
 class Host:
     name: str

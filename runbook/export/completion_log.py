@@ -83,7 +83,10 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "signer": dict(signer),
         "claims": CLAIMS,
     }
-    doc["summary"] = verdicts.summarize(doc)
+    try:
+        doc["summary"] = verdicts.summarize(doc)
+    except ValueError as exc:
+        raise SnapshotError(f"the journal cannot be judged: {exc}") from None
     return doc
 
 

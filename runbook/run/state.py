@@ -1,14 +1,8 @@
-"""The state of a run, derived from its events — the one place that decides
-what a host's status is for a step. The engine keeps one while it runs, the
-store rebuilds one from its journal on open, and the CLI, TUI and exporter
-read it. Feeding the same events always gives the same state.
-
-Effective status of (step, host):
-- the outcome of its latest verify/apply/rollback (`running` while a command is in flight);
-- an active skip makes it `skipped`; an active waiver turns `fail`/`unknown`/`blocked`
-  into `waived` (a pass stays a pass: the waiver is not needed then);
-- a note on a manual step is its confirmation: `pass`;
-- `running` found when a run is reopened becomes `interrupted`.
+"""The state of a run: its events folded in journal order. A live run holds
+exactly one (the store's, fed once each batch is on disk); read-only commands
+rebuild one by replaying the journal. Feeding the same events always gives
+the same state. Statuses are not decided here but by the rulebook
+(rules.py), which this state hands the facts it folded.
 """
 from __future__ import annotations
 
@@ -18,9 +12,10 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from .events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
-                            PendingActionChanged, RunInterrupted, RunStarted, StepStarted)
 from ..definition.model import Status
+from . import rules
+from .events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
+                     PendingActionChanged, RunInterrupted, RunStarted, StepStarted)
 
 
 @dataclass
@@ -33,7 +28,8 @@ class Outcome:
     started: float = 0.0
     ended: float = 0.0
     attempts: int = 0
-    step_sha256: str = ""
+    step_sha256: str = ""  # the definition it was judged with
+    inventory_sha256: str = ""  # the inventory it was judged with
 
 
 @dataclass
@@ -46,10 +42,9 @@ class Decision:
     time: float
     expires: float | None = None
 
-    def covers(self, host: str, now: float) -> bool:
-        if self.expires is not None and now > self.expires:
-            return False
-        return self.hosts is None or host in self.hosts
+    def names(self, step_id: str, host: str) -> bool:
+        """Whether this decision is about (step, host), active or not."""
+        return self.step_id == step_id and (self.hosts is None or host in self.hosts)
 
 
 @dataclass
@@ -62,6 +57,7 @@ class RunState:
     pending: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (step, host, action) -> info, open ones
     host_keys: dict[str, dict] = field(default_factory=dict)
     step_hashes: dict[str, str] = field(default_factory=dict)  # step -> sha256 its latest results were made with
+    step_inventory: dict[str, str] = field(default_factory=dict)  # step -> inventory sha256 of its latest StepStarted
     manual_steps: set[str] = field(default_factory=set)
 
     # --- feeding -------------------------------------------------------
@@ -72,11 +68,13 @@ class RunState:
         elif isinstance(ev, StepStarted):
             if ev.step_sha256:
                 self.step_hashes[ev.step_id] = ev.step_sha256
+            if ev.inventory_sha256:
+                self.step_inventory[ev.step_id] = ev.inventory_sha256
         elif isinstance(ev, HostStarted):
             prev = self.outcomes.get((ev.step_id, ev.host))
             self.outcomes[(ev.step_id, ev.host)] = Outcome(
                 Status.RUNNING, ev.action, command=ev.command, started=ev.time,
-                attempts=(prev.attempts if prev else 0) + 1, step_sha256=self.step_hashes.get(ev.step_id, ""))
+                attempts=(prev.attempts if prev else 0) + 1, **self._judged_with(ev.step_id))
         elif isinstance(ev, HostFinished):
             self._finished(ev)
         elif isinstance(ev, OperatorDecision):
@@ -94,13 +92,17 @@ class RunState:
         elif isinstance(ev, RunInterrupted):
             self.mark_interrupted()
 
+    def _judged_with(self, step_id: str) -> dict[str, str]:
+        return {"step_sha256": self.step_hashes.get(step_id, ""),
+                "inventory_sha256": self.step_inventory.get(step_id, self.run.get("inventory_sha256", ""))}
+
     def _finished(self, ev: HostFinished) -> None:
         key = (ev.step_id, ev.host)
         prev = self.outcomes.get(key)
         status = Status(ev.status)
         self.outcomes[key] = Outcome(
             status, ev.action, ev.reason, ev.exit_status, ev.command, ev.started, ev.ended,
-            attempts=max(prev.attempts if prev else 0, ev.attempt), step_sha256=self.step_hashes.get(ev.step_id, ""))
+            attempts=max(prev.attempts if prev else 0, ev.attempt), **self._judged_with(ev.step_id))
         if ev.action == "verify" and ev.record is not None:
             self.records[key] = ev.record
         if ev.before is not None:
@@ -112,7 +114,7 @@ class RunState:
         for (step, host), out in self.outcomes.items():
             if out.status == Status.RUNNING:
                 out.status = Status.INTERRUPTED
-                out.reason = "interrupted: the run stopped while this command was in flight"
+                out.reason = rules.INTERRUPTED_REASON
                 hit.setdefault(step, []).append(host)
         return hit
 
@@ -121,39 +123,22 @@ class RunState:
         out = self.outcomes.get((step_id, host))
         return out.status if out else Status.PENDING
 
-    def active_decision(self, step_id: str, host: str, kind: str, now: float | None = None) -> Decision | None:
-        now = time.time() if now is None else now
-        for d in reversed(self.decisions):
-            if d.step_id == step_id and d.kind == kind and d.covers(host, now):
-                return d
-        return None
+    def decisions_for(self, step_id: str, host: str) -> list[Decision]:
+        """The decisions naming (step, host), in the order taken."""
+        return [d for d in self.decisions if d.names(step_id, host)]
 
-    def status(self, step_id: str, host: str, now: float | None = None) -> Status:
-        raw = self.raw_status(step_id, host)
-        if raw == Status.RUNNING:
-            return raw
-        if self.active_decision(step_id, host, "skip", now):
-            return Status.SKIPPED
-        if raw in (Status.FAIL, Status.UNKNOWN, Status.BLOCKED, Status.INTERRUPTED) and \
-                self.active_decision(step_id, host, "waive", now):
-            return Status.WAIVED
-        if step_id in self.manual_steps and raw == Status.PENDING and \
-                self.active_decision(step_id, host, "note", now):
-            return Status.PASS
-        return raw
-
-    def reason(self, step_id: str, host: str) -> str:
-        st = self.status(step_id, host)
+    def judge(self, step_id: str, host: str, at: float | None = None) -> rules.Judgement:
+        """Status and reason of (step, host) at time `at` (default: now), by the rulebook."""
         out = self.outcomes.get((step_id, host))
-        for kind, status in (("skip", Status.SKIPPED), ("waive", Status.WAIVED)):
-            if st == status:
-                d = self.active_decision(step_id, host, kind)
-                base = f" (was {out.status.value}: {out.reason})" if out and out.reason else ""
-                return f"{kind} by {d.operator}: {d.reason}{base}"
-        if st == Status.PASS and out is None:
-            d = self.active_decision(step_id, host, "note")
-            return f"confirmed by {d.operator}: {d.reason}" if d else ""
-        return out.reason if out else ""
+        return rules.judge(out.status if out else None, out.reason if out else "",
+                           self.decisions_for(step_id, host), manual=step_id in self.manual_steps,
+                           at=time.time() if at is None else at)
+
+    def status(self, step_id: str, host: str, at: float | None = None) -> Status:
+        return self.judge(step_id, host, at).status
+
+    def reason(self, step_id: str, host: str, at: float | None = None) -> str:
+        return self.judge(step_id, host, at).reason
 
     def outcome(self, step_id: str, host: str) -> Outcome | None:
         return self.outcomes.get((step_id, host))

@@ -8,7 +8,8 @@ from typing import Any, Iterator
 
 from ClusterShell.NodeSet import NodeSet
 
-from ..definition.model import Status, step_status
+from ..definition.model import Status
+from ..run import rules
 from . import resume, snapshot
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS
@@ -100,7 +101,7 @@ class StoreQueries:
 
     def step_statuses(self) -> dict[str, Status]:
         """Every step the run knows -> its status derived from its hosts' statuses."""
-        return {s: step_status(list(self.step_hosts(s).values())) for s in self.index.step_ids()}
+        return {s: rules.step_status(self.step_hosts(s).values()) for s in self.index.step_ids()}
 
     def before(self, step_id: str, host: str) -> dict | None:
         return self.state.before(step_id, host)
@@ -132,8 +133,8 @@ class StoreQueries:
                     inventory_sha256: str | None) -> dict[str, str]:
         """step_id -> why its results are stale. Remembered: from then on results()
         and snapshot() mark each stale result with that reason."""
-        self._stale = resume.stale_steps(self.index, current_step_hashes, inventory_sha256)
-        self._stale_pairs = resume.stale_hosts(self.index, current_step_hashes, inventory_sha256)
+        self._stale = resume.stale_steps(self.state, current_step_hashes, inventory_sha256)
+        self._stale_pairs = resume.stale_hosts(self.state, current_step_hashes, inventory_sha256)
         return dict(self._stale)
 
     def stale_pairs(self) -> set[tuple[str, str]]:

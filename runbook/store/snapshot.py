@@ -33,7 +33,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..definition.model import Status, step_status
+from ..definition.model import Status
+from ..run import rules
 from .journal import blob_refs
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[st
         "inventory": _inventory(inventory),
         "results": [store.result_view(r) for r in store.index.by_action.values()],
         "statuses": statuses,
-        "step_status": {s: step_status([Status(v) for v in hs.values()]).value
+        "step_status": {s: rules.step_status([Status(v) for v in hs.values()]).value
                         for s, hs in statuses.items()},
         "decisions": store.decisions(),
         "pending_actions": store.pending_actions(),

@@ -66,6 +66,8 @@ class Store(StoreQueries):
         self._stale: dict[str, str] = {}
         self._stale_pairs: set[tuple[str, str]] = set()
         self._mutex = threading.Lock()
+        self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
+        self._unfed: list[tuple[Event, dict[str, Any]]] = []  # durable, not yet in the state
 
     # --- opening -------------------------------------------------------
     @classmethod
@@ -206,7 +208,15 @@ class Store(StoreQueries):
         return entries[0] if entries else None
 
     def append_many(self, events: Iterable[Event]) -> list[dict[str, Any]]:
-        """Append a batch with one write and one fdatasync; returns only once it is on disk."""
+        """Append a batch with one write and one fdatasync; returns only once it is
+        on disk, with the state fed."""
+        entries = self.write_many(events)
+        self.catch_up()
+        return entries
+
+    def write_many(self, events: Iterable[Event]) -> list[dict[str, Any]]:
+        """Append a batch durably without feeding the state yet (safe from a worker
+        thread while another thread reads the state); catch_up() feeds it."""
         events = [e for e in events if not isinstance(e, HostOutput)]
         for e in events:
             if not isinstance(e, Event):
@@ -239,10 +249,17 @@ class Store(StoreQueries):
                                      f"({exc.strerror}); nothing was recorded") from None
             self._writer.append(line)
             self._seq, self._head = seq, prev
-            for e, entry in zip(events, entries):
+            self._unfed.extend(zip(events, entries))
+            return entries
+
+    def catch_up(self) -> None:
+        """Feed the state every event written so far, in journal order."""
+        with self._feeding:
+            with self._mutex:
+                written, self._unfed = self._unfed, []
+            for e, entry in written:
                 self.index.add(entry)
                 self.state.apply(e)
-            return entries
 
     def close(self) -> None:
         with self._mutex:
