@@ -154,9 +154,13 @@ def _check_steps(doc: dict, f: Findings) -> None:
 
 def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
     step_ids = {s.get("id") for s in doc["steps"]}
-    finished: dict[tuple, tuple[int, dict]] = {}
-    for i, ev in journal.of_type("HostFinished"):
-        finished[(ev.get("step_id"), ev.get("action"), ev.get("host"))] = (i, ev)
+    # The latest event of each (step, action, host): a result started again and
+    # never finished (interrupted) is backed by that start, not an older finish.
+    finished: dict[tuple, tuple[int, dict] | None] = {}
+    for i, ev in journal.events:
+        if ev.get("type") in ("HostStarted", "HostFinished"):
+            key = (ev.get("step_id"), ev.get("action"), ev.get("host"))
+            finished[key] = (i, ev) if ev.get("type") == "HostFinished" else None
     for i, r in enumerate(doc["results"]):
         name = f"results[{i}] (step {r.get('step_id')}, host {r.get('host')})"
         if r.get("step_id") not in step_ids:

@@ -131,6 +131,8 @@ def _map_step(step: dict) -> dict:
         "sha256": text(step.get("sha256")),
         "definition": jsonable(definition),
         "definition_json": step_definition_json(definition),
+        # every host the step targets: each is judged in summary.step_status
+        **({"targets": [text(h) for h in step["targets"]]} if step.get("targets") is not None else {}),
     }
 
 

@@ -82,14 +82,16 @@ def replay(entries: Iterable[Any], manual: frozenset[str] = frozenset()) -> RunS
     return state
 
 
-def final_verdicts(state: RunState, results: list[dict], at: float) -> dict[str, dict]:
+def final_verdicts(state: RunState, results: list[dict], at: float,
+                   targets: dict[str, list[str]] | None = None) -> dict[str, dict]:
     """step_id -> host -> {status, reason, source}: rules.judge for every host the
-    run has a result or a decision for. `source` names what decided
-    (`results[3]`, `decisions[0]`); a host nothing decided is left out."""
+    step targets or the run has a result or a decision for. `source` names what
+    decided (`results[3]`, `decisions[0]`); a host nothing decided is left out."""
     result_index = {(str(r.get("step_id")), str(r.get("action")), str(r.get("host"))): i
                     for i, r in enumerate(results)}
     decision_index = {id(d): j for j, d in enumerate(state.decisions)}
-    pairs = dict.fromkeys(state.outcomes)
+    pairs = dict.fromkeys((step, h) for step, hosts in (targets or {}).items() for h in hosts)
+    pairs.update(dict.fromkeys(state.outcomes))
     for d in state.decisions:
         if d.hosts is not None:
             pairs.update(dict.fromkeys((d.step_id, h) for h in sorted(d.hosts)))
@@ -110,14 +112,16 @@ def final_verdicts(state: RunState, results: list[dict], at: float) -> dict[str,
 
 
 def step_statuses(step_ids: list[str], state: RunState, verdicts: dict[str, dict],
-                  at: float) -> dict[str, str]:
-    """Each step's status from its hosts' verdicts (rules.step_status); a step
-    with none is judged by its whole-step decisions alone."""
+                  at: float, targets: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """Each step's status from its hosts' verdicts (rules.step_status), a targeted
+    host with none counting as pending; a step with no host known is judged by
+    its whole-step decisions alone."""
     out: dict[str, str] = {}
     for sid in step_ids:
-        hosts = verdicts.get(sid, {})
+        hosts = {h: "pending" for h in (targets or {}).get(sid, [])}
+        hosts.update({h: v["status"] for h, v in verdicts.get(sid, {}).items()})
         if hosts:
-            out[sid] = rules.step_status(_status(v["status"]) for v in hosts.values()).value
+            out[sid] = rules.step_status(_status(v) for v in hosts.values()).value
             continue
         whole = [d for d in state.decisions if d.step_id == sid and d.hosts is None]
         out[sid] = rules.judge(None, "", whole, manual=sid in state.manual_steps, at=at).status.value
@@ -159,12 +163,14 @@ def summarize(doc: dict) -> dict:
     at = reference_time(doc.get("run", {}), results, decisions)
     steps = doc.get("steps", [])
     manual = frozenset(str(s.get("id")) for s in steps if (s.get("definition") or {}).get("manual"))
+    targets = {str(s.get("id")): [str(h) for h in s["targets"]] for s in steps
+               if isinstance(s.get("targets"), list)}
     state = replay((doc.get("journal") or {}).get("entries") or [], manual)
-    verdicts = final_verdicts(state, results, at)
+    verdicts = final_verdicts(state, results, at, targets)
     step_ids = [s.get("id") for s in steps]
     return {
         "judged_at": at,
-        "step_status": step_statuses(step_ids, state, verdicts, at),
+        "step_status": step_statuses(step_ids, state, verdicts, at, targets),
         "verdicts": verdicts,
         "changes": changes(results),
         "open_pending_actions": open_pending_actions(doc.get("pending_actions", [])),

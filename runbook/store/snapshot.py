@@ -6,7 +6,7 @@ Keys:
   run            run_info(): run_id, site, operator, tool_version, inventory_sha256,
                  runbook_sha256, started, ended (time of the last RunFinished, else
                  None), status, events, head, directory, journal, interruptions, ...
-  steps          [{id, phase, title, why, sha256, definition}] from the Runbook passed
+  steps          [{id, phase, title, why, sha256, definition, targets}] from the Runbook passed
                  in (the store keeps hashes, not definitions); without one, only
                  {id, sha256 as last recorded} for the steps the journal knows
   inventory      {sources, sha256, hosts: {name: merged vars}} from the Inventory
@@ -34,6 +34,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..definition.model import Status
+from ..definition.targets import targets
 from ..run import rules
 from .journal import blob_refs
 
@@ -45,10 +46,20 @@ FORMAT_VERSION = 1
 _SECRET = re.compile(r"pass|secret|token|private_key|credential", re.I)
 
 
-def _steps(store: "Store", runbook: Any) -> list[dict[str, Any]]:
+def _targets(step: Any, inventory: Any) -> list[str] | None:
+    """The hosts the step targets (every one is judged in the log), when known."""
+    if inventory is None:
+        return None
+    try:
+        return targets(step, inventory)
+    except (KeyError, ValueError):
+        return None
+
+
+def _steps(store: "Store", runbook: Any, inventory: Any) -> list[dict[str, Any]]:
     if runbook is not None:
         return [{"id": s.id, "phase": s.phase, "title": s.title, "why": s.why, "sha256": s.sha256,
-                 "definition": s.definition} for s in runbook.steps]
+                 "definition": s.definition, "targets": _targets(s, inventory)} for s in runbook.steps]
     return [{"id": s, "sha256": store.index.step_sha.get(s, "")} for s in store.index.step_ids()]
 
 
@@ -73,7 +84,7 @@ def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[st
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "run": store.run_info(),
-        "steps": _steps(store, runbook),
+        "steps": _steps(store, runbook, inventory),
         "inventory": _inventory(inventory),
         "results": [store.result_view(r) for r in store.index.by_action.values()],
         "statuses": statuses,
