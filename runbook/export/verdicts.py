@@ -144,14 +144,14 @@ def changes(results: list[dict]) -> list[dict]:
 
 
 def open_pending_actions(pending: list[dict]) -> list[dict]:
-    """The latest state of each (step, host, action) that is still `owed`."""
+    """The latest state of each (step, host, action) that is still owed (rules.still_owed)."""
     latest: dict[tuple, tuple[float, int, dict]] = {}
     for i, p in enumerate(pending):
         key = (p.get("step_id"), p.get("host"), p.get("action"))
         cand = (_num(p.get("time")), i, p)
         if key not in latest or cand[:2] >= latest[key][:2]:
             latest[key] = cand
-    owed = [v[2] for v in latest.values() if v[2].get("state") == "owed"]
+    owed = [v[2] for v in latest.values() if rules.still_owed(str(v[2].get("state")))]
     owed.sort(key=lambda p: (str(p.get("step_id")), str(p.get("action")), str(p.get("host"))))
     return [{"step_id": p.get("step_id"), "host": p.get("host"), "action": p.get("action"),
              "since": p.get("time")} for p in owed]

@@ -66,6 +66,11 @@ class Judgement:
     decided_by: str | int = "result"
 
 
+def still_owed(pending_state: str) -> bool:
+    """A pending action (reboot) stays owed until it is done: `failed` is still owed."""
+    return pending_state != "done"
+
+
 def active(decision: DecisionLike, at: float) -> bool:
     return decision.expires is None or at < decision.expires
 

@@ -51,10 +51,12 @@ class Decision:
 class RunState:
     run: dict[str, Any] = field(default_factory=dict)
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
-    records: dict[tuple[str, str], Any] = field(default_factory=dict)  # latest verify record
+    # latest verify record: a cache of what the output parses to (the journal does not
+    # keep it), so not part of what makes two states equal
+    records: dict[tuple[str, str], Any] = field(default_factory=dict, compare=False)
     befores: dict[tuple[str, str], dict] = field(default_factory=dict)
     decisions: list[Decision] = field(default_factory=list)
-    pending: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (step, host, action) -> info, open ones
+    pending: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (step, host, action) -> the open ones
     host_keys: dict[str, dict] = field(default_factory=dict)
     step_hashes: dict[str, str] = field(default_factory=dict)  # step -> sha256 its latest results were made with
     step_inventory: dict[str, str] = field(default_factory=dict)  # step -> inventory sha256 of its latest StepStarted
@@ -82,11 +84,11 @@ class RunState:
             self.decisions.append(Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time, ev.expires))
         elif isinstance(ev, PendingActionChanged):
             key = (ev.step_id, ev.host, ev.action)
-            if ev.state == "owed":
+            prev = self.pending.pop(key, None)
+            if rules.still_owed(ev.state):  # (re)inserted: the dict keeps the order they opened in
                 self.pending[key] = {"step_id": ev.step_id, "host": ev.host, "action": ev.action,
-                                     "state": "owed", "since": ev.time, "reason": ev.reason}
-            else:
-                self.pending.pop(key, None)
+                                     "state": ev.state, "reason": ev.reason, "time": ev.time,
+                                     "since": prev["since"] if prev else ev.time}
         elif isinstance(ev, HostKeyRecorded):
             self.host_keys[ev.host] = {"fingerprint": ev.fingerprint, "how": ev.how, "time": ev.time}
         elif isinstance(ev, RunInterrupted):

@@ -1,7 +1,8 @@
-"""What the store knows beyond a host's status: the details of every result
-(command as run, timings, output hashes, which definition it was made with),
-pending actions, decisions, host keys -- rebuilt from the journal entries in
-order, and kept current as entries are appended.
+"""What the store knows beyond the run state (run/state.py): the details of
+every result (command as run, timings, output hashes, which definition it was
+made with), the journal's seq of each decision and host key, the outputs kept
+inline and in blobs -- rebuilt from the journal entries in order, and kept
+current as entries are appended.
 
 Statuses themselves are decided by runbook.run.state.RunState (the one place
 that decides them); this index only records facts the journal states.
@@ -32,7 +33,6 @@ class RunIndex:
         self.targets: dict[str, dict[str, None]] = {}  # step -> hosts it was started on, in order
         self.result_hosts: dict[str, dict[str, None]] = {}  # step -> hosts with a result, in order
         self.decisions: list[dict[str, Any]] = []
-        self.pending: dict[tuple[str, str, str], dict[str, Any]] = {}  # (step, host, action)
         self.host_keys: dict[str, dict[str, Any]] = {}
         self.blobs: list[tuple[str, int, str]] = []  # (sha256, seq, what) of outputs in blobs
         self.runs: Counter[tuple[str, str, str]] = Counter()
@@ -119,15 +119,6 @@ class RunIndex:
         d["seq"] = seq
         self.decisions.append(d)
 
-    def _on_PendingActionChanged(self, ev: dict, seq: int) -> None:
-        key = (ev["step_id"], ev["host"], ev["action"])
-        prev = self.pending.get(key)
-        still_open = prev is not None and prev["state"] != "done"
-        self.pending[key] = {"step_id": ev["step_id"], "host": ev["host"], "action": ev["action"],
-                             "state": ev["state"], "reason": ev.get("reason", ""),
-                             "time": ev.get("time"),
-                             "since": prev["since"] if still_open else ev.get("time"), "seq": seq}
-
     def _on_HostKeyRecorded(self, ev: dict, seq: int) -> None:
         self.host_keys[ev["host"]] = {"fingerprint": ev["fingerprint"], "how": ev.get("how", ""),
                                       "time": ev.get("time"), "seq": seq}
@@ -140,10 +131,6 @@ class RunIndex:
             if r["status"] == "running":
                 out.setdefault(step, []).append(host)
         return out
-
-    def open_pending(self) -> list[dict[str, Any]]:
-        """Pending actions not done yet (owed, or failed and so still owed)."""
-        return [dict(p) for p in self.pending.values() if p["state"] != "done"]
 
     def step_ids(self) -> list[str]:
         seen = dict.fromkeys(self.targets)

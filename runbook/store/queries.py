@@ -107,8 +107,9 @@ class StoreQueries:
         return self.state.before(step_id, host)
 
     def pending_actions(self) -> list[dict[str, Any]]:
-        """Open pending actions (owed, or failed and so still owed), oldest first."""
-        return sorted(self.index.open_pending(), key=lambda p: p["seq"])
+        """Open pending actions (owed, or failed and so still owed: rules.still_owed),
+        in the order they were opened."""
+        return [dict(p) for p in self.state.pending.values()]
 
     def decisions(self, now: float | None = None) -> list[dict[str, Any]]:
         """Every skip, waiver, note and confirmation, in order; `expired` says

@@ -19,7 +19,7 @@ Keys:
   statuses       {step: {host: effective status}}  (host_status: skips/waivers applied)
   step_status    {step: status derived from its hosts}
   decisions      [{kind, step_id, hosts, operator, reason, time, expires, seq, expired}]
-  pending_actions  [{step_id, host, action, state, reason, time, since, seq}], open ones
+  pending_actions  [{step_id, host, action, state, reason, time, since}], open ones (rules.still_owed)
   host_keys      {host: {fingerprint, how, time}}
   interrupted    {step: [hosts]}
   stale          {step: reason} from the last stale_steps() call ({} if never asked)
