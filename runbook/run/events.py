@@ -1,4 +1,4 @@
-"""The one event stream (DESIGN.md §1). The engine yields these plain,
+"""The one event stream (docs/architecture.md). The engine yields these plain,
 JSON-able dataclasses; the CLI renders them, the TUI turns them into
 messages, the store persists them. `to_dict()` / `event_from_dict()` give the
 journal form (`type` names the class)."""
@@ -92,6 +92,8 @@ class HostFinished(Event):
     attempt: int = 1
     record: Any = None  # parsed structured record, when a parser ran
     before: dict[str, Any] | None = None  # values verify measured before apply (for rollback)
+    stdout_sha256: str = ""  # filled in by the store (store/journal.py stored_event)
+    stderr_sha256: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ClusterShell.NodeSet import NodeSet
 from ..definition.model import Status
 from . import rules
 from .events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
-                     PendingActionChanged, RunInterrupted, RunStarted, StepStarted)
+                     PendingActionChanged, RunFinished, RunInterrupted, RunStarted, StepStarted)
 
 
 @dataclass
@@ -28,6 +28,7 @@ class Outcome:
     started: float = 0.0
     ended: float = 0.0
     attempts: int = 0
+    output_sha256: str = ""  # SHA-256 of its stdout (as the journal records it)
     step_sha256: str = ""  # the definition it was judged with
     inventory_sha256: str = ""  # the inventory it was judged with
 
@@ -41,6 +42,7 @@ class Decision:
     reason: str
     time: float
     expires: float | None = None
+    hosts_text: str = ""  # the NodeSet as the event gave it ("" = whole step)
 
     def names(self, step_id: str, host: str) -> bool:
         """Whether this decision is about (step, host), active or not."""
@@ -60,6 +62,9 @@ class RunState:
     host_keys: dict[str, dict] = field(default_factory=dict)
     step_hashes: dict[str, str] = field(default_factory=dict)  # step -> sha256 its latest results were made with
     step_inventory: dict[str, str] = field(default_factory=dict)  # step -> inventory sha256 of its latest StepStarted
+    step_targets: dict[str, dict[str, None]] = field(default_factory=dict)  # step -> hosts it was started on
+    finished: dict[str, Any] | None = None  # the last RunFinished
+    interruptions: list[dict[str, Any]] = field(default_factory=list)  # RunInterrupted events
     manual_steps: set[str] = field(default_factory=set)
 
     # --- feeding -------------------------------------------------------
@@ -72,6 +77,7 @@ class RunState:
                 self.step_hashes[ev.step_id] = ev.step_sha256
             if ev.inventory_sha256:
                 self.step_inventory[ev.step_id] = ev.inventory_sha256
+            self.step_targets.setdefault(ev.step_id, {}).update(dict.fromkeys(ev.hosts))
         elif isinstance(ev, HostStarted):
             prev = self.outcomes.get((ev.step_id, ev.host))
             self.outcomes[(ev.step_id, ev.host)] = Outcome(
@@ -81,7 +87,8 @@ class RunState:
             self._finished(ev)
         elif isinstance(ev, OperatorDecision):
             hosts = frozenset(NodeSet(ev.hosts)) if ev.hosts else None
-            self.decisions.append(Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time, ev.expires))
+            self.decisions.append(Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time,
+                                           ev.expires, ev.hosts))
         elif isinstance(ev, PendingActionChanged):
             key = (ev.step_id, ev.host, ev.action)
             prev = self.pending.pop(key, None)
@@ -92,7 +99,10 @@ class RunState:
         elif isinstance(ev, HostKeyRecorded):
             self.host_keys[ev.host] = {"fingerprint": ev.fingerprint, "how": ev.how, "time": ev.time}
         elif isinstance(ev, RunInterrupted):
+            self.interruptions.append(ev.to_dict())
             self.mark_interrupted()
+        elif isinstance(ev, RunFinished):
+            self.finished = ev.to_dict()
 
     def _judged_with(self, step_id: str) -> dict[str, str]:
         return {"step_sha256": self.step_hashes.get(step_id, ""),
@@ -104,7 +114,8 @@ class RunState:
         status = Status(ev.status)
         self.outcomes[key] = Outcome(
             status, ev.action, ev.reason, ev.exit_status, ev.command, ev.started, ev.ended,
-            attempts=max(prev.attempts if prev else 0, ev.attempt), **self._judged_with(ev.step_id))
+            attempts=max(prev.attempts if prev else 0, ev.attempt), output_sha256=ev.stdout_sha256,
+            **self._judged_with(ev.step_id))
         if ev.action == "verify" and ev.record is not None:
             self.records[key] = ev.record
         if ev.before is not None:
@@ -150,6 +161,37 @@ class RunState:
 
     def before(self, step_id: str, host: str) -> dict | None:
         return self.befores.get((step_id, host))
+
+    def running(self) -> dict[str, list[str]]:
+        """step -> hosts whose command is in flight (per the journal)."""
+        out: dict[str, list[str]] = {}
+        for (step, host), o in self.outcomes.items():
+            if o.status == Status.RUNNING:
+                out.setdefault(step, []).append(host)
+        return out
+
+    def interrupted(self) -> dict[str, list[str]]:
+        """step -> hosts whose command was in flight when its process went away."""
+        out: dict[str, list[str]] = {}
+        for (step, host), o in self.outcomes.items():
+            if o.status == Status.INTERRUPTED:
+                out.setdefault(step, []).append(host)
+        return out
+
+    def step_hosts(self, step_id: str) -> list[str]:
+        """Every host the run knows for a step: started on, with a result, or named by a decision."""
+        hosts = dict(self.step_targets.get(step_id, {}))
+        hosts.update((h, None) for (s, h) in self.outcomes if s == step_id)
+        for d in self.decisions:
+            if d.step_id == step_id and d.hosts:
+                hosts.update(dict.fromkeys(sorted(d.hosts)))
+        return list(hosts)
+
+    def step_ids(self) -> list[str]:
+        seen = dict.fromkeys(self.step_targets)
+        seen.update(dict.fromkeys(s for s, _h in self.outcomes))
+        seen.update(dict.fromkeys(d.step_id for d in self.decisions))
+        return list(seen)
 
     def pending_for(self, host: str) -> list[dict]:
         return [p for (s, h, a), p in self.pending.items() if h == host]

@@ -18,7 +18,7 @@ Keys:
                  this run), before, record, step_sha256, inventory_sha256, seq, stale
   statuses       {step: {host: effective status}}  (host_status: skips/waivers applied)
   step_status    {step: status derived from its hosts}
-  decisions      [{kind, step_id, hosts, operator, reason, time, expires, seq, expired}]
+  decisions      [{kind, step_id, hosts, operator, reason, time, expires, expired}]
   pending_actions  [{step_id, host, action, state, reason, time, since}], open ones (rules.still_owed)
   host_keys      {host: {fingerprint, how, time}}
   interrupted    {step: [hosts]}
@@ -60,7 +60,7 @@ def _steps(store: "Store", runbook: Any, inventory: Any) -> list[dict[str, Any]]
     if runbook is not None:
         return [{"id": s.id, "phase": s.phase, "title": s.title, "why": s.why, "sha256": s.sha256,
                  "definition": s.definition, "targets": _targets(s, inventory)} for s in runbook.steps]
-    return [{"id": s, "sha256": store.index.step_sha.get(s, "")} for s in store.index.step_ids()]
+    return [{"id": s, "sha256": store.state.step_hashes.get(s, "")} for s in store.state.step_ids()]
 
 
 def _inventory(inventory: Any) -> dict[str, Any]:
@@ -78,7 +78,7 @@ def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[st
         for name, sha in blob_refs(entry["event"]):
             if sha not in outputs:
                 outputs[sha] = store._blobs.get(sha, f"{name} of event {entry['seq']}")
-    step_ids = [s.id for s in runbook.steps] if runbook is not None else store.index.step_ids()
+    step_ids = [s.id for s in runbook.steps] if runbook is not None else store.state.step_ids()
     statuses = {s: {h: st.value for h, st in store.step_hosts(s).items()} for s in step_ids}
     return {
         "format": FORMAT,

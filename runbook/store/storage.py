@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -144,12 +145,16 @@ class JournalReader:
         self.good_end = 0
         self.torn_bytes = 0
         self.torn_line = 0
+        self.last_line_size = 0  # of the last complete line read
+        self.crc = 0  # CRC-32 of the bytes up to good_end (a cheap check of a journal's prefix)
 
     def _fail(self, message: str, line: int | None = None) -> StoreCorrupt:
         return StoreCorrupt(self.path, message, line)
 
-    def batches(self) -> Iterator[tuple[int, list[Any]]]:
-        """(line number, entries) for every complete line after the header."""
+    def batches(self, start: int = 0, line: int = 1, crc: int = 0) -> Iterator[tuple[int, list[Any]]]:
+        """(line number, entries) for every complete line after the header; with
+        `start`, only the lines from that byte offset on (`line`: the number of
+        the line that ends there, `crc`: the CRC-32 of the bytes before it)."""
         try:
             f = open(self.path, "rb")
         except FileNotFoundError:
@@ -161,8 +166,12 @@ class JournalReader:
             first = f.readline()
             self.header = parse_header(self.path, first)
             offset = len(first)
+            self.crc = zlib.crc32(first)
+            if start:
+                f.seek(start)
+                offset, self.crc = start, crc
             self.good_end = offset
-            for number, line in enumerate(f, start=2):
+            for number, line in enumerate(f, start=line + 1 if start else 2):
                 if offset >= size:  # appended by a live writer after we looked: not ours to read
                     break
                 offset += len(line)
@@ -175,7 +184,41 @@ class JournalReader:
                 except ValueError as exc:
                     raise self._fail(str(exc), number) from None
                 self.good_end = offset
+                self.last_line_size = len(line)
+                self.crc = zlib.crc32(line, self.crc)
                 yield number, batch
+
+
+def prefix_crc(path: Path, end: int) -> int | None:
+    """CRC-32 of the first `end` bytes of a file (None if it is shorter)."""
+    crc, left = 0, end
+    try:
+        with open(path, "rb") as f:
+            while left:
+                chunk = f.read(min(left, 1 << 22))
+                if not chunk:
+                    return None
+                crc, left = zlib.crc32(chunk, crc), left - len(chunk)
+    except OSError:
+        return None
+    return crc
+
+
+def read_line(path: Path, start: int, end: int) -> list[Any] | None:
+    """The batch of the journal line at [start, end), or None when the file
+    does not hold a whole checked line there."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            line = f.read(end - start)
+    except OSError:
+        return None
+    if len(line) != end - start:
+        return None
+    try:
+        return decode_batch(line)
+    except ValueError:
+        return None
 
 
 class JournalWriter:

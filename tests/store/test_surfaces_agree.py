@@ -170,13 +170,19 @@ def test_every_surface_agrees_on_every_step_and_host(program):
         finally:
             store.close()
 
+        # the progress database and a replay of the journal both give the live state
         replayed = Store.open(state_dir, read_only=True)
         try:
-            # replaying the journal gives the live state
-            assert replayed.state == live
+            assert replayed.progress_note is None and replayed.state == live
             snapshot = replayed.snapshot(project.runbook, project.inventory)
         finally:
             replayed.close()
+        (state_dir / "run-1" / "progress.json").unlink()
+        with contextlib.redirect_stderr(io.StringIO()) as said:
+            rebuilt = Store.open(state_dir, read_only=True)
+        rebuilt.close()
+        assert rebuilt.progress_note == "is missing" and "rebuilt from the journal" in said.getvalue()
+        assert rebuilt.state == live
         replayed.state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
 
         view = RunView(project.runbook, project.inventory, replayed.state)
