@@ -160,12 +160,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+@functools.cache
+def _names(cls) -> frozenset[str]:
+    return frozenset(f.name for f in _fields(cls))
+
+
 def event_from_dict(d: dict[str, Any]) -> Event:
-    d = dict(d)
-    cls = EVENT_TYPES[d.pop("type")]
-    names = {f.name for f in dataclasses.fields(cls)}
+    cls = EVENT_TYPES[d["type"]]
+    names = _names(cls)
     kwargs = {k: v for k, v in d.items() if k in names}
-    for k in ("hosts",):
-        if k in kwargs and isinstance(kwargs[k], list):
-            kwargs[k] = tuple(kwargs[k])
+    hosts = kwargs.get("hosts")
+    if isinstance(hosts, list):
+        kwargs["hosts"] = tuple(hosts)
     return cls(**kwargs)

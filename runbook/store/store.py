@@ -194,8 +194,9 @@ class Store(StoreQueries):
                 self._check_recorded(r, chain.seq, checks[r["events"]])
         self._seq, self._head = chain.seq, chain.head
         self._line, self._crc = self._fed["line"], self._fed["crc"]
+        present = self._blobs.names() if self._blob_refs else set()
         for sha, _seq, what in self._blob_refs:
-            if not self._blobs.exists(sha):
+            if sha not in present:
                 raise StoreCorrupt(self._blobs.path(sha), f"output blob missing ({what}): the run's "
                                                           "blobs/ directory was damaged or partly copied")
         if reader.torn_bytes:
