@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import completion_log, verdicts
-from ..store.canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash, sha256_hex
+from ..store.canonical import (GENESIS, CanonicalError, canonical_bytes, header_genesis,
+                               journal_entry_hash, sha256_hex)
 
 # Result statuses that may legitimately have no finished event behind them yet.
 _UNFINISHED = ("interrupted", "running", "pending")
@@ -76,7 +77,9 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
     section = doc["journal"]
     entries = section["entries"]
     good = _Journal()
-    prev = GENESIS
+    header = section.get("header")
+    genesis = GENESIS if header is None else (header_genesis(header) if isinstance(header, dict) else None)
+    prev = genesis
     first_seq = entries[0].get("seq") if entries else 0
     for i, e in enumerate(entries):
         event = e.get("event") or {}
@@ -96,12 +99,15 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
         if ok:
             good.events.append((i, event))
         prev = e.get("hash")
-    last = entries[-1].get("hash") if entries else GENESIS
+    last = entries[-1].get("hash") if entries else genesis
     if section.get("head") != last:
         f.problems.append(f"journal.head: is not the hash of the last entry "
                           f"journal.entries[{len(entries) - 1}] (journal truncated or extended)")
-    if section.get("genesis") != GENESIS:
-        f.problems.append("journal.genesis: is not 64 zeros")
+    if section.get("genesis") != genesis:
+        f.problems.append("journal.genesis: is not 64 zeros" if header is None else
+                          "journal.genesis: is not the hash of journal.header")
+    if isinstance(header, dict) and header.get("run_id") != (doc.get("run") or {}).get("run_id"):
+        f.problems.append("journal.header: run_id is not run.run_id")
     f.counts["journal"] = len(entries)
     return good
 

@@ -10,7 +10,7 @@ import json
 from typing import Any
 
 from . import verdicts
-from ..store.canonical import GENESIS, canonical_bytes, sha256_hex
+from ..store.canonical import GENESIS, canonical_bytes, genesis_of, sha256_hex
 
 FORMAT = "runbook-completion-log"
 FORMAT_VERSION = 1
@@ -29,6 +29,8 @@ HASH_RULES = {
     "journal.entries[].hash": "SHA-256 (hex) of the canonical form of {seq, prev, event}; "
                               "prev is the previous entry's hash, or journal.genesis for the first",
     "journal.head": "the hash of the last journal entry",
+    "journal.genesis": "64 zeros, or (when journal.header is present) the SHA-256 (hex) of the "
+                       "canonical form of journal.header: the first entry's prev",
 }
 
 CLAIMS = {
@@ -79,7 +81,8 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "decisions": [_map_decision(d) for d in snapshot.get("decisions") or []],
         "pending_actions": [_map_pending(p) for p in snapshot.get("pending_actions") or []],
         "host_keys": {str(h): jsonable(v) for h, v in (snapshot.get("host_keys") or {}).items()},
-        "journal": _map_journal(snapshot["journal"], snapshot.get("head")),
+        "journal": _map_journal(snapshot["journal"], snapshot.get("head"),
+                                snapshot.get("journal_header")),
         "signer": dict(signer),
         "claims": CLAIMS,
     }
@@ -185,13 +188,19 @@ def _map_pending(p: dict) -> dict:
     return {k: jsonable(p.get(k)) for k in ("step_id", "host", "action", "state", "time")}
 
 
-def _map_journal(entries: list, head: Any) -> dict:
+def _map_journal(entries: list, head: Any, header: Any = None) -> dict:
     # Entries are copied untouched: their hashes cover them as the store wrote them.
-    return {
-        "genesis": GENESIS,
+    # A format-2 journal chains its first entry to the hash of its header line.
+    covered = isinstance(header, dict) and header.get("runbook_store") != 1
+    genesis = genesis_of(header) if covered else GENESIS
+    section = {
+        "genesis": genesis,
         "entries": [{k: e.get(k) for k in ("seq", "prev", "hash", "event")} for e in entries],
-        "head": head if head is not None else (entries[-1].get("hash") if entries else GENESIS),
+        "head": head if head is not None else (entries[-1].get("hash") if entries else genesis),
     }
+    if covered:
+        section["header"] = jsonable(header)
+    return section
 
 
 def text(value: Any) -> str:

@@ -14,6 +14,7 @@ from ..run import rules
 from . import resume, snapshot
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS
+from .canonical import genesis_of
 from .journal import OUTPUTS, Chain, blob_refs
 from .storage import JournalReader, JournalStorage
 
@@ -148,7 +149,7 @@ class StoreQueries:
     def verify_chain(self) -> str:
         """Re-read the journal, recompute every hash, check every blob; the head, or
         StoreCorrupt naming the file, line and what is wrong."""
-        chain = Chain(self.path, recompute=True)
+        chain = Chain(self.path, recompute=True, genesis=genesis_of(self.header))
         for line, batch in JournalReader(self.path).batches():
             for entry in batch:
                 if _seq_of(entry) > self._seq:

@@ -24,6 +24,7 @@ Keys:
   interrupted    {step: [hosts]}
   stale          {step: reason} from the last stale_steps() call ({} if never asked)
   journal        [{seq, prev, hash, event}], every entry exactly as written
+  journal_header the journal's header line (format 2: the first entry's prev is its hash)
   head           hash of the last entry
   outputs        {sha256: text}: every output the journal keeps in a blob (those
                  HostFinished events carry only stdout_sha256 / stderr_sha256)
@@ -96,6 +97,7 @@ def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[st
         "interrupted": store.interrupted(),
         "stale": dict(store._stale),
         "journal": journal,
+        "journal_header": store.header,
         "head": store.head(),
         "outputs": outputs,
     }

@@ -2,7 +2,7 @@
 
 File format (`journal.jsonl`, UTF-8, one JSON document per line):
 
-    line 1    {"runbook_store": 1, "run_id": "...", "created": 1764447300.5, ...}
+    line 1    {"runbook_store": 2, "run_id": "...", "created": 1764447300.5, ...}
     line 2..  {"sum":"<sha256 hex of BATCH>","batch":BATCH}
 
 BATCH is the JSON array of the journal entries committed together (one
@@ -44,7 +44,8 @@ from tinydb.storages import Storage
 from .errors import StoreCorrupt, StoreError
 
 HEADER_KEY = "runbook_store"
-FORMAT = 1
+FORMAT = 2  # 2: the first entry's prev is the hash of the header (canonical.header_genesis)
+READABLE = (1, 2)
 _PREFIX = b'{"sum":"'
 _MID = b'","batch":'
 _SUFFIX = b"}\n"
@@ -126,9 +127,9 @@ def parse_header(path: Path, first: bytes) -> dict[str, Any]:
             if isinstance(header, dict) and "_default" in header else ""
         raise StoreCorrupt(path, f"not a runbook journal: the first line has no {HEADER_KEY!r} "
                                  f"header{hint}", 1)
-    if header[HEADER_KEY] != FORMAT:
+    if header[HEADER_KEY] not in READABLE:
         raise StoreCorrupt(path, f"journal format {header[HEADER_KEY]!r}; this runbook reads "
-                                 f"format {FORMAT} (written by another version?)", 1)
+                                 f"formats {', '.join(map(str, READABLE))} (written by another version?)", 1)
     return header
 
 

@@ -36,7 +36,7 @@ from typing import Any, Iterable
 
 from ..run.events import (EVENT_TYPES, Event, HostOutput, OperatorDecision, RunFinished,
                           RunInterrupted, RunStarted, StepFinished, event_from_dict)
-from .canonical import GENESIS
+from .canonical import GENESIS, genesis_of, header_genesis
 from ..run.state import RunState
 from . import progress, resume
 from .blobs import BlobStore
@@ -47,7 +47,7 @@ from .lock import StateLock, holder
 from .operator import operator_name
 from .queries import StoreQueries
 from .runs import (BLOBS_NAME, JOURNAL_NAME, RunSummary, check_run_id, list_runs, new_run_id,
-                   resolve_run)
+                   read_header, resolve_run)
 from .storage import (FORMAT, HEADER_KEY, JournalReader, JournalWriter,
                       create_journal, encode_batch, fsync_dir, prefix_crc, read_line)
 
@@ -114,7 +114,7 @@ class Store(StoreQueries):
                       "tool_version": tool_version}
             with os_errors(run_dir):
                 create_journal(run_dir / JOURNAL_NAME, header,
-                               encode_batch([make_entry(1, GENESIS, event)]))
+                               encode_batch([make_entry(1, header_genesis(header), event)]))
                 lock.note_run(run_id)
                 store = cls(run_dir, read_only=False, lock=lock)
                 store._load(fresh=True)
@@ -163,7 +163,8 @@ class Store(StoreQueries):
 
     def _load(self, fresh: bool = False) -> None:
         reader = JournalReader(self.path)
-        chain = Chain(self.path)
+        self.header = read_header(self.path)
+        chain = Chain(self.path, genesis=genesis_of(self.header))
         restored, recorded = None, []
         if not fresh:
             restored, claimed = self._restore()
