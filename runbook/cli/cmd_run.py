@@ -118,6 +118,9 @@ def cmd_status(args) -> int:
     project = load_project(args.steps, args.inventory)
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
+        # the outputs' hashes are checked as export checks them (the journal's lines
+        # and, at open, the chain from its last checkpoint); a damaged one is an error
+        store.check_outputs()
         state = store.state  # read-only: nothing else feeds it, no copy needed
         state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
         steps = project.runbook.steps

@@ -253,10 +253,11 @@ class Store(StoreQueries):
     def _check_recorded(self, recorded: dict[str, Any], events: int, seen: str | None) -> None:
         want = recorded["events"]
         if events < want:
+            missing = f"event {want} is" if want == events + 1 else f"events {events + 1} to {want} are"
             raise StoreCorrupt(self.path, f"the journal ends at event {events}, but {want} events "
-                                          f"were recorded ({HEAD_NAME}): events {events + 1} to {want} "
-                                          "are missing, the journal was cut; nothing of this run can "
-                                          "be trusted until it is restored from a copy")
+                                          f"were recorded ({HEAD_NAME}): {missing} missing, the "
+                                          "journal was cut; nothing of this run can be trusted "
+                                          "until it is restored from a copy")
         if seen != recorded["head"]:
             raise StoreCorrupt(self.path, f"event {want} is not the one recorded in {HEAD_NAME} "
                                           "(the journal was rewritten)")
