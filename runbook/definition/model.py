@@ -11,7 +11,7 @@ from typing import Any
 
 
 class Status(str, Enum):
-    """Per host and step (DESIGN.md §3). The string values are a contract."""
+    """Per host and step (docs/architecture.md, "Status rules"). The string values are a contract."""
 
     PENDING = "pending"
     RUNNING = "running"

@@ -1,4 +1,4 @@
-"""Build the completion log document from a store snapshot (DESIGN.md §6).
+"""Build the completion log document from a store snapshot (docs/architecture.md, "One step, from its YAML to the signed log").
 
 Everything that knows the snapshot's shape is in this file (the `_map_*`
 functions): when the store changes a field name, only this file changes.
