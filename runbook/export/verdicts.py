@@ -14,22 +14,12 @@ from typing import Any
 from ClusterShell.NodeSet import NodeSet, NodeSetException
 
 from runbook.definition.model import Status
+from runbook.inventory.hostsel import fold  # noqa: F401 - the one folding helper, used via this module
 from runbook.run import rules
 from runbook.run.events import EVENT_TYPES, event_from_dict
 from runbook.run.state import RunState
 
 CHANGE_ACTIONS = ("apply", "rollback")
-
-
-def fold(hosts: Iterable[str]) -> str:
-    """Hosts as one folded NodeSet string (`gpu[01-03,07]`)."""
-    names = sorted(set(h for h in hosts if h))
-    if not names:
-        return ""
-    try:
-        return str(NodeSet.fromlist(names))
-    except NodeSetException:  # a name NodeSet cannot hold: list it plainly
-        return ",".join(names)
 
 
 def expand(hosts: Any) -> list[str]:

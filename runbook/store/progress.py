@@ -138,25 +138,60 @@ def _table(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {str(i): d for i, d in enumerate(docs, start=1)}
 
 
+def progress_doc(state: RunState, step: str, host: str, at: float) -> dict[str, Any]:
+    """The `progress` document of one step x host."""
+    o = state.outcomes[(step, host)]
+    judged = state.judge(step, host, at)
+    doc = {"step_id": step, "host": host, "status": judged.status.value, "reason": judged.reason,
+           "action": o.action, "attempts": o.attempts, "exit_status": o.exit_status,
+           "command": o.command, "started": o.started, "ended": o.ended,
+           "output_sha256": o.output_sha256, "step_sha256": o.step_sha256,
+           "inventory_sha256": o.inventory_sha256}
+    if judged.status != o.status or judged.reason != o.reason:  # a decision is on top
+        doc.update(recorded_status=o.status.value, recorded_reason=o.reason)
+    before = state.befores.get((step, host))
+    if before is not None:
+        doc["before"] = before
+    return doc
+
+
+class ProgressDocs:
+    """The `progress` documents, rebuilt only for the step x host pairs whose
+    result or decisions changed since the last checkpoint (and those under a
+    decision with an expiry, whose judgement moves with the clock): a
+    checkpoint's cost follows what changed, not the size of the run."""
+
+    def __init__(self) -> None:
+        self.docs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.dirty: set[tuple[str, str]] = set()
+        self.dirty_steps: set[str] = set()
+        self.everything = True
+
+    def changed(self, step: str, host: str | None = None) -> None:
+        if host is None:
+            self.dirty_steps.add(step)
+        else:
+            self.dirty.add((step, host))
+
+    def current(self, state: RunState, at: float) -> list[dict[str, Any]]:
+        timed = {d.step_id for d in state.decisions if d.expires is not None}
+        docs = self.docs
+        for key in state.outcomes:
+            if self.everything or key in self.dirty or key[0] in self.dirty_steps \
+                    or key[0] in timed or key not in docs:
+                docs[key] = progress_doc(state, key[0], key[1], at)
+        self.dirty.clear()
+        self.dirty_steps.clear()
+        self.everything = False
+        return [docs[key] for key in state.outcomes]
+
+
 def to_data(state: RunState, blob_refs: list[tuple[str, int, str]], position: dict[str, Any],
-            at: float | None = None) -> dict[str, dict[str, Any]]:
+            at: float | None = None, docs: ProgressDocs | None = None) -> dict[str, dict[str, Any]]:
     """The projection as tinydb data. `position`: run_id, events, head, offset,
     line and line_start (the journal line the last event is on)."""
     at = time.time() if at is None else at
-    progress = []
-    for (step, host), o in state.outcomes.items():
-        judged = state.judge(step, host, at)
-        doc = {"step_id": step, "host": host, "status": judged.status.value, "reason": judged.reason,
-               "action": o.action, "attempts": o.attempts, "exit_status": o.exit_status,
-               "command": o.command, "started": o.started, "ended": o.ended,
-               "output_sha256": o.output_sha256, "step_sha256": o.step_sha256,
-               "inventory_sha256": o.inventory_sha256}
-        if judged.status != o.status or judged.reason != o.reason:  # a decision is on top
-            doc.update(recorded_status=o.status.value, recorded_reason=o.reason)
-        before = state.befores.get((step, host))
-        if before is not None:
-            doc["before"] = before
-        progress.append(doc)
+    progress = (docs or ProgressDocs()).current(state, at)
     decisions = [{"kind": d.kind, "step_id": d.step_id, "hosts": d.hosts_text, "operator": d.operator,
                   "reason": d.reason, "time": d.time, "expires": d.expires} for d in state.decisions]
     meta = dict(position, format=FORMAT, written=at, run=state.run, finished=state.finished,

@@ -78,6 +78,14 @@ class StoreQueries:
         outputs read from the journal or from blobs now (outputs=False skips that)."""
         return {key: self.result_view(r, outputs) for key, r in self.index.latest.items()}
 
+    def latest_result(self, step_id: str, host: str) -> dict[str, Any] | None:
+        """The latest finished result of (step, host) with its outputs, or None
+        (never run, or a command still in flight)."""
+        r = self.index.latest.get((step_id, host))
+        if r is None or r.get("status") == "running":
+            return None
+        return self.result_view(r)
+
     def verify_output(self, step_id: str, host: str) -> str | None:
         """stdout of the latest verify of (step, host), or None if it never ran."""
         r = self.index.by_action.get((step_id, "verify", host))

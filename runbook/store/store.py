@@ -34,8 +34,9 @@ import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..run.events import (EVENT_TYPES, Event, HostOutput, OperatorDecision, RunFinished,
-                          RunInterrupted, RunStarted, StepFinished, event_from_dict)
+from ..run.events import (EVENT_TYPES, Event, HostFinished, HostOutput, HostStarted,
+                          OperatorDecision, RunFinished, RunInterrupted, RunStarted, StepFinished,
+                          event_from_dict)
 from .canonical import GENESIS, genesis_of, header_genesis
 from ..run.state import RunState
 from . import progress, resume
@@ -51,8 +52,12 @@ from .runs import (BLOBS_NAME, JOURNAL_NAME, RunSummary, check_run_id, list_runs
 from .storage import (FORMAT, HEADER_KEY, JournalReader, JournalWriter,
                       create_journal, encode_batch, fsync_dir, prefix_crc, read_line)
 
-# Events after which the progress database is written at once (step boundaries).
-_CHECKPOINT_AFTER = (StepFinished, RunFinished, RunInterrupted, OperatorDecision)
+# When the progress database is written: at once after the end of a piece of work
+# or a person's decision; at a step boundary unless one was written less than
+# STEP_CHECKPOINT_GAP seconds ago (fast steps on many hosts would otherwise pay
+# for a rewrite each); and at least every progress.CHECKPOINT_SECONDS.
+_CHECKPOINT_NOW = (RunFinished, RunInterrupted, OperatorDecision)
+STEP_CHECKPOINT_GAP = 1.0
 HEAD_NAME = "journal.head"  # the journal's head and count, recorded outside it
 
 __all__ = ["Store", "RunSummary", "operator_name"]
@@ -84,6 +89,7 @@ class Store(StoreQueries):
                                      "line_start": 0, "crc": 0}
         self._line = 1  # journal lines written so far (the header is line 1)
         self._checkpointed_at = (0, 0.0)  # (events, monotonic time) of the last checkpoint
+        self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
         self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
         # batches durable on disk, not yet in the state: (events, entries, journal position)
         self._unfed: list[tuple[list[Event], list[dict[str, Any]], dict[str, Any]]] = []
@@ -271,7 +277,7 @@ class Store(StoreQueries):
             pos = dict(self._fed, run_id=self.directory.name)
             try:
                 progress.ProgressStorage(self.progress_path).write(
-                    progress.to_data(self.state, self._blob_refs, pos))
+                    progress.to_data(self.state, self._blob_refs, pos, docs=self._docs))
                 progress.write_atomic(self.directory / HEAD_NAME, json.dumps(
                     {k: pos[k] for k in ("run_id", "events", "head", "offset")}).encode() + b"\n")
             except OSError as exc:  # the journal has it all: a later checkpoint or a rebuild
@@ -312,8 +318,17 @@ class Store(StoreQueries):
         if running or self.recovered:
             self.append(RunInterrupted(resume.interruption_reason(running, self.recovered, taken)))
 
+    def _changed(self, event: Event) -> None:
+        if isinstance(event, RunInterrupted):
+            self._docs.everything = True  # running -> interrupted, wherever they are
+            return
+        hit = _affects(event)
+        if hit:
+            self._docs.changed(*hit)
+
     def _mark_interrupted(self) -> None:
         self._interrupted_in_memory = True
+        self._docs.everything = True
         self.state.mark_interrupted()
         if self._index is not None:
             self._index.mark_interrupted()
@@ -394,16 +409,20 @@ class Store(StoreQueries):
         with self._feeding:
             with self._mutex:
                 written, self._unfed = self._unfed, []
-            due = False
+            now = due_step = False
             for events, entries, position in written:
                 for e, entry in zip(events, entries):
                     if self._index is not None:
                         self._index.add(entry)
                     self.state.apply(_as_stored(e, entry))
+                    self._changed(e)
                     self._blob_refs.extend(_blob_refs(entry))
-                    due = due or isinstance(e, _CHECKPOINT_AFTER)
+                    now = now or isinstance(e, _CHECKPOINT_NOW)
+                    due_step = due_step or isinstance(e, StepFinished)
                 self._fed = position
-            if written and (due or time.monotonic() - self._checkpointed_at[1] >= progress.CHECKPOINT_SECONDS):
+            since = time.monotonic() - self._checkpointed_at[1]
+            if written and (now or (due_step and since >= STEP_CHECKPOINT_GAP)
+                            or since >= progress.CHECKPOINT_SECONDS):
                 self.checkpoint()
 
     def close(self) -> None:
@@ -423,6 +442,16 @@ class Store(StoreQueries):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _affects(event: Event) -> tuple[str, str | None] | None:
+    """The (step, host) -- or the whole step (host None) -- whose progress
+    document an event changes; None for none."""
+    if isinstance(event, (HostStarted, HostFinished)):
+        return event.step_id, event.host
+    if isinstance(event, OperatorDecision):
+        return event.step_id, None
+    return None
 
 
 def _as_stored(event: Event, entry: dict[str, Any]) -> Event:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .. import __version__
 from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
@@ -20,7 +20,7 @@ from ..engine.runner import Confirm, Engine
 from ..definition.targets import ordered, targets
 from ..errors import UsageError
 from ..inventory.load import host_vars, select_hosts
-from ..definition.model import Inventory, Runbook, Status, Step
+from ..definition.model import Inventory, Runbook, Step
 from ..run.state import RunState
 from ..store.store import Store, operator_name
 from ..transport import HostKeyPolicy, Transport
@@ -156,6 +156,12 @@ class Session:
         # are written from the loop: the store serialises writers itself (its mutex)
         # and folds what was written into the state in journal order.
         self.store.append_many(events)
+
+    def stream_only(self, wanted: Callable[[str, str], bool]) -> None:
+        """When this session streams output lines, stream those of the (step, host)
+        pairs `wanted` accepts only (a UI that shows one host at a time)."""
+        if self.engine.stream_output:
+            self.engine.stream_output = wanted
 
     def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
         if not reason or not reason.strip():

@@ -1,5 +1,4 @@
 import asyncio
-import textwrap
 
 import pytest
 

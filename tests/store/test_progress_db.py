@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from tinydb import TinyDB, where
 
-from runbook.run.events import HostFinished, OperatorDecision, StepFinished
+from runbook.run.events import HostFinished, OperatorDecision
 from runbook.store import Store, StoreCorrupt
 from runbook.store.progress import PROGRESS_NAME, ProgressStorage
 
@@ -50,7 +50,7 @@ def _replayed(state: Path):
 def test_opening_reads_the_checkpoint_and_only_the_journal_after_it(tmp_path):
     with new_store(tmp_path) as store:
         verify_on(store, "ofed", ["gpu01", "gpu02"], "fail", reason="5.8")
-        store.append(StepFinished("ofed", "verify", "fail", {"fail": 2}))  # a step boundary
+        store.append(OperatorDecision("note", "ofed", "", "alice", "looked"))  # written at once
         checkpointed = store.run_info()["events"]
         # a long step: results between checkpoints are covered by the journal
         store.append(HostFinished("ofed", "verify", "gpu01", "pass", "", stdout="23.10\n"))

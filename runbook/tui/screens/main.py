@@ -38,12 +38,14 @@ ATTENTION = (("fail", frozenset({"fail"})), ("unknown", frozenset({"unknown", "i
              ("blocked", frozenset({"blocked"})))
 
 
-def output_lines(ev: HostFinished) -> list[str]:
-    lines = [f"$ {ev.command}"] if ev.command else []
-    lines += ev.stdout.splitlines()
-    lines += [f"[stderr] {line}" for line in ev.stderr.splitlines()]
-    exit_part = f" (exit {ev.exit_status})" if ev.exit_status is not None else ""
-    lines.append(f"→ {ev.status}{exit_part}: {ev.reason}" if ev.reason else f"→ {ev.status}{exit_part}")
+def output_lines(command: str, stdout: str, stderr: str, status: str, exit_status: int | None,
+                 reason: str) -> list[str]:
+    """One host's result as the output pane shows it (live or from the store)."""
+    lines = [f"$ {command}"] if command else []
+    lines += stdout.splitlines()
+    lines += [f"[stderr] {line}" for line in stderr.splitlines()]
+    exit_part = f" (exit {exit_status})" if exit_status is not None else ""
+    lines.append(f"→ {status}{exit_part}: {reason}" if reason else f"→ {status}{exit_part}")
     return lines
 
 
@@ -139,11 +141,9 @@ class MainScreen(MainActions, Screen):
         # watchers, not messages, so a busy event loop does not add a hop per DOM level.
         self.watch(steps, "highlighted", self._step_moved, init=False)
         self.watch(self.grid, "cursor_host", self._host_moved, init=False)
-        engine = getattr(self.session, "engine", None)
-        if engine is not None and engine.stream_output:
-            # Only the host on show streams its lines (one host's output at a time): the
-            # others' outputs arrive whole when their commands end, and stay in the store.
-            engine.stream_output = self.wants_lines
+        # Only the host on show streams its lines (one host's output at a time): the
+        # others' outputs arrive whole when their commands end, and stay in the store.
+        self.session.stream_only(self.wants_lines)
         self._show_host()
         self.set_interval(self.repaint_every, self.repaint)
 
@@ -205,19 +205,14 @@ class MainScreen(MainActions, Screen):
 
     def stored_output(self, step_id: str, host: str) -> list[str] | None:
         """The latest output of (step, host) from the store, for hosts not run in this session."""
-        store = self.session.store
-        latest = getattr(getattr(store, "index", None), "latest", None)
-        record = latest.get((step_id, host)) if latest is not None else None
-        if not record or record.get("status") == "running":
-            return None
         try:
-            r = store.result_view(record)
+            r = self.session.store.latest_result(step_id, host)
         except Exception as exc:  # noqa: BLE001 - a missing blob must not break navigation
             return [f"(the stored output could not be read: {exc})"]
-        return output_lines(HostFinished(r["step_id"], r["action"], r["host"], str(r.get("status", "")),
-                                         r.get("reason") or "", command=r.get("command") or "",
-                                         exit_status=r.get("exit_status"), stdout=r.get("stdout") or "",
-                                         stderr=r.get("stderr") or ""))
+        if r is None:
+            return None
+        return output_lines(r.get("command") or "", r.get("stdout") or "", r.get("stderr") or "",
+                            str(r.get("status", "")), r.get("exit_status"), r.get("reason") or "")
 
     def action_cycle_filter(self) -> None:
         names = list(FILTERS)
@@ -248,7 +243,8 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace((ev.step_id, ev.host), output_lines(ev))
+                log.replace((ev.step_id, ev.host), output_lines(ev.command, ev.stdout, ev.stderr,
+                                                                ev.status, ev.exit_status, ev.reason))
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)
