@@ -16,6 +16,7 @@ from ..store.store import Store
 from ..run.summary import run_summary
 from .progress import RunProgress, summary_table
 from ..workspace.project import eprint, load_project
+from ..workspace.run_project import project_of_run
 
 
 def _confirm_factory(args, console: Console):
@@ -115,12 +116,15 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
 
 
 def cmd_status(args) -> int:
-    project = load_project(args.steps, args.inventory)
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
         # the outputs' hashes are checked as export checks them (the journal's lines
         # and, at open, the chain from its last checkpoint); a damaged one is an error
         store.check_outputs()
+        # the run's own steps and inventory: status works anywhere with only --state
+        project = project_of_run(store, args.steps, args.inventory, check=True)
+        for note in project.notes:
+            eprint(f"runbook status: {note}")
         state = store.state  # read-only: nothing else feeds it, no copy needed
         state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
         steps = project.runbook.steps

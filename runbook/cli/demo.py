@@ -11,10 +11,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, RunbookError
 from ..sim.procs import SimProcess
 from ..sim.scenario import DEFAULT
 from ..workspace.project import eprint
+from .lab_address import lab_address, new_lab_address
 
 
 def demo_paths(args) -> tuple[Path, Path, Path]:
@@ -35,12 +36,39 @@ def ensure_demo_key(base: Path) -> Path:
     return key_path
 
 
-def cmd_demo(args) -> int:
-    base, lab_dir, state_dir = demo_paths(args)
+def start_demo_lab(args) -> SimProcess:
+    """The demo's lab, started, on the addresses this demo directory always uses
+    (lab_address.py): a restarted demo writes the same inventory, so its run goes
+    on with the same inventory version."""
+    base, lab_dir, _state = demo_paths(args)
     lab_dir.mkdir(parents=True, exist_ok=True)
     eprint(f"runbook demo: starting the simulated lab ({args.nodes} nodes) in {lab_dir}")
-    with SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT, lifetime=6 * 3600,
-                    reboot_seconds=3.0, slow_seconds=4.0, ready_timeout=120) as sim:
+    address, port = lab_address(base)
+
+    def lab(address: str) -> SimProcess:
+        return SimProcess(lab_dir, nodes=args.nodes, scenario=args.scenario or DEFAULT,
+                          base_address=address, port=port, lifetime=6 * 3600, reboot_seconds=3.0,
+                          slow_seconds=4.0, ready_timeout=120)
+
+    try:
+        try:
+            return lab(address).start()
+        except RuntimeError as exc:
+            if "in use" not in str(exc):
+                raise
+        # the addresses are taken (another lab listens there): move, once
+        address = new_lab_address(base)
+        eprint(f"runbook demo: the lab's addresses are in use; moving it to {address} port {port} "
+               "(the run records the new inventory as a new version)")
+        return lab(address).start()
+    except (RuntimeError, TimeoutError) as exc:
+        raise RunbookError(f"the simulated lab did not start: {exc}") from None
+
+
+def cmd_demo(args) -> int:
+    base, lab_dir, state_dir = demo_paths(args)
+    sim = start_demo_lab(args)
+    try:
         eprint(f"runbook demo: lab up (pid {sim.pid}); plain OpenSSH works too: "
                f"ssh -F {sim.ssh_config} gpu07 ibstat")
         run_args = argparse.Namespace(steps=str(Path("steps")), inventory=str(sim.inventory), state=str(state_dir),
@@ -53,6 +81,8 @@ def cmd_demo(args) -> int:
         run_args.sign_key = str(ensure_demo_key(base))
         run_args.export_output = str(base / "completion-log.json")
         return run_tui(run_args)
+    finally:
+        sim.stop()  # by its pid
 
 
 def _headless(run_args: argparse.Namespace, base: Path) -> int:

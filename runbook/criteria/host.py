@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import parsers
 from ..definition.model import Action, Check, Status
-from ..definition.template import TemplateError, render_value
+from ..definition.template import TemplateError, render_regex, render_value
 from . import compare
 from .design import is_fleet_check
 from .paths import select
@@ -120,7 +120,10 @@ def judge_host(action: Action, exit_status: int | None, stdout: str, variables: 
                 mismatches = comparators()[check.value].func(record, variables)
                 bad, unk = ("; ".join(mismatches) if mismatches else None), None
             else:
-                bad, unk = _stdout_check(check, stdout, str(render_value(check.value, variables))), None
+                regex = check.kind in ("matches", "not_matches")
+                expected = (render_regex(str(check.value), variables) if regex
+                            else str(render_value(check.value, variables)))
+                bad, unk = _stdout_check(check, stdout, expected), None
         except TemplateError as exc:
             bad, unk = None, f"criterion at line {check.line}: {exc}"
         except (KeyError, ValueError, TypeError) as exc:

@@ -4,6 +4,7 @@ every file is collected and raised together as FILE:LINE: message."""
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -246,3 +247,30 @@ def load_runbook(steps_dir: str | Path) -> Runbook:
     if problems:
         raise InputError(sorted(problems, key=lambda p: (p.file, p.line or 0)))
     return Runbook(phases=tuple(phases), sha256=digest.hexdigest())
+
+
+def _with_lines(value: Any, line: int) -> Any:
+    """Plain dict/list -> LineDict/LineList (every line `line`), as _step reads them."""
+    if isinstance(value, dict):
+        out = LineDict((k, _with_lines(v, line)) for k, v in value.items())
+        out.line = line
+        return out
+    if isinstance(value, list):
+        items = LineList(_with_lines(v, line) for v in value)
+        items.line = line
+        return items
+    return value
+
+
+def step_from_definition(definition: dict, phase_title: str = "", file: str = "",
+                         line: int = 0) -> tuple[Step | None, list[Problem]]:
+    """A Step rebuilt from a recorded `Step.definition` (a run's record of what it
+    ran, runbook/store/definitions.py), read by the same rules as from YAML, so
+    its sha256 is the recorded one. Returns the step and the problems found."""
+    node = dict(definition)
+    phase = str(node.pop("phase", ""))
+    c = _Collector(file)
+    step = _step(c, _with_lines(node, line), phase, phase_title or phase)
+    if step is not None:
+        step = replace(step, line=line)
+    return step, c.problems

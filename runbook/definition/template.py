@@ -80,6 +80,15 @@ def render_command(template: str, variables: dict[str, Any]) -> str:
     return PLACEHOLDER.sub(lambda m: _shell_word(_resolve(m, variables)), template)
 
 
+def render_regex(pattern: str, variables: dict[str, Any]) -> str:
+    """A `matches` / `not_matches` pattern: each placeholder becomes its value
+    escaped (re.escape), so an inventory value is matched literally - a mirror
+    URL's dots or a '+' in a version never act as regex syntax."""
+    import re
+
+    return PLACEHOLDER.sub(lambda m: re.escape(str(_resolve(m, variables))), pattern)
+
+
 def render_value(value: Any, variables: dict[str, Any]) -> Any:
     """Expected values in criteria: no quoting; a lone placeholder keeps its type."""
     if isinstance(value, str):

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import completion_log, verdicts
+from . import completion_log, log_versions, verdicts
 from ..store.canonical import (GENESIS, CanonicalError, canonical_bytes, header_genesis,
                                journal_entry_hash, sha256_hex)
 
@@ -55,6 +55,7 @@ def check_document(doc: Any) -> Findings:
         _check_pending(doc, journal, f)
         _check_host_keys(doc, journal, f)
         _check_summary(doc, f)
+        log_versions.check(doc, {i for i, _ in journal.events}, f.problems)
         signer = doc.get("signer")
         if not isinstance(signer, dict) or not signer.get("fingerprint"):
             f.problems.append("signer: the log does not name the key that signed it")
@@ -138,8 +139,10 @@ def _check_inventory(doc: dict, f: Findings) -> None:
     if sha256_hex(canonical_bytes(inv["hosts"])) != inv.get("hosts_sha256"):
         f.problems.append("inventory.hosts_sha256: does not match inventory.hosts")
     elif inv.get("sha256") and doc["run"].get("inventory_sha256") and \
-            inv["sha256"] != doc["run"]["inventory_sha256"]:
-        f.problems.append("inventory.sha256: is not run.inventory_sha256")
+            doc["run"]["inventory_sha256"] not in log_versions.inventory_hashes(doc):
+        # (an inventory changed during the run: the first one is in inventory_versions)
+        f.problems.append("inventory.sha256: is not run.inventory_sha256 (nor is any of "
+                          "inventory_versions)")
     f.counts["hosts"] = len(inv["hosts"])
 
 
@@ -160,6 +163,7 @@ def _check_steps(doc: dict, f: Findings) -> None:
 
 def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
     step_ids = {s.get("id") for s in doc["steps"]}
+    step_ids.update(s.get("id") for s in doc.get("step_versions") or [])  # a step removed since
     # The latest event of each (step, action, host): a result started again and
     # never finished (interrupted) is backed by that start, not an older finish.
     finished: dict[tuple, tuple[int, dict] | None] = {}
@@ -170,7 +174,7 @@ def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
     for i, r in enumerate(doc["results"]):
         name = f"results[{i}] (step {r.get('step_id')}, host {r.get('host')})"
         if r.get("step_id") not in step_ids:
-            f.problems.append(f"{name}: refers to a step that is not in steps")
+            f.problems.append(f"{name}: refers to a step that is not in steps (nor in step_versions)")
         if sha256_hex(r["stdout"]) != r.get("output_sha256"):
             f.problems.append(f"{name}: output_sha256 does not match its output")
         if sha256_hex(r["stderr"]) != r.get("stderr_sha256"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import verdicts
+from . import log_versions, verdicts
 from ..store.canonical import GENESIS, canonical_bytes, genesis_of, sha256_hex
 
 FORMAT = "runbook-completion-log"
@@ -31,6 +31,11 @@ HASH_RULES = {
     "journal.head": "the hash of the last journal entry",
     "journal.genesis": "64 zeros, or (when journal.header is present) the SHA-256 (hex) of the "
                        "canonical form of journal.header: the first entry's prev",
+    "step_versions[].sha256": "as steps[].sha256, for the other step versions the run used",
+    "inventory_versions[].hosts_sha256": "as inventory.hosts_sha256, for the other inventories "
+                                         "the run used",
+    "results[].step_sha256": "steps[].sha256 or step_versions[].sha256 of the definition that "
+                             "judged the result",
 }
 
 CLAIMS = {
@@ -86,6 +91,7 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "signer": dict(signer),
         "claims": CLAIMS,
     }
+    doc.update(log_versions.sections(snapshot, _map_step, _map_inventory, jsonable))
     try:
         doc["summary"] = verdicts.summarize(doc)
     except ValueError as exc:
@@ -157,6 +163,8 @@ def _map_result(r: dict) -> dict:
         "ended": jsonable(r.get("ended")),
         "attempts": jsonable(r.get("attempts")),
         "before": jsonable(r.get("before")),
+        # the versions that judged it (log_versions.py), when the snapshot says
+        **{k: text(r.get(k)) for k in ("step_sha256", "inventory_sha256") if k in r},
     }
 
 

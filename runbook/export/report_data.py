@@ -76,6 +76,8 @@ class ReportView:
     log_name: str
     log_sha256: str
     verify_commands: list[str]
+    # steps or inventory changed during the run (log_versions.py): when first used
+    definition_changes: list[dict] = field(default_factory=list)
 
 
 def when(value: Any) -> str:
@@ -175,4 +177,12 @@ def build_view(doc: dict, log_name: str, log_sha256: str) -> ReportView:
         decisions=doc.get("decisions", []), open_pending=summary.get("open_pending_actions", []),
         changes=summary.get("changes", []), host_keys=doc.get("host_keys", {}), signer=signer,
         log_name=log_name, log_sha256=log_sha256,
-        verify_commands=verify_commands(signer, log_name))
+        verify_commands=verify_commands(signer, log_name),
+        definition_changes=doc.get("definition_changes") or [])
+
+
+def definition_change_row(c: dict) -> list[str]:
+    """When, what, during which step, from, to (short hashes, as `git log` shows them)."""
+    what = "inventory" if c.get("kind") == "inventory" else "step definition"
+    return [when(c.get("time")), what, str(c.get("step_id") or ""), str(c.get("from") or "")[:12],
+            str(c.get("to") or "")[:12]]

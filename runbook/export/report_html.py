@@ -7,7 +7,7 @@ from html import escape
 
 from .matrix_svg import FILL, render_legend, render_matrix_svg
 from .report_data import (GLYPH, STATUS_ORDER, Evidence, ReportView, StepView, compact,
-                          exit_text, when)
+                          definition_change_row, exit_text, when)
 
 CSS = """
 body { font: 14px/1.45 "DejaVu Sans", Arial, sans-serif; color: #111; margin: 2em auto;
@@ -59,7 +59,7 @@ def render_html(view: ReportView) -> str:
     for phase in view.phases:
         parts.append(f"<h3>Phase {e(phase.name)}</h3>")
         parts += [_step(s) for s in phase.steps]
-    parts += [_decisions(view), _changes(view), _pending(view), _host_keys(view),
+    parts += [_decisions(view), _changes(view), _definition_changes(view), _pending(view), _host_keys(view),
               _signature(view), "</body></html>"]
     return "\n".join(p for p in parts if p) + "\n"
 
@@ -140,6 +140,11 @@ def _changes(view: ReportView) -> str:
     return _table("Changes applied and rolled back", ["Step", "Host", "Action", "Status", "Before"],
                   [[c.get("step_id"), c.get("host"), c.get("action"), c.get("status"),
                     compact(c.get("before"))] for c in view.changes])
+
+
+def _definition_changes(view: ReportView) -> str:
+    return _table("Definitions changed during the run", ["First used", "What", "During step", "From", "To"],
+                  [definition_change_row(c) for c in view.definition_changes])
 
 
 def _pending(view: ReportView) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from .report_data import GLYPH, STATUS_ORDER, ReportView, StepView, compact, exit_text, when
+from .report_data import (GLYPH, STATUS_ORDER, ReportView, StepView, compact, definition_change_row,
+                          exit_text, when)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
@@ -48,7 +49,7 @@ def render_markdown(view: ReportView) -> str:
         out += [f"### Phase {md(phase.name)}", ""]
         for step in phase.steps:
             out += _step(step)
-    out += _decisions(view) + _changes(view) + _pending(view) + _host_keys(view)
+    out += _decisions(view) + _changes(view) + _definition_changes(view) + _pending(view) + _host_keys(view)
     out += _signature(view)
     return "\n".join(out).rstrip() + "\n"
 
@@ -120,6 +121,17 @@ def _changes(view: ReportView) -> list[str]:
     for c in view.changes:
         out.append(f"| {md(c.get('step_id'))} | {md(c.get('host'))} | {md(c.get('action'))} | "
                    f"{md(c.get('status'))} | {md(compact(c.get('before')))} |")
+    return out + [""]
+
+
+def _definition_changes(view: ReportView) -> list[str]:
+    if not view.definition_changes:
+        return []
+    out = ["## Definitions changed during the run", "",
+           "Results name the version that judged them (`results[].step_sha256`, `inventory_sha256` in the log).",
+           "", "| First used | What | During step | From | To |", "|---|---|---|---|---|"]
+    for c in view.definition_changes:
+        out.append("| " + " | ".join(md(x) for x in definition_change_row(c)) + " |")
     return out + [""]
 
 

@@ -42,7 +42,7 @@ def parse_rdma_link(text: str) -> Record:
 _LINE = re.compile(
     r"^(?:(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d)\s+)?(?P<ibdev>\S+)\s+"
     r"(?:(?P<details>.*?)\s+fw\s+(?P<fw>\S+)\s+)?port\s+(?P<port>\d+)\s+"
-    r"(?:\((?P<port_state>\w+)\)\s+)?==>\s+(?P<netdev>\S+)\s+\((?P<state>\w+)\)\s*(?:#.*)?$")
+    r"(?:\(\s*(?P<port_state>\w+)\s*\)\s+)?==>\s+(?P<netdev>\S+)\s+\((?P<state>\w+)\)\s*(?:#.*)?$")
 
 
 def parse_ibdev2netdev(text: str) -> Record:
@@ -64,6 +64,8 @@ def parse_ibdev2netdev(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="rdma-link", reads="rdma link [show]", func=parse_rdma_link),
-    Parser(name="ibdev2netdev", reads="ibdev2netdev [-v]", func=parse_ibdev2netdev),
+    Parser(name="rdma-link", reads="rdma link [show]", func=parse_rdma_link,
+           description="rdma link show: per RDMA link state, physical state, netdev"),
+    Parser(name="ibdev2netdev", reads="ibdev2netdev [-v]", func=parse_ibdev2netdev,
+           description="RDMA device port -> netdev mapping with link state"),
 ]

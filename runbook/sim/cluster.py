@@ -42,19 +42,28 @@ class Cluster:
         return self.nodes[name]
 
     def design_partitions(self) -> str:
+        """The PKey plan of the fabric as built (every designed card), kept once
+        made: a fault that removes a card later does not change the plan."""
+        if getattr(self, "_plan", None) is None:
+            self._plan = self._make_partitions()
+        return self._plan
+
+    def _make_partitions(self) -> str:
         compute, storage = [], []
         for node in self.nodes.values():
             for nic in node.nics:
                 (compute if nic.role == "compute" else storage if nic.role == "storage" else []).append(nic.guid)
+        targets = [int(str(g), 16) for g in self.design.var("storage_target_guids", []) or []]
         return partitions_conf(compute, storage, str(self.design.var("pkey_compute", "0x100")),
-                               str(self.design.var("pkey_storage", "0x200")))
+                               str(self.design.var("pkey_storage", "0x200")), targets)
 
     def boot(self, node: NodeState) -> None:
         """What a (re)boot changes: next-boot firmware config becomes current,
         MST and hand-loaded modules are gone, modules-load.d and enabled
         services come back."""
         for card in node.cards:
-            card.link_type = list(card.link_type_next)
+            if card.warm_reboot_resets:
+                card.link_type = list(card.link_type_next)
         node.mst_started = False
         wanted = {"mlx5_core", "mlx5_ib", "ib_ipoib"}
         if node.gpus:
@@ -70,6 +79,13 @@ class Cluster:
         node.modules = sorted(wanted)
         node.opensm.running = node.opensm.enabled
         node.opensm.started_at = time.time()
+        node.irqbalance.running = node.irqbalance.enabled
+        # the kernel's default affinity for every interrupt after a boot: all CPUs;
+        # a pinning survives a reboot only through a boot-time unit (server.py runs them)
+        everything = f"0-{node.ncpus - 1}"
+        for irq in node.irqs:
+            irq.cpus = everything
+        node.versions.pop("ofed_kernel_loaded", None)  # the module on disk is the one loaded now
         node.boot_count += 1
         node.booted_at = time.time()
         self.fabric.rebuild_ports()

@@ -74,22 +74,32 @@ class Fabric:
                     nic.cable = [self.rail_leaf.get(nic.rail, "leaf01"), node.index]
                 else:
                     nic.cable = ["stor01", (node.index - 1) * len(storage) + storage.index(nic) + 1]
-        for j, sm in enumerate(self.sms):
-            sm.nics[0].cable = [self.spines[j % len(self.spines)], len(self.rail_leaf) + 2 + j // len(self.spines)]
+        per = self.uplinks_per_spine()
+        for j, sm in enumerate(self.sms):  # after the leaves' ports on the spine
+            sm.nics[0].cable = [self.spines[j % len(self.spines)],
+                                (len(self.rail_leaf) + 1) * per + 1 + j // len(self.spines)]
         self._uplink_base = {leaf: count + 1 for leaf in self.rail_leaf.values()}
         nstor = max((len([n for n in c.nics if n.role == "storage"]) for c in self.compute), default=0)
         self._uplink_base["stor01"] = count * nstor + 1
+
+    def uplinks_per_spine(self) -> int:
+        """The design's leaf-spine cabling (leaf_uplinks.per_spine): the fat
+        tree's oversubscription, e.g. 48 x 200G down and 4 x 4 x 400G up = 1.5:1."""
+        return int((self.design.var("leaf_uplinks") or {}).get("per_spine", 1))
 
     def rebuild_ports(self) -> None:
         """Fill the switches' port tables from the NICs' cables (after cables move)."""
         for sw in self.switches.values():
             sw.peers = {}
         leaves = list(self.rail_leaf.values()) + ["stor01"]
+        per = self.uplinks_per_spine()
         for li, leaf in enumerate(leaves):
             for si, spine in enumerate(self.spines):
-                lp = self._uplink_base[leaf] + si
-                self.switches[leaf].peers[lp] = ("switch", spine, li + 1)
-                self.switches[spine].peers[li + 1] = ("switch", leaf, lp)
+                for k in range(per):
+                    lp = self._uplink_base[leaf] + si * per + k
+                    sp = li * per + k + 1
+                    self.switches[leaf].peers[lp] = ("switch", spine, sp)
+                    self.switches[spine].peers[sp] = ("switch", leaf, lp)
         for node in list(self.sms) + self.compute:
             for nic in node.nics:
                 if nic.cable and nic.cable[0] in self.switches:
@@ -128,7 +138,9 @@ class Fabric:
         if not self.link_up(node, nic):
             return PortStatus("Down", "Polling", 0, 0, layer)
         if layer == "Ethernet":
-            return PortStatus("Active", "LinkUp", 0, 0, layer)
+            # An Ethernet-mode port cabled to an IB switch never trains a link
+            # (the two ends speak different link protocols): Down, no LID.
+            return PortStatus("Down", "Disabled", 0, 0, layer)
         sm_lid = self.sm_lid()
         if not sm_lid:
             return PortStatus("Initializing", "LinkUp", 0, 0, layer)
@@ -146,5 +158,21 @@ class Fabric:
         parts = partitions.parse(text) if text is not None else None
         return partitions.pkey_table(parts, nic.guid, node is master)
 
+    def ipoib_mtu(self, pkey: int) -> int:
+        """Datagram-mode IPoIB MTU on a partition: its broadcast group's IB MTU
+        (partitions.conf `mtu=`, IBTA code: 4 = 2048, 5 = 4096) minus the 4-byte
+        IPoIB header: 2044 by default, 4092 with mtu=5 (fixtures ip-link-ipoib)."""
+        master = self.master()
+        text = master.files.get("/etc/opensm/partitions.conf") if master else None
+        parts = partitions.parse(text) if text else ()
+        code = next((p.mtu for p in parts if p.pkey == pkey & 0x7FFF), 4)
+        return (128 << code) - 4
+
     def node_desc(self, node_name: str, dev: str) -> str:
+        """The port's node description as rdma-ndd sets it ("%h %d"): the host
+        name as the node knows it, i.e. its FQDN on most sites."""
+        node = self.nodes.get(node_name)
+        domain = str(self.design.var("dns_domain", "") or "")
+        if node is not None and node.kind == "compute" and domain:
+            return f"{node_name}.{domain} {dev}"
         return f"{node_name} {dev}"

@@ -49,6 +49,14 @@ def link_type_eth(cluster, node, dev):
     card.link_type_next[nic.port_on_card - 1] = ETH
 
 
+def fw_reset_needed(cluster, node, dev):
+    """A port left in ETH on a card whose firmware a warm reboot does not reset:
+    after mlxconfig set + reboot, Next Boot is IB(1) and Current still ETH(2)."""
+    link_type_eth(cluster, node, dev)
+    card = node.card_of(_nic(node, _default_dev(node, dev)))
+    card.warm_reboot_resets = False
+
+
 def wrong_rail(cluster, node, dev):
     a = _nic(node, dev)
     others = [n for n in node.nics if n.role == "compute" and n is not a]
@@ -95,6 +103,11 @@ def ofed_version_drift(cluster, node, _):
 
 def ofed_kernel_mismatch(cluster, node, _):
     node.versions["ofed_kernel"] = DRIFT_OFED[1]
+
+
+def ofed_kmod_stale(cluster, node, _):
+    """OFED updated on disk, the old mlx5_core still loaded (no reboot since)."""
+    node.versions["ofed_kernel_loaded"] = DRIFT_OFED[1]
 
 
 def driver_version_drift(cluster, node, _):
@@ -160,10 +173,57 @@ def irq_affinity_wrong(cluster, node, dev):
                 irq.cpus = format_cpulist(other)
 
 
+def irqbalance_unbanned(cluster, node, _):
+    """irqbalance running with the stock /etc/sysconfig/irqbalance: nothing
+    banned, so it spreads the NIC interrupts over both sockets."""
+    from .etcfiles import IRQBALANCE_STOCK
+
+    node.files["/etc/sysconfig/irqbalance"] = IRQBALANCE_STOCK
+    node.irqbalance.enabled = node.irqbalance.running = True
+
+
+def irq_pinning_not_persisted(cluster, node, _):
+    """Pinned now, but no boot-time unit: the next boot forgets it."""
+    unit = str(cluster.design.var("irq_affinity_unit", "") or "")
+    if unit in node.units_enabled:
+        node.units_enabled.remove(unit)
+
+
 def peermem_missing(cluster, node, _):
     if "nvidia_peermem" in node.modules:
         node.modules.remove("nvidia_peermem")
     node.files.pop("/etc/modules-load.d/nvidia-peermem.conf", None)
+
+
+def nic_dead(cluster, node, dev):
+    """A card gone from the PCI bus: its functions vanish (lspci, sysfs, every
+    IB tool) and mlx5_N, assigned in probe order, shifts down for every
+    function probed after it - the neighbour now answers to the dead card's
+    name. LIDs follow the port GUIDs (OpenSM's guid2lid), not the names."""
+    dead = _nic(node, dev)
+    gone = [n for n in node.nics if n.card == dead.card]
+    kept = [n for n in node.nics if n.card != dead.card]
+    old_names = [n.dev for n in node.nics]
+    lids = {n.guid: cluster.fabric.lid_of.pop((node.name, n.dev), 0) for n in node.nics}
+    renamed = {n.dev: old_names[i] for i, n in enumerate(kept)}
+    for n in gone:
+        n.cable = []
+    node.irqs = [irq for irq in node.irqs if irq.dev not in {n.dev for n in gone}]
+    for irq in node.irqs:
+        irq.dev = renamed.get(irq.dev, irq.dev)
+    for n in kept:
+        n.dev = renamed[n.dev]
+        cluster.fabric.lid_of[(node.name, n.dev)] = lids[n.guid]
+    node.nics = kept
+    cluster.fabric.rebuild_ports()
+
+
+def hca_firmware_drift(cluster, node, dev):
+    """One card flashed with another firmware than the fleet's (a replacement
+    card from stock, or an update that stopped half way)."""
+    nic = _nic(node, _default_dev(node, dev))
+    old = node.firmware(nic).split(".")
+    node.firmware_of[nic.card] = ".".join([old[0], f"{int(old[1]) - 1:02d}"] + old[2:])
 
 
 def _behaviour(cluster, node, _):
@@ -172,15 +232,19 @@ def _behaviour(cluster, node, _):
 
 ALL = ("compute", "sm")
 MENU: dict[str, Fault] = {f.name: f for f in [
-    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (link up, no LID)"),
+    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (no link to the IB switch, no LID)"),
     Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
     Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
     Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
     Fault("pcie_gen3", ("compute",), "gpu5", pcie_gen3, "a PCIe link trained at Gen3 (8GT/s)"),
     Fault("missing_dimm", ALL, "", missing_dimm, "one DIMM slot empty"),
+    Fault("fw_reset_needed", ("compute",), "mlx5_1", fw_reset_needed,
+          "a port in ETH on a card a warm reboot does not reset (needs mlxfwreset or a power cycle)"),
     Fault("ofed_version_drift", ALL, "", ofed_version_drift, "installed from the external mirror: another OFED"),
     Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
     Fault("ofed_kernel_mismatch", ALL, "", ofed_kernel_mismatch, "mlx5_core module not from the userspace OFED"),
+    Fault("ofed_kmod_stale", ALL, "", ofed_kmod_stale,
+          "OFED kernel module updated on disk, the old one still loaded (no reboot)"),
     Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
     Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
     Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),
@@ -188,8 +252,16 @@ MENU: dict[str, Fault] = {f.name: f for f in [
     Fault("ib_rate_100", ALL, "mlx5_3", ib_rate_100, "an IB port trained at 100G instead of 200G"),
     Fault("pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"),
     Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
+    Fault("irqbalance_unbanned", ("compute",), "", irqbalance_unbanned,
+          "irqbalance running with the stock config: it moves the pinned NIC interrupts"),
+    Fault("irq_pinning_not_persisted", ("compute",), "", irq_pinning_not_persisted,
+          "NIC interrupts pinned, but no boot-time unit: lost at the next boot"),
     Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
     Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
+    Fault("hca_firmware_drift", ALL, "mlx5_4", hca_firmware_drift,
+          "one card on another firmware than the design and the fleet"),
+    Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
+          "a card gone from the PCI bus; the NICs probed after it are renumbered"),
     Fault("unreachable", ALL, "", _behaviour, "connection refused"),
     Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
     Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),

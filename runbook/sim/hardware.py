@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from . import hca
 from .cpus import format_cpulist
 from .design import Design
-from .etcfiles import etc_files, sm_files
+from .etcfiles import etc_files, irq_affinity_files, sm_files
 
 IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 
@@ -22,8 +23,17 @@ IB, ETH = 1, 2  # mlxconfig LINK_TYPE values
 class PciLink:
     cap_speed: str = "16GT/s"
     cap_width: int = 16
-    speed: str = "16GT/s"
+    speed: str = "16GT/s"  # the speed the link trains to under load
     width: int = 16
+    # A GPU at idle (P8) drops its link to 2.5GT/s to save power and retrains
+    # when work arrives (real idle AD102 capture: LnkSta "Speed 2.5GT/s
+    # (downgraded), Width x16"); "" = no power-saving downtraining (NICs).
+    idle_speed: str = ""
+    busy: int = 0  # running host<->device copies / kernels keeping the link up
+
+    def current_speed(self) -> str:
+        """The speed LnkSta, sysfs and nvidia-smi report right now."""
+        return self.idle_speed if self.idle_speed and not self.busy else self.speed
 
 
 @dataclass
@@ -48,6 +58,9 @@ class Card:
     psid: str
     link_type: list[int]  # current, per port
     link_type_next: list[int]  # what mlxconfig set for the next boot
+    # False: a warm reboot does not reset this card's firmware, so the next-boot
+    # values load only with mlxfwreset or a power cycle (fault fw_reset_needed)
+    warm_reboot_resets: bool = True
 
 
 @dataclass
@@ -91,10 +104,32 @@ class Irq:
 
 
 @dataclass
+class IpoibChild:
+    """An IPoIB child interface (`ip link add link ib4 name ib4.8200 type ipoib
+    pkey 0x8200`): its own P_Key on the parent's port; the storage address lives
+    here, not on the parent (which is on the default partition)."""
+
+    name: str  # ib4.8200
+    parent: str  # ib4
+    pkey: int  # 0x8200 (full-member bit set, as `ip -d link` and sysfs show it)
+    mode: str = "datagram"
+
+
+@dataclass
 class OpenSM:
     enabled: bool = False
     running: bool = False
     priority: int = 0
+    started_at: float = 0.0
+
+
+@dataclass
+class Irqbalance:
+    """RHEL installs and enables irqbalance on every node; while it runs it
+    moves every IRQ it is not told to leave alone (sim/irqbalance.py)."""
+
+    enabled: bool = True
+    running: bool = True
     started_at: float = 0.0
 
 
@@ -117,11 +152,15 @@ class NodeState:
     storage_prefix: int = 16
     mst_started: bool = False
     opensm: OpenSM = field(default_factory=OpenSM)
+    irqbalance: Irqbalance = field(default_factory=Irqbalance)
+    units_enabled: list[str] = field(default_factory=list)  # unit files of /etc/systemd/system enabled
     clock_offset_s: float = 0.000012
     boot_count: int = 1
     booted_at: float = 0.0
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
+    ipoib_children: list[IpoibChild] = field(default_factory=list)
+    firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware
 
     @property
     def ncpus(self) -> int:
@@ -138,6 +177,19 @@ class NodeState:
 
     def card_of(self, nic: Nic) -> Card:
         return self.cards[nic.card]
+
+    def hca(self, nic: Nic):
+        """The adapter model (hca.HcaModel) of a function's card, by its part number."""
+        return hca.of_part(self.cards[nic.card].part)
+
+    def firmware(self, nic: Nic) -> str:
+        return self.firmware_of.get(nic.card) or self.hca(nic).firmware
+
+    def sys_image_guid(self, nic: Nic) -> int:
+        """The functions of one card share its system image GUID: the node GUID
+        of the card's first function (ibv_devinfo sys_image_guid, ibstat)."""
+        first = min((n for n in self.nics if n.card == nic.card), key=lambda n: n.port_on_card)
+        return first.guid
 
     def link_type(self, nic: Nic) -> int:
         return self.cards[nic.card].link_type[nic.port_on_card - 1]
@@ -189,42 +241,81 @@ def _dimms(count: int, size_gb: int, sockets: int) -> list[Dimm]:
                  size_gb, True, f"80AD01{i:02X}{size_gb:04d}") for i in range(count)]
 
 
+def _ipoib_children(design: Design) -> list[IpoibChild]:
+    """The storage IPoIB child interface of the design (storage_ipoib_if on
+    storage_ipoib_parent with storage_ipoib_pkey), if it runs on a child."""
+    child, parent = str(design.var("storage_ipoib_if", "")), str(design.var("storage_ipoib_parent", "") or "")
+    if not (parent and child and child != parent):
+        return []
+    pkey = design.var("storage_ipoib_pkey", design.var("pkey_storage", "0x200"))
+    pkey = (int(str(pkey), 0) if isinstance(pkey, str) else int(pkey)) | 0x8000
+    return [IpoibChild(child, parent, pkey, str(design.var("storage_ipoib_mode", "datagram")))]
+
+
 def build_compute(design: Design, name: str, index: int, storage: tuple[str, int]) -> NodeState:
     gpu_numa = [int(n) for n in design.compute_vars["gpu_numa"]]
     sockets = int(design.var("numa_nodes", 2))
     gpus: list[Gpu] = []
     nics: list[Nic] = []
     cards: list[Card] = []
+    firmware_of: dict[int, str] = {}
     bus_next = {n: 0x18 + n * 0x80 for n in range(sockets)}
 
-    def take_bus(numa: int) -> int:
-        b = bus_next[numa]
-        bus_next[numa] += 1
+    def take_bus(numa: int, pci: str | None = None) -> int:
+        """The next free bus of a socket, or the design's PCI address (`pci:`
+        of the NIC, e.g. 0000:18:00.0; the NICs are keyed by it)."""
+        b = int(str(pci).split(":")[-2], 16) if pci else bus_next[numa]
+        bus_next[numa] = b + 1
         return b
+
+    def new_card(nic_def, ports: int = 1) -> Card:
+        model = hca.model(nic_def.get("hca"))
+        part, psid, _ = model.parts[ports]
+        firmware_of[len(cards)] = str((design.var("hca_firmware") or {}).get(model.family, ""))
+        return Card(len(cards), part, ports, psid, [IB], [IB])
+
+    def cap(card: Card) -> PciLink:
+        speed = hca.of_part(card.part).pcie_cap
+        slot = str(design.var("pcie_nic_speed", "16GT/s"))  # the slot's generation trains the link
+        now = slot if hca.SPEED_ORDER.index(speed) > hca.SPEED_ORDER.index(slot) else speed
+        return PciLink(speed, 16, now, 16)
 
     gpu_slot: dict[int, tuple[str, str, int]] = {}
     for nic_def in design.compute_nics:
         numa, dev = int(nic_def["numa"]), str(nic_def["dev"])
         sw = f"sw-{dev}"
         members = [int(g) for g in nic_def.get("gpus", [])]
-        bus = take_bus(numa)
-        cards.append(Card(len(cards), "MCX653105A-HDAT", 1, "MT_0000000223", [IB], [IB]))
+        bus = take_bus(numa, nic_def.get("pci"))
+        cards.append(new_card(nic_def))
         nics.append(Nic(dev, len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa, "compute",
-                        int(nic_def["rail"]), str(nic_def.get("netdev", "")), 0, sw, f"{sw}/a"))
+                        int(nic_def["rail"]), str(nic_def.get("netdev", "")), 0, sw, f"{sw}/a",
+                        cap(cards[-1])))
         for k, g in enumerate(members):
             gpu_slot[g] = (sw, f"{sw}/a" if k == 0 else f"{sw}/b", take_bus(numa))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
     for g, numa in enumerate(gpu_numa):
         sw, sub, bus = gpu_slot.get(g, (f"sw-gpu{g}", f"sw-gpu{g}/a", take_bus(numa)))
-        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}"))
+        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}",
+                        PciLink(idle_speed="2.5GT/s")))
     gpus.sort(key=lambda x: x.index)
     for nic_def in design.storage_nics:
         numa = int(nic_def["numa"])
-        bus = take_bus(numa)
+        pci = str(nic_def.get("pci") or "")
+        sibling = next((n for n in nics if pci and pci.endswith(".1") and n.bus == pci[5:-1] + "0"), None)
+        if sibling is not None:  # function .1 of a card already fitted: its second port
+            card = cards[sibling.card]
+            card.part, card.psid, _ = hca.of_part(card.part).parts[2]
+            card.ports = 2
+            card.link_type.append(IB)
+            card.link_type_next.append(IB)
+            nics.append(Nic(str(nic_def["dev"]), sibling.card, 2, pci[5:], numa, numa, "storage", 0,
+                            str(nic_def.get("netdev", "")), 0, "", "", cap(card)))
+            continue
+        bus = take_bus(numa, nic_def.get("pci"))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
-        cards.append(Card(len(cards), "MCX653105A-HDAT", 1, "MT_0000000223", [IB], [IB]))
+        cards.append(new_card(nic_def))
         nics.append(Nic(str(nic_def["dev"]), len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa,
-                        "storage", 0, str(nic_def.get("netdev", "")), 0, "", ""))
+                        "storage", 0, str(nic_def.get("netdev", "")), 0, "", "", cap(cards[-1])))
     # Any further VPI function (mlx5_6 in the seed) is the second port of the
     # last storage card, which thereby becomes a dual-port adapter.
     known = {n.dev for n in nics}
@@ -237,7 +328,7 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         card.link_type.append(IB)
         card.link_type_next.append(IB)
         nics.append(Nic(dev, host.card, 2, host.bus[:-1] + "1", host.numa, host.numa, "storage", 0,
-                        f"ib{len(nics)}", 0, host.switch, host.sub))
+                        f"ib{len(nics)}", 0, host.switch, host.sub, cap(card)))
     for slot, nic in enumerate(nics):
         nic.guid = _guid("compute", index, slot)
         if not nic.netdev:
@@ -249,8 +340,15 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         versions=_versions(design), files=etc_files(design, name), irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "nvidia", "nvidia_uvm", "nvidia_peermem"],
         storage_ip=storage[0], storage_prefix=storage[1],
+        ipoib_children=_ipoib_children(design), firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
+    boot_pinning = irq_affinity_files(design)
+    if boot_pinning:  # the site's boot-time pinning, installed and enabled
+        state.files.update(boot_pinning)
+        state.units_enabled.append(str(design.var("irq_affinity_unit")))
+    if str(design.var("irqbalance_policy", "ban")) == "stop":
+        state.irqbalance = Irqbalance(enabled=False, running=False)
     return state
 
 

@@ -13,6 +13,7 @@ class Partition:
     name: str
     pkey: int  # low 15 bits
     defmember: str = "limited"
+    mtu: int = 4  # IBTA MTU code of the IPoIB broadcast group (`mtu=`; OpenSM's default 4 = 2048)
     members: list[tuple[str, str]] = field(default_factory=list)  # (guid hex or keyword, full|limited)
 
 
@@ -32,17 +33,20 @@ def parse(text: str) -> tuple[Partition, ...]:
         parts = [p.strip() for p in head.split(",")]
         name, _, pkey_text = parts[0].partition("=")
         defmember = "limited"
+        mtu = 4
         for flag in parts[1:]:
             key, _, value = flag.partition("=")
             if key.strip() == "defmember" and value.strip() in ("full", "limited"):
                 defmember = value.strip()
+            if key.strip() == "mtu" and value.strip().isdigit():
+                mtu = int(value.strip())
         try:
             pkey = int(pkey_text.strip(), 0) & 0x7FFF if pkey_text.strip() else None
         except ValueError:
             continue
         if pkey is None:
             continue
-        part = Partition(name.strip(), pkey, defmember)
+        part = Partition(name.strip(), pkey, defmember, mtu)
         # a second ':' (defmember given after the list head) is allowed by OpenSM
         if ":" in body:
             extra, _, body = body.partition(":")

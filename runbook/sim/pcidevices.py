@@ -58,8 +58,8 @@ def devices(node: NodeState) -> list[PciDevice]:
     for nic in node.nics:
         ib = node.link_type(nic) == IB
         out.append(PciDevice(nic.bus, "Infiniband controller" if ib else "Ethernet controller",
-                             "0207" if ib else "0200", "15b3", "101b", "Mellanox Technologies",
-                             "MT28908 Family [ConnectX-6]", "", "nic", nic.numa, nic.link, "mlx5_core",
+                             "0207" if ib else "0200", "15b3", node.hca(nic).pci_device, "Mellanox Technologies",
+                             node.hca(nic).pci_name, "", "nic", nic.numa, nic.link, "mlx5_core",
                              "mlx5_core", nic))
         if nic.switch and nic.role == "compute":
             switches[nic.switch] = min(switches.get(nic.switch, 0xFF), int(nic.bus[:2], 16))

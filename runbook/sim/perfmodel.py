@@ -1,9 +1,12 @@
 """How fast NCCL and perftest run on a node, given its state.
 
-The healthy numbers sit a few percent above the design baselines. A compute
-NIC on the wrong NUMA node costs 25 % of bus bandwidth; a GPU link trained at
-x8 or at Gen3 halves it; across nodes, missing GPUDirect RDMA (nvidia_peermem),
-a 100G port, a port out of the fabric or a cable in the wrong rail cost more.
+The healthy numbers sit a few percent above the design baselines. A GPU link
+trained at x8 or at Gen3 halves bus bandwidth. Inside one node NCCL moves data
+GPU to GPU over PCIe and never touches a NIC, so a NIC in the other socket's
+slot does not slow single-node all_reduce; across nodes it costs 25 % (every
+rank of that rail crosses the CPU interconnect to reach it), as do missing
+GPUDirect RDMA (nvidia_peermem), a 100G port, a port out of the fabric or a
+cable in the wrong rail.
 """
 from __future__ import annotations
 
@@ -19,15 +22,17 @@ def _link_ratio(link) -> float:
     return min(1.0, speed) * min(1.0, link.width / link.cap_width)
 
 
+link_ratio = _link_ratio  # public name for the other benchmarks (nvbandwidth)
+
+
 def intra_factor(node: NodeState) -> float:
-    factor = min((_link_ratio(g.link) for g in node.gpus), default=1.0)
-    if any(n.role == "compute" and n.numa != n.design_numa for n in node.nics):
-        factor *= 0.75
-    return factor
+    return min((_link_ratio(g.link) for g in node.gpus), default=1.0)
 
 
 def inter_factor(fabric: Fabric, node: NodeState) -> float:
     factor = intra_factor(node)
+    if any(n.role == "compute" and n.numa != n.design_numa for n in node.nics):
+        factor *= 0.75
     compute = [n for n in node.nics if n.role == "compute"]
     for nic in compute:
         st = fabric.status(node, nic)
@@ -37,7 +42,7 @@ def inter_factor(fabric: Fabric, node: NodeState) -> float:
             continue
         if nic.rate < 200:
             factor -= share * (1 - nic.rate / 200)
-        pcie = _link_ratio(nic.link)
+        pcie = _nic_pcie_ratio(nic.link)
         if pcie < 1.0:
             factor -= share * (1 - pcie)
     if "nvidia_peermem" not in node.modules:
@@ -50,5 +55,11 @@ def inter_factor(fabric: Fabric, node: NodeState) -> float:
 def port_gbits(node: NodeState, nic) -> float:
     """ib_write_bw average for one port: line rate or what the PCIe link can carry."""
     line = nic.rate * 0.982
-    pcie = 252.0 * _link_ratio(nic.link) * 0.9
+    pcie = 252.0 * _nic_pcie_ratio(nic.link) * 0.9
     return min(line, pcie)
+
+
+def _nic_pcie_ratio(link) -> float:
+    """Share of a 200G port the NIC's PCIe link carries: Gen4 x16 (~252 Gb/s) is
+    enough; a ConnectX-7 (Gen5) in a Gen4 slot runs at 16GT/s and loses nothing."""
+    return min(1.0, SPEED_GTS.get(link.speed, 16.0) * link.width / (16.0 * 16))

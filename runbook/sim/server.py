@@ -116,8 +116,18 @@ class SimNode:
         await self._go_down()
         await asyncio.sleep(self.lab.reboot_seconds)
         self.lab.cluster.boot(self.state)
+        await self._boot_units()
         self.lab.mark_dirty()
         await self.start()
+
+    async def _boot_units(self) -> None:
+        """systemd starts every enabled unit of /etc/systemd/system: run its ExecStart."""
+        import re
+
+        for unit in list(self.state.units_enabled):
+            text = self.state.files.get(f"/etc/systemd/system/{unit}.service", "")
+            for line in re.findall(r"^ExecStart=(.+)$", text, re.M):
+                await run_line(self.machine, line.strip())
 
     async def wait_up(self, timeout: float = 30.0) -> None:
         loop = asyncio.get_running_loop()

@@ -13,9 +13,10 @@ from . import ibformat
 from .cluster import Cluster
 from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
 from .hardware import NodeState
+from .irqbalance import effective_cpus
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
-PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
 
 
 class InvalidWrite(Exception):
@@ -45,11 +46,11 @@ def table(cluster: Cluster, node: NodeState):
         for i in range(128):
             files[f"{port}/pkeys/{i}"] = lambda i=i, nic=nic: _pkey(fab.pkeys(node, nic), i)
         files[f"{base}/node_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/fw_ver"] = lambda: ibformat.FW + "\n"
-        files[f"{base}/hca_type"] = lambda: ibformat.CA_TYPE + "\n"
+        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(node.sys_image_guid(nic)) + "\n"
+        files[f"{base}/fw_ver"] = lambda nic=nic: node.firmware(nic) + "\n"
+        files[f"{base}/hca_type"] = lambda nic=nic: node.hca(nic).ca_type + "\n"
         files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
-        files[f"{base}/node_desc"] = lambda nic=nic: f"{node.name} {nic.dev}\n"
+        files[f"{base}/node_desc"] = lambda nic=nic: fab.node_desc(node.name, nic.dev) + "\n"
         files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"
         files[f"{base}/device/local_cpulist"] = lambda nic=nic: format_cpulist(node.numa_cpus(nic.numa)) + "\n"
         for irq in nic.irqs:
@@ -57,6 +58,14 @@ def table(cluster: Cluster, node: NodeState):
         files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda st=st: (
             "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n")
         _pci(files, node, nic.bus, lambda nic=nic: nic.numa, nic.link)
+        # the PCI device's RDMA name (how a NIC is found by its slot, not by probe order)
+        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = (
+            lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n")
+        if node.link_type(nic) == 1:
+            _ipoib(files, fab, node, nic, nic.netdev, 0xFFFF, "datagram")
+            for child in node.ipoib_children:
+                if child.parent == nic.netdev:
+                    _ipoib(files, fab, node, nic, child.name, child.pkey, child.mode)
     for gpu in node.gpus:
         _pci(files, node, gpu.bus, lambda gpu=gpu: gpu.numa, gpu.link)
 
@@ -73,9 +82,9 @@ def table(cluster: Cluster, node: NodeState):
             except ValueError:
                 raise InvalidWrite("Invalid argument") from None
 
-        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: irq.cpus + "\n"
+        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: effective_cpus(node, irq) + "\n"
         files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: format_mask(
-            parse_cpulist(irq.cpus, node.ncpus), node.ncpus) + "\n"
+            parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
         files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
         writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
         writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
@@ -90,13 +99,35 @@ def table(cluster: Cluster, node: NodeState):
     files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
     for mod in node.modules:
         files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
-        version = {"mlx5_core": node.versions["ofed_kernel"], "nvidia": node.versions["driver"],
-                   "nvidia_peermem": node.versions["driver"]}.get(mod)
-        if version:
-            files[f"/sys/module/{mod}/version"] = lambda v=version: v + "\n"
+        # the LOADED module's version: differs from the file on disk (modinfo)
+        # until the next boot after an update (ofed_kernel_loaded, see faults.py)
+        def version(mod=mod) -> str:
+            v = node.versions
+            loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
+            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[mod] + "\n"
+
+        if mod in ("mlx5_core", "nvidia", "nvidia_peermem"):
+            files[f"/sys/module/{mod}/version"] = version
     if node.kind == "sm":
         files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
     return files, writers
+
+
+def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) -> None:
+    """/sys/class/net/<ipoib if>/{pkey,mode,mtu}: the ib_ipoib driver's
+    attributes ("0x8200", "datagram"|"connected")."""
+    net = f"/sys/class/net/{name}"
+    files[f"{net}/pkey"] = lambda: f"0x{pkey:04x}\n"
+    files[f"{net}/mode"] = lambda: mode + "\n"
+    files[f"{net}/mtu"] = lambda: f"{fab.ipoib_mtu(pkey) if mode == 'datagram' else 65520}\n"
+    if pkey != 0xFFFF:
+        files[f"{net}/parent"] = lambda: nic.netdev + "\n"
+
+        def up() -> str:
+            table = fab.pkeys(node, nic)
+            ok = fab.status(node, nic).state == "Active" and any(p & 0x7FFF == pkey & 0x7FFF for p in table)
+            return "up\n" if ok else "down\n"
+        files[f"{net}/operstate"] = up
 
 
 def _pkey(table: list[int], index: int) -> str:
@@ -106,10 +137,16 @@ def _pkey(table: list[int], index: int) -> str:
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:
     dev = f"/sys/bus/pci/devices/0000:{bus}"
     files[f"{dev}/numa_node"] = lambda: f"{numa()}\n"
-    files[f"{dev}/current_link_speed"] = lambda: link.speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/current_link_speed"] = lambda: _sysfs_speed(link.current_speed()) + "\n"
     files[f"{dev}/current_link_width"] = lambda: f"{link.width}\n"
-    files[f"{dev}/max_link_speed"] = lambda: link.cap_speed.replace("GT/s", ".0 GT/s PCIe") + "\n"
+    files[f"{dev}/max_link_speed"] = lambda: _sysfs_speed(link.cap_speed) + "\n"
     files[f"{dev}/max_link_width"] = lambda: f"{link.cap_width}\n"
+
+
+def _sysfs_speed(speed: str) -> str:
+    """current_link_speed as the kernel prints it: '16.0 GT/s PCIe', '2.5 GT/s PCIe'."""
+    value = speed.replace("GT/s", "")
+    return f"{value}.0 GT/s PCIe" if "." not in value else f"{value} GT/s PCIe"
 
 
 def _interrupts(node: NodeState) -> str:

@@ -38,6 +38,9 @@ def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]],
         if group == "compute":
             body["hosts"] = {n: {"ansible_host": a, "ansible_port": p}
                              for n, (a, p) in endpoints.items() if kinds[n] == "compute"}
+            cvars = body.get("vars") or {}
+            if "nccl_ranks" in cvars:  # every GPU of *this* lab in the fleet-wide NCCL run
+                cvars["nccl_ranks"] = len(body["hosts"]) * int(cvars.get("gpus_per_node", 8))
         elif group == "sm":
             body["hosts"] = {n: {**(design.sm_hosts.get(n) or {}), "ansible_host": a, "ansible_port": p}
                              for n, (a, p) in endpoints.items() if kinds[n] == "sm"}

@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from ..definition.model import Status
 from ..run import rules
-from . import resume, snapshot
+from . import resume
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS
 from .canonical import genesis_of
@@ -181,8 +181,11 @@ class StoreQueries:
         return chain.head
 
     def snapshot(self, runbook: Any = None, inventory: Any = None) -> dict[str, Any]:
-        """Everything above as one JSON-able dict (keys: snapshot.py)."""
-        return snapshot.build(self, runbook, inventory)
+        """Everything above as one JSON-able dict (keys: snapshot.py), with the
+        run's own definitions when it recorded them (definition_history.py)."""
+        from .definition_history import snapshot as with_definitions
+
+        return with_definitions(self, runbook, inventory)
 
     def tinydb(self):
         """A read-only tinydb over the journal (table "journal", doc_id = seq)."""

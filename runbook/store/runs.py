@@ -6,9 +6,10 @@
         journal.jsonl            the run's journal (storage.py, journal.py)
         blobs/<sha256>           outputs longer than journal.INLINE_MAX (blobs.py)
         known_hosts              keys pinned on first use (written by the transport)
+        definitions/             the step definitions and inventory it ran with (definitions.py)
 
-A run id is `YYYYmmdd-HHMMSS-xxxx` (UTC start time and 4 random hex digits),
-so they sort in time order; any name of letters, digits, `.`, `_`, `-` may be
+The whole layout: docs/state-directory.md. A run id is `YYYYmmdd-HHMMSS-xxxx`
+(UTC start time and 4 random hex digits), so they sort in time order; any name of letters, digits, `.`, `_`, `-` may be
 given instead. "The latest run" is the one whose journal header says it was
 created last.
 """

@@ -41,6 +41,7 @@ from .canonical import GENESIS, genesis_of, header_genesis
 from ..run.state import RunState
 from . import progress, resume
 from .blobs import BlobStore
+from .definitions import RunDefinitions
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors
 from .index import RunIndex
 from .journal import Chain, blob_refs, check_event, make_entry, stored_event
@@ -424,6 +425,19 @@ class Store(StoreQueries):
             if written and (now or (due_step and since >= STEP_CHECKPOINT_GAP)
                             or since >= progress.CHECKPOINT_SECONDS):
                 self.checkpoint()
+    def record_definitions(self, runbook: Any, inventory: Any) -> bool:
+        """Keep the step definitions and inventory this session runs with in the
+        run's directory (definitions.py), before anything runs with them; True
+        when they differ from the run's latest version."""
+        if self.read_only or self._writer is None:
+            raise StoreError(f"{self.path}: this run is open read-only" if self.read_only
+                             else f"{self.path}: the store is closed")
+        return RunDefinitions(self.directory).record(runbook, inventory)
+
+    def recorded_definitions(self) -> tuple[Any, Any] | None:
+        """(Runbook, Inventory) of the run's latest version, rebuilt from its own
+        record; None for a run that recorded none."""
+        return RunDefinitions(self.directory).current()
 
     def close(self) -> None:
         if self._writer and not self.read_only:

@@ -98,6 +98,11 @@ class Session:
                                  runbook_sha256=runbook.sha256)
         else:
             store = Store.open(state_dir, run_id)
+        try:  # the run keeps what it runs with: its state stands on its own
+            store.record_definitions(runbook, inventory)
+        except BaseException:
+            store.close()
+            raise
         return cls(runbook, inventory, store, store.state, operator=operator, **kw)
 
     # --- running -------------------------------------------------------

@@ -41,7 +41,10 @@ DIRECTORIES = {
 }
 
 # Directories a parser legitimately reads besides its own (same output format).
-ALSO_READS = {"ibnetdiscover": {"ibswitches"}}
+ALSO_READS = {"ibnetdiscover": {"ibswitches"},
+              # round-2 folders named by subject, holding these tools' own outputs
+              "iblinkinfo": {"ibnetdiscover-fattree"}, "ib_write_bw": {"ib_write_bw-cuda"},
+              "opensm-log": {"opensm-conf"}}
 
 Check = Callable[[dict], None]
 

@@ -11,17 +11,20 @@ from runbook.sim.faults import BEHAVIOURS, MENU
 # fault -> (node, command, text expected on the faulty node, text on a healthy node)
 HARDWARE = {
     "link_type_eth": ("gpu01", "cat /sys/class/infiniband/mlx5_0/ports/1/link_layer", "Ethernet", "InfiniBand"),
-    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01 mlx5_0'\"", "leaf02", "leaf01"),
+    "wrong_rail": ("gpu01", "ibnetdiscover -p | grep \"^CA.*'gpu01.seed-dc.internal mlx5_0'\"", "leaf02", "leaf01"),
     "nic_numa_mismatch": ("gpu01", "cat /sys/class/infiniband/mlx5_2/device/numa_node", "0", "1"),
+    # idle GPUs sit at 2.5GT/s (power saving): the width shows at idle, the speed under load
     "pcie_x8": ("gpu01", "lspci -vv -d 10de: | grep LnkSta: | sort | uniq -c",
-                "Width x8 (downgraded)", "8 \t\tLnkSta:\tSpeed 16GT/s, Width x16"),
-    "pcie_gen3": ("gpu01", "lspci -vv -d 10de: | grep LnkSta: | sort | uniq -c",
-                  "Speed 8GT/s (downgraded)", "8 \t\tLnkSta:\tSpeed 16GT/s, Width x16"),
+                "Width x8 (downgraded)", "8 \t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16"),
+    "pcie_gen3": ("gpu01", "nvbandwidth -t host_to_device_memcpy_ce | grep -A2 '^memcpy CE' | tail -1",
+                  "12.", "26."),
     "missing_dimm": ("gpu01", "dmidecode -t memory | grep -cE '^\\s+Size: 64 GB'", "15", "16"),
     "ofed_version_drift": ("gpu01", "ofed_info -s; modinfo -F version mlx5_core",
                            "MLNX_OFED_LINUX-23.07-0.5.1.2:\n23.07-0.5.1", "MLNX_OFED_LINUX-23.10-1.1.9.0:\n23.10-1.1.9"),
     "driver_version_drift": ("gpu01", "nvidia-smi --query-gpu=driver_version --format=csv,noheader | sort -u",
                              "550.54.15", "550.90.07"),
+    "ofed_kmod_stale": ("gpu01", "modinfo -F version mlx5_core; cat /sys/module/mlx5_core/version",
+                        "23.10-1.1.9\n23.07-0.5.1", "23.10-1.1.9\n23.10-1.1.9"),
     "ofed_kernel_mismatch": ("gpu01", "ofed_info -s; modinfo -F version mlx5_core",
                              "MLNX_OFED_LINUX-23.10-1.1.9.0:\n23.07-0.5.1", "MLNX_OFED_LINUX-23.10-1.1.9.0:\n23.10-1.1.9"),
     "etc_drift": ("gpu01", "sha256sum /etc/modprobe.d/mlx5.conf | cut -c1-12", None, None),
@@ -30,10 +33,17 @@ HARDWARE = {
     "ib_port_down": ("gpu01", "cat /sys/class/infiniband/mlx5_1/ports/1/state", "1: DOWN", "4: ACTIVE"),
     "ib_rate_100": ("gpu01", "ibstat mlx5_3 | grep Rate", "Rate: 100", "Rate: 200"),
     "pkey_missing": ("sm02", "grep -c '^storage=' /etc/opensm/partitions.conf", "0", "1"),
-    "opensm_down": ("sm02", "systemctl is-active opensm; systemctl is-enabled opensm", "inactive\ndisabled",
+    "opensm_down": ("sm02", "systemctl is-active opensmd; systemctl is-enabled opensmd", "inactive\ndisabled",
                     "active\nenabled"),
     "irq_affinity_wrong": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "32", "0"),
+    "irqbalance_unbanned": ("gpu01", "cat /proc/irq/121/smp_affinity_list", "125", "0"),
+    "irq_pinning_not_persisted": ("gpu01", "systemctl is-enabled nic-irq-affinity", "disabled", "enabled"),
+    "fw_reset_needed": ("gpu01", "mst start >/dev/null; mlxconfig -d mlx5_1 -e q LINK_TYPE_P1 | tail -1",
+                        "ETH(2)", "IB(1)"),
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
+    # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
+    "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
+    "hca_firmware_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
 }
 
 
@@ -62,7 +72,9 @@ async def test_fault_with_an_explicit_target(machine_of, sh):
     assert "Width x8 (downgraded)" in out
 
 
-async def test_nic_on_wrong_numa_costs_20_to_30_percent_and_x8_halves(machine_of, sh):
+async def test_nic_on_wrong_numa_leaves_single_node_nccl_alone_and_x8_halves(machine_of, sh):
+    # Inside one node NCCL goes GPU to GPU over PCIe and uses no NIC: a NIC in the
+    # other socket's slot costs nothing there (it costs 20-30 % across nodes).
     get = machine_of(3, {"gpu02": ["nic_numa_mismatch"], "gpu03": ["pcie_x8"]})
 
     async def busbw(name):
@@ -72,7 +84,7 @@ async def test_nic_on_wrong_numa_costs_20_to_30_percent_and_x8_halves(machine_of
 
     healthy, numa, x8 = await busbw("gpu01"), await busbw("gpu02"), await busbw("gpu03")
     assert healthy >= 18.5
-    assert 0.70 <= numa / healthy <= 0.80
+    assert 0.97 <= numa / healthy <= 1.03
     assert 0.45 <= x8 / healthy <= 0.55
     out, _, _ = await sh(get("gpu02"), "nvidia-smi topo -m | grep ^GPU4")
     assert out.split()[11] == "SYS"  # GPU4 -> NIC2 crosses the sockets now

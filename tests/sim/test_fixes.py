@@ -58,17 +58,17 @@ async def test_starting_opensm_gives_lids_and_master_failover(make_lab):
     assert "State: Initializing" in await run(lab, "gpu01", "ibstat mlx5_0")
     out, err, code = await lab.node("gpu01").run("sminfo")
     assert code == 255 and err == "sminfo: iberror: query failed\n"
-    await run(lab, "sm02", "systemctl enable --now opensm")
+    await run(lab, "sm02", "systemctl enable --now opensmd")
     assert "priority 14 state 3 SMINFO_MASTER" in await run(lab, "gpu01", "sminfo")
-    await run(lab, "sm01", "systemctl start opensm")  # higher priority: takes over
+    await run(lab, "sm01", "systemctl start opensmd")  # higher priority: takes over
     assert "sm lid 1 " in await run(lab, "gpu01", "sminfo")
     assert "state 2 SMINFO_STANDBY" in await run(lab, "gpu01", "sminfo 2")
     assert "SM lid: 1\n" in await run(lab, "gpu02", "ibstat mlx5_3")
-    await run(lab, "sm01", "systemctl stop opensm")  # master gone: the standby takes over
+    await run(lab, "sm01", "systemctl stop opensmd")  # master gone: the standby takes over
     assert "sm lid 2 " in await run(lab, "gpu01", "sminfo")
     assert "SM lid: 2\n" in await run(lab, "gpu02", "ibstat mlx5_3")
     # rollback of the start on sm02: stop and disable again -> no SM, no LIDs
-    await run(lab, "sm02", "systemctl disable --now opensm")
+    await run(lab, "sm02", "systemctl disable --now opensmd")
     assert "Base lid: 0\n" in await run(lab, "gpu02", "ibstat mlx5_3")
 
 
@@ -141,4 +141,7 @@ async def test_empty_scenario_is_compliant_with_the_written_inventory(make_lab):
     assert len(sums) == 1
     assert "SMINFO_MASTER" in await run(lab, "gpu02", "sminfo")
     assert "SMINFO_STANDBY" in await run(lab, "gpu02", "sminfo 2")
-    assert await run(lab, "gpu03", "grep -c 'baseurl=http://mirror.seed-dc.internal/' /etc/yum.repos.d/*.repo") == "4\n"
+    assert await run(lab, "gpu03", "grep -c 'baseurl=http://mirror.seed-dc.internal/' /etc/yum.repos.d/*.repo") == (
+        "/etc/yum.repos.d/rocky.repo:0\n/etc/yum.repos.d/seed-dc.repo:4\n")
+    # the distribution's own repository file is there, every section disabled
+    assert await run(lab, "gpu03", "grep -c '^enabled=0' /etc/yum.repos.d/rocky.repo") == "4\n"

@@ -26,7 +26,9 @@ async def test_written_inventory_has_the_seed_shape(make_lab):
         assert inv["vars"][key] == value
     assert inv["vars"]["ansible_ssh_private_key_file"] == str(lab.client_key)
     assert inv["vars"]["runbook_known_hosts"] == str(lab.known_hosts)
-    assert inv["children"]["compute"]["vars"] == seed["children"]["compute"]["vars"]
+    # every design var kept, except the rank count of the fleet-wide NCCL run:
+    # it is this lab's GPUs (3 nodes x 8), as partitions_conf is this fabric's
+    assert inv["children"]["compute"]["vars"] == dict(seed["children"]["compute"]["vars"], nccl_ranks=24)
     assert list(inv["children"]["compute"]["hosts"]) == ["gpu01", "gpu02", "gpu03"]
     assert list(inv["children"]) == list(seed["children"])  # same groups, same order
     sm = inv["children"]["sm"]

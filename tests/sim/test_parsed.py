@@ -53,14 +53,16 @@ def expected(machine, name: str) -> tuple[str, set[str]]:
         "ibv_devinfo": ("ibv_devinfo", {"mlx5_0", "PORT_ACTIVE", str(st.lid), ibformat.FW}),
         "ofed_info": ("ofed_info -s", {node.versions["ofed"]}),
         "modinfo": ("modinfo mlx5_core", {node.versions["ofed_kernel"], "mlx5_core"}),
-        "lspci-vv": ("lspci -vv -d 10de:", {"16GT/s"}),
+        "lspci-vv": ("lspci -vv -d 10de:", {"16GT/s", "2.5GT/s"}),
         "lspci": ("lspci", {"Mellanox Technologies"}),
         "dmidecode-memory": ("dmidecode -t memory", {"64 GB", "DDR4"}),
         "numactl": ("numactl -H", {"0", "1"}),
-        "iblinkinfo": ("iblinkinfo", {"gpu01 mlx5_0"}),
-        "ibnetdiscover": ("ibnetdiscover", {"gpu01 mlx5_0"}),
+        "iblinkinfo": ("iblinkinfo", {"gpu01.seed-dc.internal mlx5_0"}),  # rdma-ndd: the FQDN
+        "ibnetdiscover": ("ibnetdiscover", {"gpu01.seed-dc.internal mlx5_0"}),
         "nccl-tests": ("all_reduce_perf -b 1G -e 8G -f 2 -g 8", {"8589934592"}),
-        "ib_write_bw": ("ib_write_bw -d mlx5_0 --report_gbits gpu02", {"65536"}),
+        "ib_write_bw": ("ib_write_bw -d mlx5_0 --report_gbits -D 2 > /tmp/s 2>&1 & "
+                        "until ib_write_bw -d mlx5_0 --report_gbits -D 2 localhost 2>/dev/null; do sleep 0.1; done",
+                        {"65536"}),
         "chronyc-tracking": ("chronyc tracking", {"Normal"}),
         "mst-status": ("mst start >/dev/null; mst status -v", {"mlx5_0", "ConnectX6(rev:0)"}),
     }[name]

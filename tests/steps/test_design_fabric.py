@@ -34,9 +34,15 @@ def test_ib_ports_names_rate_state_lid_and_missing_port():
     eth = copy.deepcopy(record)
     p = eth["by_name"]["mlx5_1"]["ports"]["1"]
     p.update(base_lid=0, sm_lid=0, link_layer="Ethernet")
+    # an Ethernet-mode port is named for what it is, not for the LID 0 that follows from it
     assert compare("ib-ports", eth, H20) == [
-        "mlx5_1 port 1: link layer Ethernet, expected InfiniBand, LID 0 (the SM never configured this port), "
-        "SM LID 0 (no subnet manager seen)"]
+        "mlx5_1 port 1: link layer Ethernet, expected InfiniBand (the port is in Ethernet mode: see link-type-ib; "
+        "cabled to an IB switch it never gets link)"]
+    init = copy.deepcopy(record)
+    init["by_name"]["mlx5_0"]["ports"]["1"].update(state="Initializing", base_lid=0, sm_lid=0)
+    assert compare("ib-ports", init, H20) == [
+        "mlx5_0 port 1: state Initializing with link up: no subnet manager has configured the port "
+        "(see opensm-active / sm-master-standby)"]
 
 
 def test_ib_ports_real_dual_port_card_with_port_down():
@@ -50,7 +56,7 @@ def test_ib_ports_two_sm_lids_on_one_host():
     record = copy.deepcopy(parse_fixture("ibstat", "ibstat/H20"))
     record["by_name"]["mlx5_1"]["ports"]["1"]["sm_lid"] = 7
     assert compare("ib-ports", record, H20) == [
-        "compute ports see different SM LIDs (mlx5_0 1, mlx5_1 7): expected one subnet manager"]
+        "ports see different SM LIDs (mlx5_0 1, mlx5_1 7): expected one subnet manager"]
 
 
 PKEYS = {"pkey_compute": "0x100", "pkey_storage": "0x200",
@@ -64,16 +70,57 @@ def _tables(mlx5_0: list[str], mlx5_4: list[str]) -> dict:
 
 
 def test_pkey_membership_as_designed():
-    assert compare("pkey-membership", _tables(["0xffff", "0x8100"], ["0xffff", "0x8200"]), PKEYS) == []
+    # index 0: the default partition as a limited member (0x7fff), then the own partition
+    assert compare("pkey-membership", _tables(["0x7fff", "0x8100"], ["0x7fff", "0x8200"]), PKEYS) == []
 
 
 def test_pkey_membership_missing_limited_and_crossed():
-    problems = compare("pkey-membership", _tables(["0xffff", "0x0100", "0x8200"], ["0xffff"]), PKEYS)
+    problems = compare("pkey-membership", _tables(["0x7fff", "0x0100", "0x8200"], ["0x7fff"]), PKEYS)
     assert problems == [
-        "mlx5_0 (compute): expected full member of 0x0100, found a limited member (PKeys 0xffff, 0x0100, 0x8200)",
-        "mlx5_0 (compute): expected no membership of 0x0200, found a full member (PKeys 0xffff, 0x0100, 0x8200)",
-        "mlx5_4 (storage): expected full member of 0x0200, found not a member (PKeys 0xffff)",
+        "mlx5_0 (compute): expected full member of 0x0100, found a limited member (PKeys 0x7fff, 0x0100, 0x8200)",
+        "mlx5_0 (compute): can talk on the storage partition: a full member of 0x0200, expected none "
+        "(PKeys 0x7fff, 0x0100, 0x8200)",
+        "mlx5_4 (storage): expected full member of 0x0200, found not a member (PKeys 0x7fff)",
     ]
+
+
+def test_pkey_membership_a_limited_member_of_the_other_plane_can_talk_to_it():
+    # a limited member still reaches the other partition's full members (the storage targets)
+    problems = compare("pkey-membership", _tables(["0x7fff", "0x8100", "0x0200"], ["0x7fff", "0x8200"]), PKEYS)
+    assert problems == ["mlx5_0 (compute): can talk on the storage partition: a limited member of 0x0200, "
+                        "expected none (PKeys 0x7fff, 0x8100, 0x0200)"]
+
+
+def test_pkey_membership_default_partition_full_isolates_nothing():
+    # `Default=0x7fff, ipoib : ALL=full;`: every port 0xffff, every port reaches every other
+    problems = compare("pkey-membership", _tables(["0xffff", "0x8100"], ["0xffff", "0x8200"]), PKEYS)
+    assert problems == [
+        f"{dev} ({role}): a full member of the default partition 0x7fff, so it reaches every port over it; "
+        f"expected limited (partitions.conf: Default=0x7fff : ALL=limited, SELF=full) (PKeys 0xffff, {own})"
+        for dev, role, own in (("mlx5_0", "compute", "0x8100"), ("mlx5_4", "storage", "0x8200"))]
+
+
+def test_pkey_membership_nccl_index_must_hold_the_compute_pkey():
+    design = dict(PKEYS, nccl_ib_pkey_index=1)
+    assert compare("pkey-membership", _tables(["0x7fff", "0x8100"], ["0x7fff", "0x8200"]), design) == []
+    swapped = _tables(["0x8100", "0x7fff"], ["0x7fff", "0x8200"])
+    assert compare("pkey-membership", swapped, design) == [
+        "mlx5_0: PKey index 1 (NCCL_IB_PKEY) holds 0x7fff, expected 0x8100: NCCL would run on another partition"]
+
+
+def test_pkey_membership_by_pci_blames_the_dead_card_not_its_neighbour():
+    # the rail-2 card at 20:00.0 is gone: the rail-3 card is now mlx5_1 (probe order)
+    design = {"pkey_compute": "0x100", "pkey_storage": "0x200", "storage_nics": [],
+              "compute_nics": [{"pci": "0000:18:00.0", "dev": "mlx5_0", "rail": 1},
+                               {"pci": "0000:20:00.0", "dev": "mlx5_1", "rail": 2},
+                               {"pci": "0000:98:00.0", "dev": "mlx5_2", "rail": 3}]}
+    text = ("0000:18:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) x fw 28.39.1002 port 1 (ACTIVE) ==> ib0 (Up)\n"
+            "0000:98:00.0 mlx5_1 (MT4129 - MCX75310AAS-NEAT) x fw 28.39.1002 port 1 (ACTIVE) ==> ib1 (Up)\n"
+            + "".join(f"/sys/class/infiniband/{d}/ports/1/pkeys/{i}:{p}\n"
+                      for d in ("mlx5_0", "mlx5_1") for i, p in enumerate(["0x7fff", "0x8100"])))
+    assert compare("pkey-membership", parsers.parse("sysfs-pkeys-by-pci", text), design) == [
+        "rail 2 NIC 0000:20:00.0 (mlx5_1): no RDMA device at this PCI address (card dead, unseated or its "
+        "driver not bound: `lspci -s 20:00.0`, `dmesg | grep 20:00.0`)"]
 
 
 def test_pkey_membership_real_azure_tables():
@@ -83,11 +130,15 @@ def test_pkey_membership_real_azure_tables():
     design["pkey_compute"] = "0x100"
     assert compare("pkey-membership", record, design) == [
         "mlx5_0 (compute): expected full member of 0x0100, found not a member (PKeys 0x800b, 0x7fff)"]
+    # the real table holds 0x800b at index 0: NCCL_IB_PKEY=1 would pick the default partition
+    design = dict(design, pkey_compute="0x800b", nccl_ib_pkey_index=1)
+    assert compare("pkey-membership", record, design) == [
+        "mlx5_0: PKey index 1 (NCCL_IB_PKEY) holds 0x7fff, expected 0x800b: NCCL would run on another partition"]
 
 
 G = ["0xb8599f0310000100", "0xb8599f0310000101", "0xb8599f0310000104"]
 CONF = f"""# managed
-Default=0x7fff, ipoib : ALL=full;
+Default=0x7fff, ipoib : ALL=limited, SELF=full;
 compute=0x100, ipoib, defmember=full :
     {G[0]}=full,
     {G[1]}=full;
@@ -98,6 +149,28 @@ PLAN = {"partitions_conf": CONF, "pkey_compute": "0x100", "pkey_storage": "0x200
 
 def test_partitions_as_planned():
     assert compare("partitions", parsers.parse("partitions-conf", CONF), PLAN) == []
+
+
+def test_partitions_default_all_full_isolates_nothing():
+    text = CONF.replace("ALL=limited, SELF=full", "ALL=full")
+    plan = dict(PLAN, partitions_conf=text)  # even when the plan itself says so
+    assert compare("partitions", parsers.parse("partitions-conf", text), plan) == [
+        "0x7fff (Default): every port a full member of the default partition 0x7fff: compute and storage "
+        "ports reach each other over it; expected ALL=limited, SELF=full"]
+
+
+def test_partitions_storage_targets_and_ipoib_mtu():
+    targets = ["0xb8599f0330000100"]
+    text = CONF.replace("storage=0x200, ipoib, defmember=full :", "storage=0x200, ipoib, mtu=5, defmember=full :")
+    plan = dict(PLAN, partitions_conf=text, storage_target_guids=targets, storage_ipoib_mtu=4092)
+    assert compare("partitions", parsers.parse("partitions-conf", text), plan) == [
+        "0x0200 (storage): storage target port(s) not full members: 0xb8599f0330000100"]
+    with_target = text.replace(f"{G[2]}=full;", f"{G[2]}=full, {targets[0]}=full;")
+    plan["partitions_conf"] = with_target
+    assert compare("partitions", parsers.parse("partitions-conf", with_target), plan) == []
+    no_mtu = with_target.replace(", mtu=5", "")
+    assert compare("partitions", parsers.parse("partitions-conf", no_mtu), dict(plan, partitions_conf=no_mtu)) == [
+        "0x0200 (storage): IPoIB mtu=4, expected mtu=5 (storage_ipoib_mtu 4092)"]
 
 
 def test_partitions_missing_partition_and_members():

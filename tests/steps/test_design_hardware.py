@@ -30,11 +30,46 @@ def test_pcie_gen5_card_in_designed_gen4_slot_is_as_designed():
     assert compare("pcie-link-nic", record, dict(NIC, pcie_nic_speed="16GT/s")) == []
 
 
-def test_pcie_real_downgraded_gpu_fails_with_the_marker():
+def test_pcie_real_idle_gpu_at_2_5gts_passes_width_and_capability():
+    # A real idle AD102: LnkSta "Speed 2.5GT/s (downgraded), Width x16", LnkCap 16GT/s x16.
     record = parse_fixture("lspci-vv", "lspci-vv/RTX6000Ada")
+    assert record["devices"][0]["lnksta"]["speed"] == "2.5GT/s"
+    assert compare("pcie-link-gpu", record, GPU) == []
+
+
+def test_pcie_idle_gpu_at_x8_or_with_a_gen3_capability_fails():
+    record = copy.deepcopy(parse_fixture("lspci-vv", "lspci-vv/RTX6000Ada"))
+    record["devices"][0]["lnksta"].update(width="x8", lanes=8, downgraded=True)
     assert compare("pcie-link-gpu", record, GPU) == [
-        "01:00.0 RTX 6000 Ada Generation: LnkSta expected 16GT/s x16, found 2.5GT/s x16 (downgraded); "
-        "LnkCap 16GT/s x16"]
+        "01:00.0 RTX 6000 Ada Generation: LnkSta width expected x16, found x8 (downgraded) "
+        "(speed 2.5GT/s; LnkCap 16GT/s x16)"]
+    record = copy.deepcopy(parse_fixture("lspci-vv", "lspci-vv/RTX6000Ada"))
+    record["devices"][0]["lnkcap"].update(speed="8GT/s", speed_gts=8.0)
+    assert compare("pcie-link-gpu", record, GPU) == [
+        "01:00.0 RTX 6000 Ada Generation: LnkCap expected 16GT/s x16, found 8GT/s x16"]
+
+
+H2D = {"pcie_gpu_h2d_min_gbs": 20, "gpus_per_node": 2}
+
+
+def _h2d(values):
+    text = ("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+            "          0         1\n0" + "".join(f"{v:>10.2f}" for v in values) + "\n")
+    return parsers.parse("nvbandwidth", text)
+
+
+def test_pcie_bandwidth_under_load_judges_each_gpu():
+    assert compare("pcie-bandwidth-gpu", _h2d([25.9, 26.1]), H2D) == []
+    assert compare("pcie-bandwidth-gpu", _h2d([25.9, 12.4]), H2D) == [
+        "GPU 1: host-to-device 12.4 GB/s, expected ≥ 20 (a link at Gen3 or x8 under load carries about half)"]
+    assert compare("pcie-bandwidth-gpu", _h2d([25.9, 26.0]),
+                   dict(H2D, gpus_per_node=8))[0] == "GPUs measured: expected 8, found 2"
+
+
+def test_pcie_bandwidth_without_the_h2d_testcase_is_unknown():
+    record = parse_fixture("nvbandwidth", "nvbandwidth/nvbandwidth-v0.4.2")
+    with pytest.raises(ValueError, match="host_to_device_memcpy_ce"):
+        compare("pcie-bandwidth-gpu", record, H2D)
 
 
 def test_pcie_width_x8_and_missing_device():
@@ -114,7 +149,9 @@ def test_link_type_all_ib_passes_and_eth_is_named():
         + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)") + _mlx("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "IB(1)")
     assert compare("link-type-ib", parsers.parse("mlxconfig-per-device", text), MODE) == [
         "mlx5_0 LINK_TYPE_P1: expected IB(1), found ETH(2)",
-        "mlx5_6 LINK_TYPE_P2: expected IB(1), found ETH(2) (IB(1) is set for the next boot: a reboot is owed)",
+        "mlx5_6 LINK_TYPE_P2: expected IB(1), found ETH(2) (IB(1) is set for the next boot: a reboot is owed;"
+        " if the node has rebooted since, the warm reboot did not reset the card's firmware: the apply resets"
+        " it with mlxfwreset, or a power cycle is owed)",
     ]
 
 

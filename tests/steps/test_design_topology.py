@@ -103,9 +103,12 @@ def test_nic_numa_real_sysfs_and_mismatch():
 IRQ_DESIGN = {"ib_mode_devices": ["mlx5_0", "mlx5_2"]}
 
 
-def _irqs(mlx5_2_lists: list[str]) -> dict:
-    lines = ["mlx5_0 numa_node 0 local_cpulist 0-31,64-95", "mlx5_0 irq 120 0-31,64-95", "mlx5_0 irq 121 3",
-             "mlx5_2 numa_node 1 local_cpulist 32-63,96-127"]
+STOPPED = ["irqbalance active inactive enabled disabled", "irqbalance args"]
+
+
+def _irqs(mlx5_2_lists: list[str], head: list[str] = STOPPED) -> dict:
+    lines = head + ["mlx5_0 numa_node 0 local_cpulist 0-31,64-95", "mlx5_0 irq 120 0-31,64-95", "mlx5_0 irq 121 3",
+                    "mlx5_2 numa_node 1 local_cpulist 32-63,96-127"]
     lines += [f"mlx5_2 irq {140 + i} {cpus}" for i, cpus in enumerate(mlx5_2_lists)]
     return parsers.parse("irq-affinity", "\n".join(lines) + "\n")
 
@@ -121,8 +124,52 @@ def test_irq_affinity_names_the_irqs_outside_the_node():
 
 
 def test_irq_affinity_device_without_sysfs_or_irqs():
-    record = parsers.parse("irq-affinity", "mlx5_0 numa_node 0 local_cpulist 0-3\nmlx5_2 numa_node  local_cpulist \n")
+    record = parsers.parse("irq-affinity", "irqbalance active inactive enabled disabled\nirqbalance args\n"
+                           "mlx5_0 numa_node 0 local_cpulist 0-3\nmlx5_2 numa_node  local_cpulist \n")
     assert compare("irq-affinity", record, IRQ_DESIGN) == [
         "mlx5_0: no MSI-X interrupts listed (driver not bound?)",
         "mlx5_2: no numa_node/local_cpulist in sysfs (device missing?)",
     ]
+
+
+BAN = dict(IRQ_DESIGN, irqbalance_policy="ban", irqbalance_policyscript="/usr/local/sbin/ban-mlx5.sh")
+
+
+def test_irqbalance_running_unbanned_fails_banned_passes():
+    running = ["irqbalance active active enabled enabled", "irqbalance args"]
+    assert compare("irq-affinity", _irqs(["40"], running), BAN) == [
+        "irqbalance is active and does not leave the NIC interrupts alone (IRQBALANCE_ARGS=unset; the design "
+        "bans them: --policyscript=/usr/local/sbin/ban-mlx5.sh): it moves them at its next pass"]
+    banned = ["irqbalance active active enabled enabled",
+              'irqbalance args IRQBALANCE_ARGS="--policyscript=/usr/local/sbin/ban-mlx5.sh"']
+    assert compare("irq-affinity", _irqs(["40"], banned), BAN) == []
+    every_irq = ["irqbalance active active enabled enabled",
+                 "irqbalance args IRQBALANCE_ARGS=--banirq=120 --banirq=121 --banirq=140"]
+    assert compare("irq-affinity", _irqs(["40"], every_irq), BAN) == []
+    one_missing = ["irqbalance active active enabled enabled", "irqbalance args IRQBALANCE_ARGS=--banirq=120"]
+    assert compare("irq-affinity", _irqs(["40"], one_missing), BAN)[0].startswith("irqbalance is active")
+
+
+def test_irqbalance_policy_stop_wants_it_stopped_and_disabled():
+    stop = dict(IRQ_DESIGN, irqbalance_policy="stop")
+    assert compare("irq-affinity", _irqs(["40"]), stop) == []
+    enabled_only = ["irqbalance active inactive enabled enabled", "irqbalance args"]
+    assert compare("irq-affinity", _irqs(["40"], enabled_only), stop) == [
+        "irqbalance is inactive/enabled, the design stops it (irqbalance_policy: stop): it would move the "
+        "pinned NIC interrupts at its next pass"]
+
+
+def test_irq_listing_without_irqbalance_state_is_unknown_not_pass():
+    with pytest.raises(ValueError, match="no irqbalance state"):
+        compare("irq-affinity", _irqs(["40"], []), BAN)
+
+
+def test_irq_pinning_must_survive_a_boot():
+    unit = dict(IRQ_DESIGN, irq_affinity_unit="nic-irq-affinity")
+    enabled = STOPPED + ["boot unit nic-irq-affinity enabled"]
+    assert compare("irq-affinity", _irqs(["40"], enabled), unit) == []
+    missing = STOPPED + ["boot unit nic-irq-affinity "]
+    assert compare("irq-affinity", _irqs(["40"], missing), unit) == [
+        "boot-time unit nic-irq-affinity: not installed, expected enabled (the pinning is lost at the next boot)"]
+    with pytest.raises(ValueError, match="boot-time unit"):
+        compare("irq-affinity", _irqs(["40"]), unit)

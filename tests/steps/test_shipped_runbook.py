@@ -19,12 +19,13 @@ from .helpers import inventory, runbook, seed_vars
 
 CONTRACT = {
     "10-preflight.yaml": ["ssh-reachable", "hostname-matches", "clock-sync", "os-kernel-consistent"],
-    "20-hardware.yaml": ["dimm-population", "gpu-inventory", "pcie-link-gpu", "pcie-link-nic", "mellanox-functions"],
+    "20-hardware.yaml": ["dimm-population", "gpu-inventory", "pcie-link-gpu", "pcie-bandwidth-gpu",
+                         "pcie-link-nic", "mellanox-functions"],
     "30-nic-mode.yaml": ["mst-started", "link-type-ib", "ib-link-layer"],
     "40-software.yaml": ["mirror-only", "ofed-version", "ofed-kernel-match", "nvidia-driver-version",
                          "cuda-version", "etc-consistent", "nvidia-peermem"],
     "50-topology.yaml": ["gpu-numa-affinity", "nic-numa-affinity", "gpu-nic-topology", "irq-affinity"],
-    "60-fabric.yaml": ["opensm-active", "sm-master-standby", "partitions-conf", "ib-ports-active",
+    "60-fabric.yaml": ["opensm-active", "sm-master-standby", "sm-seen-from-compute", "partitions-conf", "ib-ports-active",
                        "pkey-membership", "rail-cabling", "ipoib-storage"],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
     "90-handover.yaml": ["customer-walkthrough"],
@@ -71,7 +72,14 @@ def test_design_lists_agree_with_each_other():
     members = {p["pkey"]: {m["guid"] for m in p["members"] if m["membership"] == "full"}
                for p in plan["partitions"]}
     assert len(members["0x0100"]) == len(compute_hosts) * len(v["compute_nics"])
-    assert len(members["0x0200"]) == len(compute_hosts) * (len(v["ib_mode_devices"]) - len(v["compute_nics"]))
+    # the storage partition: every node's storage ports plus the storage targets
+    assert len(v["storage_nics"]) == len(v["ib_mode_devices"]) - len(v["compute_nics"])
+    assert members["0x0200"] == ({m for m in members["0x0200"] if m not in v["storage_target_guids"]}
+                                 | set(v["storage_target_guids"]))
+    assert len(members["0x0200"]) == len(compute_hosts) * len(v["storage_nics"]) + len(v["storage_target_guids"])
+    # every NIC keyed by a distinct PCI address
+    pcis = [n["pci"] for n in v["compute_nics"] + v["storage_nics"]]
+    assert len(set(pcis)) == len(pcis) == v["mellanox_functions"]
     assert not members["0x0100"] & members["0x0200"]
     assert comparators()["partitions"].func(plan, seed_vars("sm01")) == []
     assert select_hosts(inventory(), "nccl_launcher") and set(select_hosts(inventory(), "nccl_launcher")) <= set(
@@ -169,9 +177,17 @@ def test_rollbacks_render_from_the_recorded_before():
                   for d, c in (("mlx5_0", "IB(1)"), ("mlx5_3", "ETH(2)")))
     cmd = render_command(runbook().step("link-type-ib").rollback.run, dict(v, before=_before("link-type-ib", mlx)))
     assert "for r in mlx5_0:LINK_TYPE_P1=1 mlx5_3:LINK_TYPE_P1=2; do mlxconfig -y -d $(echo $r | cut -d: -f1)" in cmd
-    irq = "mlx5_0 numa_node 0 local_cpulist 0-31\nmlx5_0 irq 120 0-31\nmlx5_0 irq 121 40\n"
+    irq = ("irqbalance active active enabled enabled\nirqbalance args\nboot unit nic-irq-affinity disabled\n"
+           "mlx5_0 numa_node 0 local_cpulist 0-31\nmlx5_0 irq 120 0-31\nmlx5_0 irq 121 40\n")
     cmd = render_command(runbook().step("irq-affinity").rollback.run, dict(v, before=_before("irq-affinity", irq)))
     assert "for r in 120=0-31 121=40; do echo $r | cut -d= -f2 > /proc/irq/$(echo $r | cut -d= -f1)/" in cmd
+    assert "if [ active = active ]; then systemctl restart irqbalance" in cmd
+    assert "if [ disabled = enabled ]; then systemctl enable $u; else systemctl disable $u; fi" in cmd
+    sm = "LoadState=loaded\nActiveState=inactive\nUnitFileState=enabled\n"
+    cmd = render_command(runbook().step("opensm-active").rollback.run,
+                         dict(seed_vars("sm01"), before=_before("opensm-active", sm)))
+    assert "if [ inactive != active ] && [ \"$(systemctl is-active $u)\" = active ]; then" in cmd
+    assert "if [ enabled = enabled ]; then systemctl enable $u; fi" in cmd
 
 
 def test_partitions_apply_writes_the_plan_as_one_quoted_word():
@@ -190,8 +206,10 @@ def test_every_parser_named_by_a_step_reads_something():
 
 def _rendered():
     """Every command of the runbook as it would run on each kind of host."""
-    befores = {"link-type-ib": {"restore": ["mlx5_3:LINK_TYPE_P1=2"]}, "irq-affinity": {"restore": ["121=0"]},
-}
+    befores = {"link-type-ib": {"restore": ["mlx5_3:LINK_TYPE_P1=2"]},
+               "irq-affinity": {"restore": ["121=0"], "irqbalance": {"active": "active", "enabled": "enabled"},
+                                "boot_unit": {"name": "nic-irq-affinity", "enabled": ""}},
+               "opensm-active": {"unit_file_state": "enabled", "active_state": "active"}}
     for step in runbook().steps:
         host = select_hosts(inventory(), step.hosts)[0]
         for name in ("verify", "apply", "rollback"):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from runbook.sim.irqbalance import effective_cpus
+
 from .helpers import runbook
 from .simlab import LabRun, run_scenarios
 
@@ -19,7 +21,7 @@ COMPUTE_FAULTS = {
     "wrong_rail": ("gpu03", "rail-cabling"),
     "nic_numa_mismatch": ("gpu04", "nic-numa-affinity"),
     "pcie_x8": ("gpu05", "pcie-link-gpu"),
-    "pcie_gen3": ("gpu06", "pcie-link-gpu"),
+    "pcie_gen3": ("gpu06", "pcie-bandwidth-gpu"),  # idle GPUs sit at 2.5GT/s: only load shows Gen3
     "missing_dimm": ("gpu07", "dimm-population"),
     "ofed_version_drift": ("gpu08", "ofed-version"),
     "driver_version_drift": ("gpu09", "nvidia-driver-version"),
@@ -31,10 +33,14 @@ COMPUTE_FAULTS = {
     "ib_rate_100": ("gpu15", "ib-ports-active"),
     "irq_affinity_wrong": ("gpu16", "irq-affinity"),
     "peermem_missing": ("gpu17", "nvidia-peermem"),
+    "fw_reset_needed": ("gpu19", "link-type-ib"),
+    "ofed_kmod_stale": ("gpu20", "ofed-kernel-match"),
+    "irqbalance_unbanned": ("gpu21", "irq-affinity"),
+    "irq_pinning_not_persisted": ("gpu22", "irq-affinity"),
 }
 SM_FAULTS = {"opensm_down": ("sm01", "opensm-active"), "pkey_missing": ("sm02", "partitions-conf")}
 BEHAVIOUR_FAULTS = {"unreachable": "gpu02", "hang": "gpu03", "slow": "gpu04", "host_key_changed": "gpu05"}
-COMPUTE_NODES = 18  # gpu01 and gpu18 stay healthy; gpu01 launches the fleet NCCL test
+COMPUTE_NODES = 22  # gpu01 and gpu18 stay healthy; gpu01 launches the fleet NCCL test
 
 # Failures that follow from another step's fault, by design of the checks.
 CONSEQUENCES = {
@@ -42,11 +48,12 @@ CONSEQUENCES = {
     "irq-affinity": {"gpu04"},       # its IRQs stayed on the designed node, the NIC did not
     "rail-cabling": {"gpu14"},       # a port without link is on no switch
     "nccl-inter-node": {"gpu01"},    # one ring over every node: the faulty nodes slow it
-    # inside a node: a GPU link at x8 / Gen3 halves the ring, a NIC on the other
-    # socket costs 25 % (the simulator's performance model, after DOMAIN.md)
-    "nccl-intra-node": {"gpu04", "gpu05", "gpu06"},
+    # inside a node: a GPU link at x8 / Gen3 halves the ring; the NIC on the other
+    # socket (gpu04) does not matter there, NCCL inside a node uses no NIC
+    "nccl-intra-node": {"gpu05", "gpu06"},
 }
-FIXES = {"link-type-ib": ["gpu02"], "irq-affinity": ["gpu04", "gpu16"], "nvidia-peermem": ["gpu17"]}
+FIXES = {"link-type-ib": ["gpu02", "gpu19"], "irq-affinity": ["gpu04", "gpu16", "gpu21", "gpu22"],
+         "nvidia-peermem": ["gpu17"]}
 
 
 async def _compliant(directory):
@@ -64,7 +71,7 @@ async def _compute_faults(directory):
     try:
         await run.run(None)
         out = {"verify": run.table()}
-        irqs_before = {h: {i.number: i.cpus for i in run.node(h).irqs} for h in FIXES["irq-affinity"]}
+        irqs_before = _irqs(run)
         for step_id, hosts in FIXES.items():
             await run.run([step_id], "apply", hosts=hosts)
         out["applied"] = run.table()
@@ -81,10 +88,19 @@ async def _compute_faults(directory):
         await run.stop()
 
 
+def _irqs(run: LabRun) -> dict:
+    """Every IRQ's affinity as the kernel reports it (irqbalance's doing included)."""
+    return {h: {i.number: effective_cpus(run.node(h), i) for i in run.node(h).irqs} for h in FIXES["irq-affinity"]}
+
+
 def _state(run: LabRun) -> dict:
-    gpu02 = run.node("gpu02")
+    gpu02, gpu19 = run.node("gpu02"), run.node("gpu19")
     return {"gpu02_link_type": [c.link_type for c in gpu02.cards][0],
-            "irqs": {h: {i.number: i.cpus for i in run.node(h).irqs} for h in FIXES["irq-affinity"]},
+            "gpu19_mlx5_1": gpu19.link_type(gpu19.nic("mlx5_1")),
+            "irqs": _irqs(run),
+            "irqbalance_gpu21": (gpu21 := run.node("gpu21")).irqbalance.running and
+                                "--policyscript=" in gpu21.files["/etc/sysconfig/irqbalance"],
+            "boot_unit_gpu22": "nic-irq-affinity" in run.node("gpu22").units_enabled,
             "gpu17_modules": list(run.node("gpu17").modules)}
 
 
@@ -137,7 +153,7 @@ def _failing(table, step_id):
 def test_compliant_lab_passes_every_step(lab):
     table = lab["compliant"]
     automatic = {s.id for s in runbook().steps if not s.manual}
-    assert set(table) == automatic and len(automatic) == 33
+    assert set(table) == automatic and len(automatic) == 35
     bad = {(step, h): row for step, rows in table.items() for h, row in rows.items() if row[0] != "pass"}
     assert bad == {}
 
@@ -163,19 +179,23 @@ def test_fault_matrix_has_no_other_failure(lab):
 
 REASONS = {
     "link_type_eth": "mlx5_0 LINK_TYPE_P1: expected IB(1), found ETH(2)",
-    "wrong_rail": "gpu03 mlx5_0 (rail 1): expected on leaf01, found on leaf02",
-    "nic_numa_mismatch": "mlx5_2 NUMA: expected 1, found 0",
-    "pcie_x8": "LnkSta expected 16GT/s x16, found 16GT/s x8",
-    "pcie_gen3": "LnkSta expected 16GT/s x16, found 8GT/s x16",
+    "wrong_rail": "rail 1 NIC 0000:18:00.0 (mlx5_0): expected on leaf01, found on leaf02",
+    "nic_numa_mismatch": "rail 3 NIC 0000:98:00.0 (mlx5_2) NUMA: expected 1, found 0",
+    "pcie_x8": "LnkSta width expected x16, found x8 (downgraded) (speed 2.5GT/s; LnkCap 16GT/s x16)",
+    "pcie_gen3": "GPU 5: host-to-device 12.95 GB/s, expected ≥ 20",
     "missing_dimm": "populated DIMMs: expected 16, found 15",
     "ofed_version_drift": "found 'MLNX_OFED_LINUX-23.07-0.5.1.2'",
     "driver_version_drift": "driver_version: expected '550.90.07', found '550.54.15'",
-    "ofed_kernel_mismatch": "version: expected '23.10-1.1.9', found '23.07-0.5.1'",
+    "ofed_kernel_mismatch": "found '23.07-0.5.1'",
+    "ofed_kmod_stale": "found '23.07-0.5.1'",
+    "fw_reset_needed": "mlx5_1 LINK_TYPE_P1: expected IB(1), found ETH(2)",
+    "irqbalance_unbanned": "irqbalance is active and does not leave the NIC interrupts alone",
+    "irq_pinning_not_persisted": "boot-time unit nic-irq-affinity: disabled, expected enabled",
     "etc_drift": "outliers gpu11",
     "external_repo": "developer.download.nvidia.com",
     "clock_skew": "system_time_abs_ms: expected ≤ 1.0, found 2350",
-    "ib_port_down": "mlx5_1 port 1: state Down",
-    "ib_rate_100": "mlx5_3 port 1: rate 100, expected 200",
+    "ib_port_down": "rail 2 NIC 0000:20:00.0 (mlx5_1) port 1: state Down",
+    "ib_rate_100": "rail 4 NIC 0000:a0:00.0 (mlx5_3) port 1: rate 100, expected 200",
     "irq_affinity_wrong": "mlx5_0 (NUMA node 0, CPUs 0-31,64-95): 9 of 9 IRQs may run outside it",
     "peermem_missing": "/^nvidia_peermem\\s/, no match",
 }
@@ -204,7 +224,8 @@ def test_sm_fault_is_caught_on_its_node_only(lab, fault):
 
 def test_sm_faults_reasons_and_gating(lab):
     table = lab["sm"]["verify"]
-    assert "^active$" in table["opensm-active"]["sm01"][1]
+    assert "active_state: expected 'active', found 'inactive'" in table["opensm-active"]["sm01"][1]
+    assert "unit_file_state: expected 'enabled', found 'disabled'" in table["opensm-active"]["sm01"][1]
     assert "partition 0x0200 (storage) missing from partitions.conf" in table["partitions-conf"]["sm02"][1]
     # sm01's role is not judged while its OpenSM is down; sm02 took over and says so
     assert table["sm-master-standby"]["sm01"][0] == "blocked"
@@ -240,6 +261,9 @@ def test_applies_fix_their_faults(lab):
             assert applied[step_id][h][0] == "pass", (step_id, h, applied[step_id][h])
     state = lab["compute"]["fixed_state"]
     assert state["gpu02_link_type"] == [1]  # IB after the owed reboot
+    # a warm reboot would not have done it on gpu19's card: the apply's mlxfwreset did
+    assert state["gpu19_mlx5_1"] == 1
+    assert state["irqbalance_gpu21"] is True and state["boot_unit_gpu22"] is True
     assert "nvidia_peermem" in state["gpu17_modules"]
 
 
@@ -247,7 +271,8 @@ def test_irq_script_is_generated_from_the_measured_topology(lab):
     script = lab["compute"]["irq_script"]
     assert script.startswith("#!/bin/sh\n# NIC IRQ affinity generated by runbook")
     assert "# mlx5_0: NUMA node 0, local CPUs 0-31,64-95" in script
-    assert "echo 0-31,64-95 > /proc/irq/120/smp_affinity_list" in script
+    # by node, the IRQs looked up when it runs (they change between boots)
+    assert "for i in $(ls $p/msi_irqs); do echo $cpus > /proc/irq/$i/smp_affinity_list; done" in script
     # gpu04's mlx5_2 sits on node 0 now (nic_numa_mismatch): its IRQs follow the measurement
     fixed = lab["compute"]["fixed_state"]["irqs"]["gpu04"]
     assert {fixed[n] for n in range(152, 161)} == {"0-31,64-95"}
@@ -261,6 +286,7 @@ def test_rollbacks_restore_the_recorded_state(lab):
     state = lab["compute"]["rollback_state"]
     assert state["gpu02_link_type"] == [2]  # back to ETH after the rollback's reboot
     assert state["irqs"] == lab["compute"]["irqs_before"]
+    assert state["irqbalance_gpu21"] is False and state["boot_unit_gpu22"] is False
     assert "nvidia_peermem" not in state["gpu17_modules"]
 
 
@@ -273,7 +299,7 @@ def test_sm_applies_fix_and_rollbacks_restore(lab):
     assert sm["rolled_back"]["opensm-active"]["sm01"][0] == "fail"
     apply = sm["partitions_apply"]
     assert apply.status == "pending", apply.reason  # applied, re-verify pending
-    assert "storage=0x200, ipoib, defmember=full :" in apply.stdout  # the written file is shown
+    assert "storage=0x200, ipoib, mtu=5, defmember=full :" in apply.stdout  # the written file is shown
     assert sm["applied"]["partitions-conf"]["sm02"][0] == "pass"
     assert sm["applied"]["pkey-membership"]["gpu01"][0] == "pass"
     assert sm["conf_restored"] is True

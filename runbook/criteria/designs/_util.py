@@ -27,3 +27,42 @@ def by_key(mapping: dict, key: Any) -> Any:
     if isinstance(key, str) and key.isdigit() and int(key) in mapping:
         return mapping[int(key)]
     raise KeyError(key)
+
+
+def pci_address(value: Any) -> str:
+    """'18:00.0' / '0000:18:00.0' -> '0000:18:00.0' (how the design and pci_map key NICs)."""
+    v = str(value).strip().lower()
+    return v if v.count(":") == 2 else "0000:" + v
+
+
+def nic_label(nic: dict, role: str) -> str:
+    """How a reason names a designed NIC: by its slot first ("rail 2 NIC
+    0000:20:00.0"), the device name it is designed to get in brackets."""
+    what = f"rail {nic['rail']} NIC" if role == "compute" and "rail" in nic else f"{role} NIC"
+    if not nic.get("pci"):
+        return str(nic["dev"])
+    return f"{what} {pci_address(nic['pci'])} ({nic['dev']})"
+
+
+def designed_nics(record: Any, v: dict, roles: tuple[str, ...] = ("compute", "storage")) -> list[tuple]:
+    """(nic, role, device on this host or None, label) for every designed NIC.
+    With a `pci_map` in the record (the *-by-pci parsers), a NIC designed with a
+    `pci:` is found by its PCI address, so a dead card is named by its own slot
+    and its renumbered neighbours are still judged as themselves; None means no
+    RDMA device at that address. Without a map, the designed `dev` name is used."""
+    pci_map = record.get("pci_map") if isinstance(record, dict) else None
+    out = []
+    for role in roles:
+        for nic in v.get(f"{role}_nics", []) or []:
+            if pci_map is not None and nic.get("pci"):
+                dev = pci_map.get(pci_address(nic["pci"]))
+            else:
+                dev = nic["dev"]
+            out.append((nic, role, dev, nic_label(nic, role)))
+    return out
+
+
+def missing_card(label: str, nic: dict) -> str:
+    slot = pci_address(nic["pci"])[5:] if nic.get("pci") else "?"
+    return (f"{label}: no RDMA device at this PCI address (card dead, unseated or its driver not bound: "
+            f"`lspci -s {slot}`, `dmesg | grep {slot}`)")

@@ -2,14 +2,20 @@
 peer is "<this host> <device>" (the node description MLNX_OFED sets) must be on
 the leaf of that device's rail (rail_leaves). Switch names are matched on the
 hostname inside NVIDIA's default node description ("MF0;leaf01:MQM9700/U1")
-or on the whole description."""
+or on the whole description.
+
+With the `rail-links-by-pci` parser (ibdev2netdev -v; ibstat; the iblinkinfo
+lines of this node's own GUIDs) a port is found on the switches by its port
+GUID from the node's own ibstat, never by node description (which may be the
+FQDN, or the firmware default "MT4129 ConnectX7 ..." when rdma-ndd does not
+run), and each designed NIC by its PCI address."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
 from ..design import Comparator
-from ._util import by_key
+from ._util import by_key, designed_nics, missing_card
 
 _SWITCH_HOST = re.compile(r"^[^;]*;([^:]+):")
 
@@ -26,7 +32,42 @@ def _peer(name: str | None) -> tuple[str, str] | None:
     return words[0].split(".")[0], words[-1]
 
 
+def _guids(ca: dict) -> set[str]:
+    """Node and port GUIDs of a CA (iblinkinfo's CA lines show the node GUID;
+    on a ConnectX-4 or later function both are the same)."""
+    found = {ca.get("node_guid")} | {p.get("port_guid") for p in (ca.get("ports") or {}).values()}
+    return {str(g).lower() for g in found if g}
+
+
+def rail_cabling_by_guid(record: Any, v: dict) -> list[str]:
+    out = []
+    for nic, _, dev, label in designed_nics(record, v, ("compute",)):
+        rail = nic["rail"]
+        expected = str(by_key(v["rail_leaves"], rail))
+        label = label if nic.get("pci") else f"{label} (rail {rail})"  # a slot label names the rail already
+        if dev is None:
+            out.append(missing_card(label, nic))
+            continue
+        ca = record["by_name"].get(dev)
+        if ca is None:
+            out.append(f"{label}: not in this node's ibstat output")
+            continue
+        guids = _guids(ca)
+        where = [link for link in record["ca_links"] if link["guid"] in guids]
+        if not where:
+            out.append(f"{label}: port GUID {', '.join(sorted(guids))} not seen on any switch "
+                       f"(expected on {expected}; link down or not cabled)")
+            continue
+        for link in where:
+            leaf = _switch_name(link["remote"])
+            if leaf != expected:
+                out.append(f"{label}: expected on {expected}, found on {leaf} port {link['remote_port']}")
+    return out
+
+
 def rail_cabling(record: Any, v: dict) -> list[str]:
+    if "ca_links" in record:
+        return rail_cabling_by_guid(record, v)
     host = str(v.get("inventory_hostname_short") or v["inventory_hostname"]).split(".")[0]
     links = [l for l in record["links"] if l["node_type"] == "Switch" or l["switch"]]
     if not links:

@@ -1,6 +1,12 @@
 """Managed /etc files identical across the fleet (sha256sum per file). Per file,
 the digest most hosts have is the reference; a host with another digest, or
-without the file, is named with the file. No majority = every host fails."""
+without the file, is named with the file. No majority = every host fails.
+
+Where the design states a file's digest (managed_etc_sha256: {path: sha256},
+the digest of what the Ansible role renders), that digest is the reference
+instead of the majority: a fleet that is uniformly wrong (the role changed and
+never ran, or ran with an old template) fails everywhere rather than passing
+a vote."""
 from __future__ import annotations
 
 from collections import Counter
@@ -19,6 +25,17 @@ def etc_consistent(records: dict[str, Any], variables: dict[str, dict]) -> dict[
                 paths.append(p)
     for path in paths:
         digests = {h: r["files"].get(path) for h, r in records.items()}
+        designed = {h: str((variables[h].get("managed_etc_sha256") or {}).get(path) or "").lower()
+                    for h in records}
+        if any(designed.values()):
+            for h, d in digests.items():
+                want = designed[h]
+                if want and d != want:
+                    found = f"sha256 {d[:12]}…" if d else "not read"
+                    same = [x for x, y in digests.items() if y == d]
+                    out[h].append(f"{path}: {found}, designed {want[:12]}… (managed_etc_sha256); "
+                                  f"{len(same)}/{len(records)} hosts have this one")
+            continue
         counts = Counter(d for d in digests.values() if d)
         if not counts:
             continue  # nobody could read it: each host's sha256sum error already says so

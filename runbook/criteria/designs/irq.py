@@ -2,18 +2,69 @@
 device may only run on the CPUs local to the device's own NUMA node (the
 kernel's local_cpulist). The design is not consulted: when the NIC sits in the
 other socket, its interrupts must follow it (nic-numa-affinity reports the
-difference from the design)."""
+difference from the design).
+
+irqbalance (installed and enabled on RHEL) moves every interrupt it is not
+told to leave alone at its next pass, i.e. after the pinning was judged. So its
+state is judged too, by the site's irqbalance_policy:
+  ban   irqbalance may run, but with the NIC interrupts banned: IRQBALANCE_ARGS
+        carries the design's --policyscript (irqbalance_policyscript, which
+        answers ban=true for mlx5 devices) or a --banirq for every NIC IRQ;
+  stop  irqbalance stopped and disabled (NVIDIA's tuning guides, before
+        set_irq_affinity*.sh).
+A listing without irqbalance lines cannot show either: unknown, not pass."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..design import Comparator
 from ._util import examples
 
 
+def _irqbalance(record: Any, v: dict) -> list[str]:
+    policy = str(v.get("irqbalance_policy") or "ban")
+    state = record.get("irqbalance")
+    if state is None:
+        raise ValueError("the listing has no irqbalance state (lines 'irqbalance active ... enabled ...')")
+    active, enabled, args = state.get("active"), state.get("enabled"), state.get("args") or ""
+    if policy == "stop":
+        if active == "active" or enabled == "enabled":
+            return [f"irqbalance is {active}/{enabled}, the design stops it (irqbalance_policy: stop): "
+                    "it would move the pinned NIC interrupts at its next pass"]
+        return []
+    if policy != "ban":
+        raise ValueError(f"irqbalance_policy {policy!r} is not 'ban' or 'stop'")
+    if active != "active":
+        return []  # not running: it moves nothing (a reboot starts it again if enabled: the ban is still judged)
+    script = str(v.get("irqbalance_policyscript") or "")
+    banned = {m for m in re.findall(r"--banirq[= ](\d+)", args)}
+    nic_irqs = {irq for d in record["devices"].values() for irq in d["irqs"]}
+    if script and f"--policyscript={script}" in args or (nic_irqs and nic_irqs <= banned):
+        return []
+    want = f"--policyscript={script}" if script else "--banirq for every NIC IRQ"
+    return [f"irqbalance is active and does not leave the NIC interrupts alone (IRQBALANCE_ARGS="
+            f"{args or 'unset'}; the design bans them: {want}): it moves them at its next pass"]
+
+
+def _boot_unit(record: Any, v: dict) -> list[str]:
+    """The pinning must survive a boot (link-type-ib itself owes one): the design's
+    boot-time unit (irq_affinity_unit) installed and enabled."""
+    name = v.get("irq_affinity_unit")
+    if not name:
+        return []
+    unit = record.get("boot_unit")
+    if unit is None or unit["name"] != name:
+        raise ValueError(f"the listing does not show the boot-time unit {name} (line 'boot unit {name} ...')")
+    if unit["enabled"] != "enabled":
+        state = unit["enabled"] or "not installed"
+        return [f"boot-time unit {name}: {state}, expected enabled (the pinning is lost at the next boot)"]
+    return []
+
+
 def irq_affinity(record: Any, v: dict) -> list[str]:
     devices = record["devices"]
-    out = []
+    out = _irqbalance(record, v) + _boot_unit(record, v)
     for dev in v["ib_mode_devices"]:
         d = devices.get(dev)
         if d is None or not d["local_cpus"]:

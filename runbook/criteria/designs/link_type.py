@@ -33,7 +33,9 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
             continue
         if _number(value) != _IB:
             pending = next_boot.get(dev, {}).get(param)
-            owed = (" (IB(1) is set for the next boot: a reboot is owed)"
+            owed = (" (IB(1) is set for the next boot: a reboot is owed; if the node has rebooted since,"
+                    " the warm reboot did not reset the card's firmware: the apply resets it with"
+                    " mlxfwreset, or a power cycle is owed)"
                     if pending is not None and _number(pending) == _IB else "")
             out.append(f"{dev} {param}: expected IB(1), found {value}{owed}")
     return out
@@ -42,6 +44,17 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
 def ib_link_layer(record: Any, v: dict) -> list[str]:
     found = record["by_device"]
     out = []
+    if record.get("pci_map") is not None:  # sysfs-link-layer-by-pci: each designed NIC by its slot
+        from ._util import designed_nics, missing_card
+        for nic, _, dev, label in designed_nics(record, v):
+            layer = (found.get(dev) or {}).get("1") if dev else None
+            if dev is None:
+                out.append(missing_card(label, nic))
+            elif layer is None:
+                out.append(f"{label} port 1: no link_layer in the output (device missing?)")
+            elif layer != "InfiniBand":
+                out.append(f"{label} port 1 link_layer: expected InfiniBand, found {layer}")
+        return out
     for dev in v["ib_mode_devices"]:
         layer = (found.get(dev) or {}).get("1")
         if layer is None:

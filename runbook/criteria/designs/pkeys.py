@@ -11,7 +11,7 @@ from typing import Any
 from ..design import Comparator
 from ...parsers import ParseError
 from ...parsers.partitions_conf import parse as parse_partitions
-from ._util import examples, pkey_number, pkey_text
+from ._util import designed_nics, examples, missing_card, pkey_number, pkey_text
 
 _KEYWORDS = {"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS"}
 
@@ -26,24 +26,50 @@ def _memberships(pkeys: list[str]) -> dict[int, str]:
     return out
 
 
+def _index_of(record: Any, dev: str, index: int) -> str | None:
+    """The PKey at one index of a device's port-1 table (from the grep's paths)."""
+    for e in record.get("entries") or []:
+        if e.get("device") == dev and str(e.get("port")) == "1" and e.get("index") == index:
+            return e["value"]
+    return None
+
+
 def pkey_membership(record: Any, v: dict) -> list[str]:
+    """What the SM programmed into each designed port: a full member of its own
+    partition; no membership at all of the other one (a limited member can still
+    talk to the other plane's full members); only a *limited* member of the
+    default partition 0x7fff (a full member there reaches every port). A
+    compute port's table must hold the compute PKey at the index NCCL is told
+    to use (nccl_ib_pkey_index, NCCL_IB_PKEY)."""
     compute, storage = pkey_number(v["pkey_compute"]), pkey_number(v["pkey_storage"])
-    plan = [(n["dev"], compute, storage, "compute") for n in v["compute_nics"]]
-    plan += [(n["dev"], storage, compute, "storage") for n in v.get("storage_nics", [])]
+    nccl_index = v.get("nccl_ib_pkey_index")
     out = []
-    for dev, member, other, role in plan:
+    for nic, role, dev, label in designed_nics(record, v):
+        member, other = (compute, storage) if role == "compute" else (storage, compute)
+        if dev is None:
+            out.append(missing_card(label, nic))
+            continue
         table = (record["by_device"].get(dev) or {}).get("1")
         if table is None:
-            out.append(f"{dev} port 1 ({role}): no PKey table in the output (port down or device missing?)")
+            out.append(f"{label} port 1 ({role}): no PKey table in the output (port down or device missing?)")
             continue
         m = _memberships(table)
         shown = ", ".join(table)
         if m.get(member) != "full":
             found = f"a {m[member]} member" if member in m else "not a member"
-            out.append(f"{dev} ({role}): expected full member of 0x{member:04x}, found {found} (PKeys {shown})")
+            out.append(f"{label} ({role}): expected full member of 0x{member:04x}, found {found} (PKeys {shown})")
         if other in m:
-            out.append(f"{dev} ({role}): expected no membership of 0x{other:04x}, found a {m[other]} member "
+            out.append(f"{label} ({role}): can talk on the {'storage' if role == 'compute' else 'compute'} "
+                       f"partition: a {m[other]} member of 0x{other:04x}, expected none (PKeys {shown})")
+        if m.get(0x7FFF) == "full":
+            out.append(f"{label} ({role}): a full member of the default partition 0x7fff, so it reaches every "
+                       f"port over it; expected limited (partitions.conf: Default=0x7fff : ALL=limited, SELF=full) "
                        f"(PKeys {shown})")
+        if role == "compute" and nccl_index is not None:
+            at = _index_of(record, dev, int(nccl_index))
+            if at is not None and int(at, 16) != member | 0x8000:
+                out.append(f"{label}: PKey index {nccl_index} (NCCL_IB_PKEY) holds {at}, expected 0x{member | 0x8000:04x}: "
+                           "NCCL would run on another partition")
     return out
 
 
@@ -100,6 +126,27 @@ def partitions(record: Any, v: dict) -> list[str]:
         if key not in plan["by_pkey"]:
             out.append(f"partition {key} ({got['name'] or 'unnamed'}) is not in the plan")
     compute, storage = live.get(pkey_text(v["pkey_compute"])), live.get(pkey_text(v["pkey_storage"]))
+    default = live.get("0x7fff")
+    if default is None or any(m["guid"] in _KEYWORDS and m["membership"] in ("full", "both")
+                              for m in default["members"]):
+        how = "no Default rule: OpenSM makes every port a limited member" if default is None else \
+            "every port a full member of the default partition 0x7fff: compute and storage ports reach each other over it"
+        if default is not None:
+            out.append(f"0x7fff ({default['name'] or 'Default'}): {how}; expected ALL=limited, SELF=full")
+    if storage:
+        have_full = _members(storage)[0]
+        targets = [f"0x{int(str(g), 16):016x}" for g in v.get("storage_target_guids") or []]
+        lost = [g for g in targets if g not in have_full]
+        if lost:
+            out.append(f"{storage['pkey']} ({storage['name']}): storage target port(s) not full members: "
+                       f"{examples(lost)}")
+        want_mtu = v.get("storage_ipoib_mtu")
+        if want_mtu:
+            code = {2044: 4, 4092: 5}.get(int(want_mtu))
+            got = storage["flags"].get("mtu", 4)
+            if code and str(got) != str(code):
+                out.append(f"{storage['pkey']} ({storage['name']}): IPoIB mtu={got}, expected mtu={code} "
+                           f"(storage_ipoib_mtu {want_mtu})")
     for part in (p for p in (compute, storage) if p):
         wide = sorted(m["guid"] for m in part["members"] if m["guid"] in _KEYWORDS)
         if wide:

@@ -38,5 +38,29 @@ def sm_master_standby(records: dict[str, Any], variables: dict[str, dict]) -> di
     return out
 
 
+def sm_subnet(record: Any, v: dict) -> list[str]:
+    """The subnet's SMs as any node sees them (sm-survey): exactly one MASTER and
+    at least one STANDBY, wherever they run (hosts, a managed switch, UFM); the
+    master's port GUID as designed when the design names it (sm_master_guid)."""
+    sms = record["sms"]
+    if not sms:
+        why = f" ({'; '.join(record['errors'])})" if record["errors"] else ""
+        return [f"no subnet manager answers (saquery -s listed none or sminfo failed){why}"]
+    masters = [s for s in sms if s["state_short"] == "MASTER"]
+    standbys = [s for s in sms if s["state_short"] == "STANDBY"]
+    seen = ", ".join(f"LID {s['sm_lid']} {s['state_short'] or '?'} (priority {s['priority']})" for s in sms)
+    out = []
+    if len(masters) != 1:
+        out.append(f"expected exactly one MASTER, found {len(masters)}: {seen}")
+    if not standbys:
+        out.append(f"no STANDBY SM: the next failure of the master takes the subnet down ({seen})")
+    want = v.get("sm_master_guid")
+    if want and len(masters) == 1 and int(str(want), 16) != int(str(masters[0]["sm_guid"]), 16):
+        out.append(f"MASTER is GUID {masters[0]['sm_guid']}, designed {want} (sm_master_guid)")
+    return out
+
+
 COMPARATORS = [Comparator("sm-master-standby", "fleet", sm_master_standby,
-                          "one MASTER (sm_master), the other SM nodes STANDBY, at their sm_priority")]
+                          "one MASTER (sm_master), the other SM nodes STANDBY, at their sm_priority"),
+               Comparator("sm-subnet", "host", sm_subnet,
+                          "as seen from a compute node: one MASTER and a STANDBY SM, wherever they run")]

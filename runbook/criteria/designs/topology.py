@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..design import Comparator
+from ._util import designed_nics, missing_card
 
 
 def _gpu_numa(record: dict, v: dict) -> list[str]:
@@ -31,18 +32,21 @@ def _nic_relations(record: dict, v: dict) -> list[str]:
     allowed = [str(r) for r in v["nic_gpu_relation"]]
     matrix = record["matrix_by_device"]
     out = []
-    for nic in v["compute_nics"]:
-        dev = nic["dev"]
+    # with `nvidia-smi-topo-by-pci` (ibdev2netdev -v first) each NIC is found by its slot
+    for nic, _, dev, label in designed_nics(record, v, ("compute",)):
+        if dev is None:
+            out.append(missing_card(label, nic))
+            continue
         row = matrix.get(dev)
         if row is None:
-            out.append(f"{dev}: not in nvidia-smi topo -m (no NIC row/column for it)")
+            out.append(f"{label}: not in nvidia-smi topo -m (no NIC row/column for it)")
             continue
         for g in nic["gpus"]:
             cell = row.get(f"GPU{g}")
             if cell is None:
-                out.append(f"{dev} vs GPU{g}: no such cell")
+                out.append(f"{label} vs GPU{g}: no such cell")
             elif cell not in allowed:
-                out.append(f"{dev} vs GPU{g}: expected {'/'.join(allowed)}, found {cell}")
+                out.append(f"{label} vs GPU{g}: expected {'/'.join(allowed)}, found {cell}")
     return out
 
 

@@ -122,7 +122,7 @@ def ibnetdiscover(ctx: Ctx, args, io) -> int:
                 lid = fab.status(n, nic).lid
                 desc = fab.node_desc(n.name, nic.dev)
                 out.append(f"[{port}]\t\"H-{nic.guid:016x}\"[1]({nic.guid:x}) \t\t# \"{desc}\" lid {lid} {speed[2]}\n")
-                cas.append(f"\nvendid=0x2c9\ndevid=0x{ibformat.PCI_DEVICE}\nsysimgguid=0x{nic.guid:x}\n"
+                cas.append(f"\nvendid=0x2c9\ndevid=0x{n.hca(nic).pci_device}\nsysimgguid=0x{n.sys_image_guid(nic):x}\n"
                            f"caguid=0x{nic.guid:x}\nCa\t1 \"H-{nic.guid:016x}\"\t\t# \"{desc}\"\n"
                            f"[1]({nic.guid:x}) \t\"S-{sw.guid:016x}\"[{port}]\t\t# lid {lid} lmc 0 "
                            f"\"{sw.desc}\" lid {sw.lid} {speed[2]}\n")

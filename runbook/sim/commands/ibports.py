@@ -7,7 +7,14 @@ from .base import Ctx
 
 CAPMASK = {"InfiniBand": "0xa651e848", "Ethernet": "0x00010000"}
 IBSTATUS_STATE = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
-IBSTATUS_PHYS = {"LinkUp": "5: LinkUp", "Polling": "2: Polling"}
+IBSTATUS_PHYS = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
+
+
+def _down_rate(st) -> int:
+    """ibstat's Rate of a port without link: 10 on IB, 40 on an Ethernet port
+    (real mlx5 outputs: "State: Down / Physical state: Disabled / Rate: 40 /
+    Link layer: Ethernet")."""
+    return 40 if st.layer == "Ethernet" else 10
 
 
 def _select(ctx: Ctx, names: list[str], tool: str, io):
@@ -37,15 +44,16 @@ def ibstat(ctx: Ctx, args, io) -> int:
     for nic in nics:
         st = ctx.fabric.status(node, nic)
         port = (f"\tPort 1:\n\t\tState: {st.state}\n\t\tPhysical state: {st.phys}\n"
-                f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else 10}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
+                f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else _down_rate(st)}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
                 f"\t\tSM lid: {st.sm_lid}\n\t\tCapability mask: {CAPMASK[st.layer]}\n"
                 f"\t\tPort GUID: 0x{nic.guid:016x}\n\t\tLink layer: {st.layer}\n")
         if len(names) > 1:
             out.append(port.replace("\t\t", "").replace("\tPort 1:\n", ""))
             continue
-        out.append(f"CA '{nic.dev}'\n\tCA type: {ibformat.CA_TYPE}\n\tNumber of ports: 1\n"
-                   f"\tFirmware version: {ibformat.FW}\n\tHardware version: 0\n"
-                   f"\tNode GUID: 0x{nic.guid:016x}\n\tSystem image GUID: 0x{nic.guid:016x}\n" + port)
+        out.append(f"CA '{nic.dev}'\n\tCA type: {node.hca(nic).ca_type}\n\tNumber of ports: 1\n"
+                   f"\tFirmware version: {node.firmware(nic)}\n\tHardware version: 0\n"
+                   f"\tNode GUID: 0x{nic.guid:016x}\n\tSystem image GUID: 0x{node.sys_image_guid(nic):016x}\n"
+                   + port)
     io.out.write("".join(out))
     return 0
 
@@ -88,9 +96,10 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
         guid = ibformat.colon_guid(nic.guid)
         mtu = "4096 (5)" if st.layer == "InfiniBand" and st.state == "Active" else "1024 (3)"
         blocks.append(
-            f"hca_id:\t{nic.dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t{ibformat.FW}\n"
-            f"\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{guid}\n\tvendor_id:\t\t\t0x02c9\n"
-            f"\tvendor_part_id:\t\t\t{ibformat.VENDOR_PART}\n\thw_ver:\t\t\t\t0x0\n"
+            f"hca_id:\t{nic.dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t{node.firmware(nic)}\n"
+            f"\tnode_guid:\t\t\t{guid}\n\tsys_image_guid:\t\t\t{ibformat.colon_guid(node.sys_image_guid(nic))}\n"
+            f"\tvendor_id:\t\t\t0x02c9\n"
+            f"\tvendor_part_id:\t\t\t{node.hca(nic).vendor_part}\n\thw_ver:\t\t\t\t0x0\n"
             f"\tboard_id:\t\t\t{node.card_of(nic).psid}\n\tphys_port_cnt:\t\t\t1\n"
             f"\t\tport:\t1\n\t\t\tstate:\t\t\t{states[st.state]}\n\t\t\tmax_mtu:\t\t4096 (5)\n"
             f"\t\t\tactive_mtu:\t\t{mtu}\n\t\t\tsm_lid:\t\t\t{st.sm_lid}\n\t\t\tport_lid:\t\t{st.lid}\n"
@@ -100,14 +109,29 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
 
 
 def sminfo(ctx: Ctx, args, io) -> int:
-    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID."""
+    """The master SM as this node's first IB port sees it; `sminfo LID` asks the SM at LID;
+    `-C DEV -P PORT` (infiniband-diags' common options) queries from that port."""
     node = ctx.node
     fab = ctx.fabric
-    port = next((n for n in node.nics if fab.status(node, n).state == "Active"
+    dev, rest, i = None, [], 0
+    while i < len(args):
+        if args[i] in ("-C", "--Ca", "-P", "--Port") and i + 1 < len(args):
+            if args[i] in ("-C", "--Ca"):
+                dev = args[i + 1]
+            i += 2
+            continue
+        rest.append(args[i])
+        i += 1
+    if dev is not None and node.nic(dev) is None:
+        io.err.write(f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ({dev}:1)\n"
+                     f"sminfo: iberror: failed: Failed to open '{dev}' port '1'\n")
+        return 255
+    candidates = [node.nic(dev)] if dev is not None else node.nics
+    port = next((n for n in candidates if fab.status(node, n).state == "Active"
                  and fab.status(node, n).layer == "InfiniBand"), None)
     master = fab.master()
     target = master
-    lids = [a for a in args if not a.startswith("-")]
+    lids = [a for a in rest if not a.startswith("-")]
     if lids and port is not None:
         try:
             lid = int(lids[0], 0)

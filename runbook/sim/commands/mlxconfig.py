@@ -7,6 +7,7 @@ Like the real tool with MFT's kernel modules, it needs `mst start` first.
 """
 from __future__ import annotations
 
+from .. import hca
 from ..hardware import ETH, IB, Card, NodeState
 from .base import Ctx
 from .mst import mst_device
@@ -47,12 +48,11 @@ def _params(card: Card, which: str) -> list[tuple[str, str, str, str]]:
 
 
 def _header(card: Card, index: int, dev: str) -> str:
-    ports = "dual-port" if card.ports > 1 else "single-port"
+    model = hca.of_part(card.part)
     return ("\nDevice #%d:\n----------\n\n" % index
-            + "Device type:        ConnectX6\n"
+            + f"Device type:        {model.mst_type}\n"
             + f"Name:               {card.part[:-1]}_Ax\n"
-            + f"Description:        ConnectX-6 VPI adapter card; HDR IB (200Gb/s) and 200GbE; {ports} QSFP56;"
-              " PCIe4.0 x16; tall bracket; ROHS R6\n"
+            + f"Description:        {model.parts[card.ports][2].replace(', ', '; ')}; tall bracket; ROHS R6\n"
             + f"Device:             {dev}\n\n")
 
 

@@ -7,7 +7,7 @@ from .base import Ctx
 
 def mst_device(node: NodeState, nic: Nic) -> str:
     """/dev/mst name of a function: one pciconf per card, `.1` for a card's second function."""
-    return f"/dev/mst/mt4123_pciconf{nic.card}" + (".1" if nic.port_on_card > 1 else "")
+    return f"/dev/mst/{node.hca(nic).mst_chip}_pciconf{nic.card}" + (".1" if nic.port_on_card > 1 else "")
 
 
 def netdev_name(node: NodeState, nic: Nic) -> str:
@@ -50,7 +50,7 @@ def mst(ctx: Ctx, args, io) -> int:
         out += f"{'DEVICE_TYPE':<24}{'MST':<30}{'PCI':<10}{'RDMA':<16}{'NET':<26}NUMA  \n"
         for nic in reversed(node.nics):
             dev = mst_device(node, nic) if node.mst_started else "NA"
-            out += (f"{'ConnectX6(rev:0)':<24}{dev:<30}{nic.bus:<10}{nic.dev:<16}"
+            out += (f"{node.hca(nic).mst_type + '(rev:0)':<24}{dev:<30}{nic.bus:<10}{nic.dev:<16}"
                     f"{'net-' + netdev_name(node, nic):<26}{nic.numa}  \n")
         io.out.write(out)
         return 0
@@ -86,10 +86,22 @@ def ofed_info(ctx: Ctx, args, io) -> int:
 
 
 def ibdev2netdev(ctx: Ctx, args, io) -> int:
+    """`ibdev2netdev [-v]`; -v leads with the PCI address and names the card, as
+    the real script prints it (e.g. "0000:01:00.0 mlx5_0 (MT4123 - MCX653105A-HDAT)
+    ConnectX-6 VPI adapter card, ... fw 20.28.1002 port 1 (ACTIVE) ==> p5p1 (Up)",
+    a down port "(DOWN )")."""
     node = ctx.node
+    verbose = "-v" in args
     for nic in node.nics:
         st = ctx.fabric.status(node, nic)
         up = "Up" if st.state == "Active" else "Down"
+        if verbose:
+            card, model = node.card_of(nic), node.hca(nic)
+            port = {"Active": "ACTIVE", "Initializing": "INIT", "Down": "DOWN "}[st.state]
+            io.out.write(f"0000:{nic.bus} {nic.dev} ({model.ca_type} - {card.part}) "
+                         f"{model.parts[card.ports][2]} fw {node.firmware(nic)} port 1 ({port}) ==> "
+                         f"{netdev_name(node, nic)} ({up})\n")
+            continue
         io.out.write(f"{nic.dev} port 1 ==> {netdev_name(node, nic)} ({up})\n")
     return 0
 

@@ -1,5 +1,5 @@
 """nvidia-smi: the default table (driver 550 layout), -L, --query-gpu=... --format=csv[,noheader][,nounits],
-and `topo -m` (see nvtopo.py)."""
+-q (see nvidia_smi_q.py) and `topo -m` (see nvtopo.py)."""
 from __future__ import annotations
 
 import time
@@ -63,7 +63,7 @@ def _fields(ctx: Ctx):
         "vbios_version": ("", lambda g: "95.02.66.00.02"),
         "compute_cap": ("", lambda g: "8.9"),
         "persistence_mode": ("", lambda g: "Enabled"),
-        "pstate": ("", lambda g: "P8"),
+        "pstate": ("", lambda g: "P0" if g.link.busy else "P8"),
         "memory.total": ("MiB", lambda g: f"{MEM_TOTAL}"),
         "memory.used": ("MiB", lambda g: "1"),
         "memory.free": ("MiB", lambda g: f"{MEM_TOTAL - 1 - 428}"),
@@ -74,9 +74,9 @@ def _fields(ctx: Ctx):
         "power.limit": ("W", lambda g: "350.00"),
         "clocks.sm": ("MHz", lambda g: "210"), "clocks.current.sm": ("MHz", lambda g: "210"),
         "clocks.max.sm": ("MHz", lambda g: "2520"),
-        "pcie.link.gen.current": ("", lambda g: gen.get(g.link.speed, "4")),
+        "pcie.link.gen.current": ("", lambda g: gen.get(g.link.current_speed(), "4")),
         "pcie.link.gen.max": ("", lambda g: gen.get(g.link.cap_speed, "4")),
-        "pcie.link.gen.gpucurrent": ("", lambda g: gen.get(g.link.speed, "4")),
+        "pcie.link.gen.gpucurrent": ("", lambda g: gen.get(g.link.current_speed(), "4")),
         "pcie.link.width.current": ("", lambda g: str(g.link.width)),
         "pcie.link.width.max": ("", lambda g: str(g.link.cap_width)),
         "ecc.mode.current": ("", lambda g: "Enabled"),
@@ -137,7 +137,30 @@ def nvidia_smi(ctx: Ctx, args, io) -> int:
         for g in ctx.node.gpus:
             io.out.write(f"GPU {g.index}: NVIDIA L40S (UUID: {g.uuid})\n")
         return 0
-    if args:  # -q / -a and the other forms are not simulated: say so instead of guessing
+    if args and args[0] in ("-q", "--query", "-a"):
+        from .nvidia_smi_q import query as q_log
+
+        gpus, display, i = list(ctx.node.gpus), set(), 1
+        while i < len(args):
+            if args[i] in ("-i", "--id") and i + 1 < len(args):
+                wanted = args[i + 1]
+                gpus = [g for g in gpus if str(g.index) == wanted or wanted.upper().endswith(g.bus.upper())]
+                if not gpus:
+                    io.err.write(f"No devices were found\n")
+                    return 6
+                i += 2
+                continue
+            if args[i] in ("-d", "--display") and i + 1 < len(args):
+                display = {d.strip().upper() for d in args[i + 1].split(",")}
+                if display != {"PCI"}:
+                    io.err.write("nvidia-smi -q -d: only PCI is simulated\n")
+                    return 2
+                i += 2
+                continue
+            i += 1
+        io.out.write(q_log(ctx.node, gpus, display))
+        return 0
+    if args:  # the other forms are not simulated: say so instead of guessing
         io.err.write("Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n")
         return 2
     io.out.write(table(ctx))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from .. import hca
 from ..pcidevices import PciDevice, devices
 from . import pci_text
 from .base import Ctx
@@ -93,7 +94,8 @@ def _body(node, dev: PciDevice, verbose: int) -> str:
     if dev.kind == "nic":
         card = node.card_of(dev.ref)
         serial = f"MT2{node.index:04d}X{card.index:05d}"
-        return pci_text.nic_body(dev, irq, card.part, serial, card.ports > 1)
+        return pci_text.nic_body(dev, irq, card.part, serial, card.ports > 1,
+                                  hca.of_part(card.part).parts[card.ports][2])
     return pci_text.other_body(dev)
 
 

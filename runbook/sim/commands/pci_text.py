@@ -9,7 +9,8 @@ SPEEDS = {"2.5GT/s": 1, "5GT/s": 2, "8GT/s": 3, "16GT/s": 4, "32GT/s": 5}
 
 def lnksta(dev: PciDevice) -> str:
     link = dev.link
-    speed = f"Speed {link.speed}" + (" (downgraded)" if SPEEDS.get(link.speed, 0) < SPEEDS.get(link.cap_speed, 0) else "")
+    now = link.current_speed()
+    speed = f"Speed {now}" + (" (downgraded)" if SPEEDS.get(now, 0) < SPEEDS.get(link.cap_speed, 0) else "")
     width = f"Width x{link.width}" + (" (downgraded)" if link.width < link.cap_width else "")
     return f"{speed}, {width}"
 
@@ -85,8 +86,9 @@ def gpu_body(dev: PciDevice, irq: int) -> str:
     )
 
 
-def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool) -> str:
+def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, product: str = "") -> str:
     ports = "dual-port" if dual else "single-port"
+    product = product or f"ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, {ports} QSFP56, PCIe4.0 x16"
     return (
         "\tSubsystem: Mellanox Technologies Device 0007\n"
         "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+\n"
@@ -98,13 +100,13 @@ def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool) -> st
         "\tExpansion ROM at b8100000 [disabled] [size=1M]\n"
         + express(dev, 512) +
         "\tCapabilities: [48] Vital Product Data\n"
-        f"\t\tProduct Name: ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, {ports} QSFP56, PCIe4.0 x16\n"
+        f"\t\tProduct Name: {product}\n"
         "\t\tRead-only fields:\n"
         f"\t\t\t[PN] Part number: {part}\n"
         "\t\t\t[EC] Engineering changes: A9\n"
         f"\t\t\t[V2] Vendor specific: {part}\n"
         f"\t\t\t[SN] Serial number: {serial}\n"
-        "\t\t\t[V0] Vendor specific: PCIeGen4 x16\n"
+        f"\t\t\t[V0] Vendor specific: PCIeGen{SPEEDS.get(dev.link.cap_speed, 4)} x16\n"
         "\t\t\t[RV] Reserved: checksum good, 1 byte(s) reserved\n"
         "\t\tEnd\n"
         "\tCapabilities: [9c] MSI-X: Enable+ Count=64 Masked-\n"

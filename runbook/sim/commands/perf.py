@@ -23,8 +23,73 @@ def _fmt_time(us: float) -> str:
     return f"{us:7.0f}" if us >= 10000 else f"{us:7.1f}" if us >= 100 else f"{us:7.2f}"
 
 
-def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int] | None = None) -> tuple[str, int]:
-    """nccl-tests output; `slots` = MPI processes per machine (each drives -g GPUs)."""
+def _hca_selected(spec: str, dev: str) -> bool:
+    """NCCL_IB_HCA: a leading '=' means exact names, otherwise each entry is a
+    prefix (mlx5_1 also selects mlx5_10); '^' excludes; ':PORT' names a port."""
+    if not spec:
+        return True
+    exclude = spec.startswith("^")
+    spec = spec.lstrip("^")
+    exact = spec.startswith("=")
+    names = [e.split(":")[0] for e in spec.lstrip("=").split(",") if e]
+    hit = any(dev == n if exact else dev.startswith(n) for n in names)
+    return not hit if exclude else hit
+
+
+def _bootstrap_if(ctx: Ctx, node, env: dict[str, str]) -> tuple[str, str] | None:
+    """The interface NCCL's bootstrap picks: NCCL_SOCKET_IFNAME (=exact or
+    prefix), otherwise the first ib* interface with an address (NCCL prefers
+    IPoIB), otherwise the first other non-loopback one."""
+    from .network import _interfaces
+
+    machine = ctx.machine.peer(node.name) or ctx.machine
+    ifaces = [(name, addrs[0].split("/")[0]) for _, name, kind, _, _, addrs, _, _ in _interfaces(Ctx(ctx.shell, machine))
+              if addrs and kind != "loopback"]
+    spec = env.get("NCCL_SOCKET_IFNAME", "")
+    if spec:
+        exact = spec.startswith("=")
+        names = [n for n in spec.lstrip("=").split(",") if n]
+        chosen = [i for i in ifaces if any(i[0] == n if exact else i[0].startswith(n) for n in names)]
+        return chosen[0] if chosen else None
+    ib = [i for i in ifaces if i[0].startswith("ib")]
+    return (ib or ifaces or [None])[0]
+
+
+def _nccl_info(ctx: Ctx, nodes, slots, ngpus, env) -> tuple[list[str], str | None]:
+    """NCCL_DEBUG=INFO lines as NCCL 2.21 prints them (host:pid:tid [dev] NCCL INFO ...):
+    bootstrap interface, the IB HCAs in use and whether GPUDirect RDMA is on, and
+    one ring channel per GPU of the first node. Returns (lines, error)."""
+    out = []
+    for k, n in enumerate(nodes):
+        boot = _bootstrap_if(ctx, n, env)
+        if boot is None:
+            return [], (f"{n.name}:{4242}:{4242} [0] NCCL INFO NET/Socket : no socket interface found "
+                        f"(NCCL_SOCKET_IFNAME={env.get('NCCL_SOCKET_IFNAME', '')})")
+        pre = f"{n.name}:{4242}:{4242} [0] NCCL INFO"
+        if k == 0:
+            out.append(f"{pre} NCCL version 2.21.5+cuda12.4")
+        out.append(f"{pre} Bootstrap : Using {boot[0]}:{boot[1]}<0>")
+        hcas = [x for x in n.nics if ctx.fabric.status(n, x).state == "Active"
+                and ctx.fabric.status(n, x).layer == "InfiniBand" and _hca_selected(env.get("NCCL_IB_HCA", ""), x.dev)]
+        used = " ".join(f"[{i}]{x.dev}:1/IB" for i, x in enumerate(hcas))
+        out.append(f"{pre} NET/IB : Using {used} ; OOB {boot[0]}:{boot[1]}<0>")
+        gdr = "nvidia_peermem" in n.modules
+        if not gdr:
+            out += [f"{pre} NET/IB : GPU Direct RDMA Disabled for HCA {i} '{x.dev}'" for i, x in enumerate(hcas)]
+        if k == 0 and len(nodes) > 1 and hcas:
+            total = ngpus * slots[0]
+            for r in range(total):
+                peer = total + r
+                out.append(f"{n.name}:{4242 + r}:{4260 + r} [{r}] NCCL INFO Channel {r:02d}/0 : {peer}[{r}] -> "
+                           f"{r}[{r}] [receive] via NET/IB/{r % len(hcas)}{'/GDRDMA' if gdr else ''}")
+    return out, None
+
+
+def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int] | None = None,
+                env: dict[str, str] | None = None) -> tuple[str, int]:
+    """nccl-tests output; `slots` = MPI processes per machine (each drives -g GPUs);
+    `env` = what mpirun -x exported (NCCL_DEBUG, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)."""
+    env = env if env is not None else {k: v for k, v in ctx.shell.vars.items() if k.startswith(("NCCL_", "UCX_"))}
     opts = {"-b": "32M", "-e": "32M", "-f": "2", "-g": "1", "-n": "20", "-w": "5"}
     i = 0
     while i < len(args):
@@ -69,7 +134,14 @@ def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int]
                 out.append(f"#  Rank {rank:>2} Group  0 Pid {4242 + proc:>6} on {n.name:>10} device {d:>2} "
                            f"[0000:{n.gpus[d].bus[:5]}] NVIDIA L40S")
                 rank += 1
-    out += ["NCCL version 2.21.5+cuda12.4", "#",
+    if env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE"):
+        info, error = _nccl_info(ctx, nodes, slots, ngpus, env)
+        if error:
+            return error + f"\n{nodes[0].name}: Test NCCL failure common.cu:1005 'unhandled system error'\n", 3
+        out += info
+    else:
+        out.append("NCCL version 2.21.5+cuda12.4")
+    out += ["#",
             "#                                                              out-of-place                       in-place          ",
             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
             "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       "]
@@ -99,6 +171,7 @@ async def all_reduce_perf(ctx: Ctx, args, io) -> int:
 
 async def mpirun(ctx: Ctx, args, io) -> int:
     hosts, slots, i = [ctx.machine.name], [1], 0
+    env: dict[str, str] = {}
     while i < len(args):
         a = args[i]
         if a in ("-H", "--host", "-host") and i + 1 < len(args):
@@ -107,7 +180,12 @@ async def mpirun(ctx: Ctx, args, io) -> int:
             slots = [int(h.split(":")[1]) if ":" in h and h.split(":")[1].isdigit() else 1 for h in entries]
             i += 2
             continue
-        if a in ("-np", "-n", "-x", "--mca", "-mca", "--map-by", "--bind-to", "-N", "--npernode"):
+        if a == "-x" and i + 1 < len(args):
+            key, eq, value = args[i + 1].partition("=")
+            env[key] = value if eq else str(ctx.shell.vars.get(key, ""))
+            i += 2
+            continue
+        if a in ("-np", "-n", "--mca", "-mca", "--map-by", "--bind-to", "-N", "--npernode"):
             i += 3 if a in ("--mca", "-mca") else 2
             continue
         if not a.startswith("-"):
@@ -126,14 +204,20 @@ async def mpirun(ctx: Ctx, args, io) -> int:
                          "ORTE was unable to reliably start one or more daemons.\n")
             return 1
         machines.append(peer)
-    text, status = nccl_output(ctx, machines, rest, program, slots)
+    text, status = nccl_output(ctx, machines, rest, program, slots, env)
     await asyncio.sleep(0.05)
     (io.out if status == 0 else io.err).write(text)
     return status
 
 
+WAITING = ("\n************************************\n* Waiting for client to connect... *\n"
+           "************************************\n")
+
+
 def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
-    return (f"{LINE}\n                    RDMA_Write BW Test\n"
+    # perftest prints the title indented with two TABs and four spaces
+    # (fixtures ib_write_bw/*duration-server*, and perftest's own source)
+    return (f"{LINE}\n\t\t    RDMA_Write BW Test\n"
             f" Dual-port       : OFF          Device         : {dev}\n"
             " Number of qps   : 1            Transport type : IB\n"
             " Connection type : RC           Using SRQ      : OFF\n"
@@ -144,19 +228,30 @@ def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
             f"{LINE}\n")
 
 
-def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int) -> str:
+def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int,
+                     duration: float | None = None) -> str:
+    """perftest's REPORT_FMT (" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf",
+    its columns as in ib_write_bw/DGX-*); with -D (duration) the peak is not
+    measured and printed as 0.00, and #iterations is the number completed."""
     unit = "Gb/sec" if gbits else "MB/sec"
     value = gbits_value if gbits else gbits_value * 1e9 / 8 / 1048576
     rate = gbits_value * 1e9 / 8 / size / 1e6
+    if duration:
+        # -D: the peak is not measured (0.00) and the average follows it after one
+        # space, the rate at column 61 (real capture ib_write_bw/*duration-server*)
+        iters = int(rate * 1e6 * duration)
+        row = f" {size:<7}    {iters:<10}       0.00 {value:.2f}"
+        row = f"{row:<61}{rate:.6f}"
+    else:
+        row = f" {size:<7}    {5000:<10}       {value * 1.0003:<7.2f}            {value:<7.2f}\t\t   {rate:<7.6f}"
     return (f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
             f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
             f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
-            f" {size:<7}    {5000:<7}          {value * 1.0003:<7.2f}            {value:<7.2f}            {rate:.6f}\n"
-            f"{LINE}\n")
+            f"{row}\n{LINE}\n")
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
-    dev, size, gbits, peer_name = None, 65536, False, None
+    dev, size, gbits, peer_name, duration = None, 65536, False, None, None
     i = 0
     while i < len(args):
         a = args[i]
@@ -166,7 +261,10 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         if a in ("-s", "--size") and i + 1 < len(args):
             size, i = int(args[i + 1]), i + 2
             continue
-        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-D", "--duration", "-p", "--port",
+        if a in ("-D", "--duration") and i + 1 < len(args):
+            duration, i = float(args[i + 1]), i + 2
+            continue
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-p", "--port",
                  "-n", "--iters", "-m", "--mtu"):
             i += 2
             continue
@@ -185,10 +283,9 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.err.write(f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
                      " Couldn't set the link layer\n Couldn't get context for the device\n")
         return 1
-    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
-    if peer_name is None:  # server: wait for a client to pair with
-        io.out.write("\n************************************\n* Waiting for client to connect... *\n"
-                     "************************************\n")
+    if peer_name is None:  # server: say so, then wait for a client to pair with
+        io.out.write(WAITING)
+        io.out.write(_perftest_header(nic.dev, gbits, st.layer))
         fut = asyncio.get_running_loop().create_future()
         ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
         try:
@@ -196,7 +293,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         except asyncio.TimeoutError:
             io.err.write(" Timeout waiting for a client\n")
             return 1
-        io.out.write(_perftest_result(value, gbits, size, st.lid, rlid))
+        io.out.write(_perftest_result(value, gbits, size, st.lid, rlid, duration))
         return 0
     peer = ctx.machine.peer(peer_name)
     if peer is None or not peer.reachable():
@@ -210,14 +307,16 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
     value = min(perfmodel.port_gbits(node, nic), perfmodel.port_gbits(peer.state, pnic))
-    waiting = peer.rendezvous.get("ib_write_bw") or []
-    while waiting:
-        fut = waiting.pop(0)
-        if not fut.done():
-            fut.set_result((value, st.lid))
-            break
+    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done()]
+    if not waiting:  # nobody listens on 18515 yet: the TCP connect is refused
+        io.err.write(f"Couldn't connect to {peer_name}:18515\n"
+                     "Unable to open file descriptor for socket connection Unable to init the socket connection\n")
+        return 1
+    peer.rendezvous["ib_write_bw"] = waiting[1:]
+    waiting[0].set_result((value, st.lid))
+    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
     await asyncio.sleep(0.05)
-    io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid))
+    io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid, duration))
     return 0
 
 

@@ -16,29 +16,64 @@ def _unit(name: str) -> str:
     return name[:-8] if name.endswith(".service") else name
 
 
+# MLNX_OFED installs OpenSM's unit as `opensmd` (distributions ship `opensm`):
+# the simulated SM nodes run MLNX_OFED, so only `opensmd` exists there.
+OPENSM_UNIT = "opensmd"
+
+
+def _service(ctx: Ctx, unit: str):
+    """The node's record of a stateful unit (enabled/running), or None."""
+    if unit == OPENSM_UNIT and ctx.node.kind == "sm":
+        return ctx.node.opensm
+    if unit == "irqbalance":  # installed and enabled on every RHEL node by default
+        return ctx.node.irqbalance
+    return None
+
+
+def _custom(ctx: Ctx, unit: str) -> bool:
+    """A unit file the administrator installed in /etc/systemd/system."""
+    return f"/etc/systemd/system/{unit}.service" in ctx.node.files
+
+
 def _has_unit(ctx: Ctx, unit: str) -> bool:
-    if unit == "opensm":
-        return ctx.node.kind == "sm"
+    if _service(ctx, unit) is not None or _custom(ctx, unit):
+        return True
     if unit == "nvidia-persistenced":
         return bool(ctx.node.gpus)
     return unit in ALWAYS_ACTIVE
 
 
 def _active(ctx: Ctx, unit: str) -> bool:
-    if unit == "opensm":
-        return ctx.node.kind == "sm" and ctx.node.opensm.running
-    return _has_unit(ctx, unit)
+    svc = _service(ctx, unit)
+    if svc is None and _custom(ctx, unit):  # oneshot, RemainAfterExit: active once run at boot
+        return unit in ctx.node.units_enabled
+    return svc.running if svc is not None else _has_unit(ctx, unit)
+
+
+def _enabled(ctx: Ctx, unit: str) -> bool:
+    svc = _service(ctx, unit)
+    if svc is None and _custom(ctx, unit):
+        return unit in ctx.node.units_enabled
+    return svc.enabled if svc is not None else True
 
 
 def systemctl(ctx: Ctx, args, io) -> int:
-    opts, rest = split_opts(args)
+    opts, rest = split_opts(args, with_value="p")
+    props = [a.split("=", 1)[1] for a in args if a.startswith("--property=")]
+    for i, a in enumerate(args):
+        if a in ("-p", "--property") and i + 1 < len(args):
+            props.append(args[i + 1])
+        elif a.startswith("-p") and len(a) > 2:
+            props.append(a[2:])
     if not rest:
-        io.err.write("systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/reboot\n")
+        io.err.write("systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/show/reboot\n")
         return 1
     verb, units = rest[0], [_unit(u) for u in rest[1:]]
     if verb == "reboot":
         ctx.machine.request_reboot()
         return 0
+    if verb == "show":
+        return _show(ctx, units, [p for x in props for p in x.split(",") if p], io)
     if verb == "is-active":
         status = 0
         for u in units:
@@ -54,10 +89,12 @@ def systemctl(ctx: Ctx, args, io) -> int:
                 io.err.write(f"Failed to get unit file state for {u}.service: No such file or directory\n")
                 status = 1
                 continue
-            enabled = ctx.node.opensm.enabled if u == "opensm" else True
+            enabled = _enabled(ctx, u)
             io.out.write("enabled\n" if enabled else "disabled\n")
             status = status or (0 if enabled else 1)
         return status
+    if verb == "daemon-reload":
+        return 0
     if verb in ("kill", "reload"):  # OpenSM re-reads partitions.conf on HUP; the sim always does
         for u in units:
             if not _active(ctx, u):
@@ -75,43 +112,100 @@ def systemctl(ctx: Ctx, args, io) -> int:
                 return 5 if word else 1
             if verb == "status":
                 return _status(ctx, u, io)
-            if u == "opensm":
-                _opensm(ctx, verb, bool(opts.get("--now")), io)
+            svc = _service(ctx, u)
+            if svc is not None:
+                _change(ctx, svc, u, verb, bool(opts.get("--now")), io)
+            elif _custom(ctx, u) and verb in ("enable", "disable"):
+                on = ctx.node.units_enabled
+                if verb == "enable" and u not in on:
+                    on.append(u)
+                    io.err.write(f"Created symlink /etc/systemd/system/multi-user.target.wants/{u}.service"
+                                 f" \u2192 /etc/systemd/system/{u}.service.\n")
+                elif verb == "disable" and u in on:
+                    on.remove(u)
+                    io.err.write(f"Removed \"/etc/systemd/system/multi-user.target.wants/{u}.service\".\n")
+                ctx.machine.changed()
         return 0
     io.err.write(f'Unknown command verb {verb}.\n')
     return 1
 
 
-def _opensm(ctx: Ctx, verb: str, now: bool, io) -> None:
-    sm = ctx.node.opensm
+def _show(ctx: Ctx, units: list[str], props: list[str], io) -> int:
+    """`systemctl show [-p P]... UNIT`: Property=value in systemd's own order."""
+    for k, u in enumerate(units):
+        known = _has_unit(ctx, u)
+        values = {
+            "Id": f"{u}.service",
+            "LoadState": "loaded" if known else "not-found",
+            "ActiveState": "active" if known and _active(ctx, u) else "inactive",
+            "SubState": "running" if known and _active(ctx, u) else "dead",
+            "UnitFileState": ("enabled" if _enabled(ctx, u) else "disabled") if known else "",
+        }
+        order = ["Id", "LoadState", "ActiveState", "SubState", "UnitFileState"]
+        wanted = [p for p in order if not props or p in props]
+        if k:
+            io.out.write("\n")
+        io.out.write("".join(f"{p}={values[p]}\n" for p in wanted))
+    return 0
+
+
+def _change(ctx: Ctx, svc, unit: str, verb: str, now: bool, io) -> None:
     if verb in ("enable", "disable"):
-        sm.enabled = verb == "enable"
-        link = "/etc/systemd/system/multi-user.target.wants/opensm.service"
-        if sm.enabled:
-            io.err.write(f"Created symlink {link} \u2192 /usr/lib/systemd/system/opensm.service.\n")
-        else:
-            io.err.write(f"Removed \"{link}\".\n")
+        if (verb == "enable") != svc.enabled:
+            link = f"/etc/systemd/system/multi-user.target.wants/{unit}.service"
+            if verb == "enable":
+                io.err.write(f"Created symlink {link} \u2192 /usr/lib/systemd/system/{unit}.service.\n")
+            else:
+                io.err.write(f"Removed \"{link}\".\n")
+        svc.enabled = verb == "enable"
         if not now:
             ctx.machine.changed()
             return
-        verb = "start" if sm.enabled else "stop"
-    if verb in ("start", "restart") and (verb == "restart" or not sm.running):
-        sm.running = True
-        sm.started_at = time.time()
+        verb = "start" if svc.enabled else "stop"
+    if verb in ("start", "restart") and (verb == "restart" or not svc.running):
+        svc.running = True
+        svc.started_at = time.time()
     elif verb == "stop":
-        sm.running = False
+        svc.running = False
     ctx.machine.changed()
 
 
+DESCRIPTIONS = {"irqbalance": ("irqbalance daemon", ["man:irqbalance(1)", "https://github.com/Irqbalance/irqbalance"],
+                               "/usr/sbin/irqbalance --foreground")}
+
+
+def _ago(seconds: float) -> str:
+    s = int(max(0, seconds))
+    if s < 60:
+        return f"{s}s ago"
+    h, m = s // 3600, s % 3600 // 60
+    return f"{h}h {m}min ago" if h else f"{m}min {s % 60}s ago"
+
+
 def _status(ctx: Ctx, unit: str, io) -> int:
+    """systemd 252 (RHEL 9) layout: filled/hollow circle, Loaded with preset,
+    Active with since/ago, Docs, and for a running daemon Main PID, Tasks,
+    Memory, CPU, CGroup (as the real `systemctl status irqbalance` prints)."""
     active = _active(ctx, unit)
-    since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(ctx.node.opensm.started_at or ctx.node.booted_at))
-    enabled = ctx.node.opensm.enabled if unit == "opensm" else True
-    io.out.write(f"\u25cf {unit}.service - {unit}\n"
-                 f"     Loaded: loaded (/usr/lib/systemd/system/{unit}.service; "
-                 f"{'enabled' if enabled else 'disabled'}; preset: disabled)\n"
-                 + (f"     Active: active (running) since {since}\n" if active else
-                    "     Active: inactive (dead)\n"))
+    svc = _service(ctx, unit)
+    started = (svc.started_at if svc is not None else 0) or ctx.node.booted_at
+    since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
+    enabled = _enabled(ctx, unit)
+    desc, docs, cmd = DESCRIPTIONS.get(unit, (unit, [], f"/usr/sbin/{unit}"))
+    path = f"/etc/systemd/system/{unit}.service" if _custom(ctx, unit) else f"/usr/lib/systemd/system/{unit}.service"
+    dot = "\u25cf" if active else "\u25cb"
+    out = [f"{dot} {unit}.service - {desc}",
+           f"     Loaded: loaded ({path}; {'enabled' if enabled else 'disabled'}; preset: enabled)",
+           f"     Active: active (running) since {since}; {_ago(time.time() - started)}" if active
+           else "     Active: inactive (dead)"]
+    for k, d in enumerate(docs):
+        out.append(("       Docs: " if k == 0 else "             ") + d)
+    if active:
+        pid = 1000 + ctx.node.index * 7 + len(unit)
+        out += [f"   Main PID: {pid} ({unit})", "      Tasks: 2 (limit: 1545712)", "     Memory: 1.1M",
+                "        CPU: 1.204s", f"     CGroup: /system.slice/{unit}.service",
+                f"             \u2514\u2500{pid} {cmd}"]
+    io.out.write("\n".join(out) + "\n")
     return 0 if active else 3
 
 

@@ -19,6 +19,8 @@ def evaluate(expr: str, lookup) -> int:
     """`lookup(name) -> str` gives variables; unset or non-numeric ones count as 0."""
     def var(m: re.Match) -> str:
         value = lookup(m.group(1)).strip()
+        if re.fullmatch(r"0[xX][0-9a-fA-F]+", value):  # bash reads 0x.. as hexadecimal
+            return str(int(value, 16))
         return value if re.fullmatch(r"-?\d+", value) else "0"
 
     text = re.sub(r"\$?\b([A-Za-z_]\w*)\b", var, expr).replace("/", "//").replace("&&", " and ")

@@ -1,0 +1,104 @@
+"""A dead card renumbers the others (mlx5_N follows probe order): every step
+must blame the dead card's own slot and none its neighbour.
+
+The simulator's `nic_dead` removes the rail-2 card (0000:20:00.0, mlx5_1 when
+all cards are present); the rail-3 card (0000:98:00.0) then answers to mlx5_1.
+Two levels: each NIC step's own verify, run on the faulty simulated node and
+judged as the engine judges it (so steps gated behind link-type-ib are judged
+too), and the whole runbook through the engine on a lab (the fault lands on
+its host only)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from runbook.definition.template import render_command
+from runbook.sim.session import run_line
+from tests.sim.conftest import design, machine_of  # noqa: F401  (the simulated nodes, no network)
+
+from .helpers import judge, runbook, seed_vars
+from .simlab import LabRun, run_scenarios
+
+DEAD = "0000:20:00.0"
+SLOT = re.compile(r"0000:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
+
+# the NIC steps that find each card by its PCI address, and whether the dead card fails them
+BY_SLOT = {
+    "mellanox-functions": True, "ib-link-layer": True, "nic-numa-affinity": True, "gpu-nic-topology": True,
+    "ib-ports-active": True, "pkey-membership": True, "rail-cabling": True,
+    "ipoib-storage": False,  # the storage card is alive: its IPoIB child is untouched
+}
+# Steps that still loop over mlx5_N names (their loops belong to other work in
+# progress); they fail on the faulty host and name a device, not a slot.
+BY_NAME = {"link-type-ib", "irq-affinity"}
+
+
+async def _verify(machine, step_id: str) -> str:
+    step = runbook().step(step_id)
+    out, _, _ = await run_line(machine, render_command(step.verify.run, seed_vars("gpu01")))
+    return out
+
+
+@pytest.mark.parametrize("step_id", sorted(BY_SLOT))
+async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):  # noqa: F811 (the fixture)
+    faulty = machine_of(2, {"gpu01": ["nic_dead"]})("gpu01")
+    healthy = machine_of(2)("gpu01")
+    assert judge(step_id, {"gpu01": await _verify(healthy, step_id)})["gpu01"].status.value == "pass"
+    verdict = judge(step_id, {"gpu01": await _verify(faulty, step_id)})["gpu01"]
+    if not BY_SLOT[step_id]:
+        assert verdict.status.value == "pass", verdict.reason
+        return
+    assert verdict.status.value == "fail", verdict.reason
+    assert f"rail 2 NIC {DEAD} (mlx5_1)" in verdict.reason
+    assert set(SLOT.findall(verdict.reason)) == {DEAD}, verdict.reason  # no neighbour named by slot
+    assert "rail 3" not in verdict.reason and "mlx5_2" not in verdict.reason
+
+
+async def test_storage_ports_are_judged_too(machine_of):  # noqa: F811 (the fixture)
+    # mlx5_6 is port 2 of the dual-port storage card: a 100G link there fails ib-ports-active
+    node = machine_of(2, {"gpu01": [{"ib_rate_100": "mlx5_6"}]})("gpu01")
+    verdict = judge("ib-ports-active", {"gpu01": await _verify(node, "ib-ports-active")})["gpu01"]
+    assert verdict.status.value == "fail"
+    assert verdict.reason == "storage NIC 0000:ac:00.1 (mlx5_6) port 1: rate 100, expected 200"
+
+
+async def _lab(directory):
+    # gpu02: a dead card; gpu03: one card on another firmware (design and fleet both say so)
+    run = await LabRun.start(directory, nodes=4, faults={"gpu02": ["nic_dead"], "gpu03": ["hca_firmware_drift"]})
+    try:
+        await run.run(None)
+        return run.table()
+    finally:
+        await run.stop()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    return run_scenarios(tmp_path_factory.mktemp("nic_dead"), {"lab": _lab})["lab"]
+
+
+def test_nic_dead_and_firmware_drift_land_on_their_hosts_only(table):
+    for step_id, hosts in table.items():
+        for host, (status, reason) in hosts.items():
+            if host == "gpu03" and step_id == "ib-ports-active":
+                assert status == "fail"
+                assert "storage NIC 0000:2c:00.0 (mlx5_4) port 1: firmware 20.38.1002, expected 20.39.1002" in reason
+                assert "firmware: found 'MT4123 20.38.1002, MT4123 20.39.1002, MT4129 28.39.1002'" in reason
+                continue
+            if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw"):
+                assert status == "blocked", (step_id, reason)  # they wait for ib-ports-active
+                continue
+            if host != "gpu02" and step_id != "nccl-inter-node":  # one ring over every node
+                assert status == "pass", (step_id, host, reason)
+
+
+def test_nic_dead_every_slot_aware_step_names_the_dead_slot(table):
+    faulty = {s: hosts["gpu02"] for s, hosts in table.items() if "gpu02" in hosts}
+    failed = {s for s, (status, _) in faulty.items() if status == "fail"}
+    assert {"mellanox-functions", "nic-numa-affinity", "gpu-nic-topology"} <= failed
+    for step_id in failed - BY_NAME:
+        reason = faulty[step_id][1]
+        assert set(SLOT.findall(reason)) <= {DEAD}, (step_id, reason)
+        assert "rail 3" not in reason, (step_id, reason)
+    assert failed & BY_NAME == BY_NAME  # still by name: see BY_NAME

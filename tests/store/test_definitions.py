@@ -1,0 +1,113 @@
+"""The run's own record of its step definitions and inventory
+(runbook/store/definitions.py): content-addressed, one version per change,
+rebuilt into the same steps and targets, secrets left out, damage detected."""
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from runbook.inventory.load import select_hosts
+from runbook.store.definitions import RunDefinitions
+from runbook.store.errors import StoreCorrupt
+from runbook.workspace.project import load_project
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_project(REPO / "steps", REPO / "inventory", check=False)
+
+
+def test_recorded_definitions_rebuild_the_same_steps_and_targets(tmp_path, shipped):
+    record = RunDefinitions(tmp_path)
+    assert record.record(shipped.runbook, shipped.inventory) is True
+    runbook, inventory = record.current()
+    assert runbook.sha256 == shipped.runbook.sha256 and inventory.sha256 == shipped.inventory.sha256
+    assert [p.title for p in runbook.phases] == [p.title for p in shipped.runbook.phases]
+    for mine, theirs in zip(runbook.steps, shipped.runbook.steps, strict=True):
+        assert (mine.id, mine.sha256, mine.phase, mine.phase_title, mine.title, mine.why, mine.hosts,
+                mine.needs, mine.manual, mine.file, mine.line) == \
+               (theirs.id, theirs.sha256, theirs.phase, theirs.phase_title, theirs.title, theirs.why,
+                theirs.hosts, theirs.needs, theirs.manual, theirs.file, theirs.line)
+        assert mine.definition == theirs.definition
+        assert select_hosts(inventory, mine.hosts) == select_hosts(shipped.inventory, theirs.hosts), mine.id
+    assert list(inventory.hosts) == list(shipped.inventory.hosts)  # inventory order kept
+
+
+def test_objects_are_content_addressed_and_steps_named_by_their_hash(tmp_path, shipped):
+    record = RunDefinitions(tmp_path)
+    record.record(shipped.runbook, shipped.inventory)
+    files = list((tmp_path / "definitions" / "objects").iterdir())
+    for f in files:
+        assert f.name == hashlib.sha256(f.read_bytes()).hexdigest() + ".json"
+    names = {f.name[:-5] for f in files}
+    assert {s.sha256 for s in shipped.runbook.steps} <= names
+    assert len(names) == len(shipped.runbook.steps) + 2  # + the runbook and the inventory
+
+
+def test_a_version_is_added_only_when_something_changed(tmp_path, shipped):
+    steps = tmp_path / "steps"
+    shutil.copytree(REPO / "steps", steps)
+    record = RunDefinitions(tmp_path / "run")
+    record.record(shipped.runbook, shipped.inventory, now=1.0)
+    assert record.record(shipped.runbook, shipped.inventory, now=2.0) is False
+    text = (steps / "40-software.yaml").read_text()
+    (steps / "40-software.yaml").write_text(text.replace("run: ofed_info -s", "run: ofed_info -s | head -1", 1))
+    changed = load_project(steps, REPO / "inventory", check=False)
+    assert record.record(changed.runbook, changed.inventory, now=3.0) is True
+    versions = record.versions()
+    assert [v.time for v in versions] == [1.0, 3.0]
+    old = shipped.runbook.step("ofed-version").sha256
+    new = changed.runbook.step("ofed-version").sha256
+    assert old != new
+    assert record.step_definition(old)["verify"]["run"] == "ofed_info -s"  # both versions kept
+    assert record.step_definition(new)["verify"]["run"] == "ofed_info -s | head -1"
+    runbook, _inv = record.current()
+    assert runbook.step("ofed-version").sha256 == new
+
+
+def test_secrets_stay_out_and_addressing_stays_in(tmp_path):
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("all:\n  vars:\n    bmc_password: hunter2\n    ofed_version: '23.10'\n"
+                   "  children:\n    compute:\n      hosts:\n        gpu01:\n          ansible_host: 127.0.0.9\n"
+                   "          ansible_port: 2222\n          api_token: s3cr3t-token\n")
+    project = load_project(REPO / "steps", inv, check=False)
+    record = RunDefinitions(tmp_path / "run")
+    record.record(project.runbook, project.inventory)
+    for f in (tmp_path / "run" / "definitions").rglob("*"):
+        if f.is_file():
+            assert b"hunter2" not in f.read_bytes() and b"s3cr3t" not in f.read_bytes(), f
+    _rb, rebuilt = record.current()
+    gpu01 = rebuilt.hosts["gpu01"]
+    assert (gpu01.address, gpu01.port, gpu01.vars["ofed_version"]) == ("127.0.0.9", 2222, "23.10")
+    assert "bmc_password" not in gpu01.vars and "api_token" not in gpu01.vars
+    assert rebuilt.sha256 == project.inventory.sha256  # still names the inventory it came from
+
+
+def test_a_changed_object_is_refused_naming_the_file(tmp_path, shipped):
+    record = RunDefinitions(tmp_path)
+    record.record(shipped.runbook, shipped.inventory)
+    victim = tmp_path / "definitions" / "objects" / f"{shipped.runbook.step('ofed-version').sha256}.json"
+    victim.write_bytes(victim.read_bytes().replace(b"ofed_info", b"ofed_inf0"))
+    with pytest.raises(StoreCorrupt) as exc:
+        RunDefinitions(tmp_path).current()
+    assert str(victim) in str(exc.value) and "SHA-256" in str(exc.value)
+
+
+def test_an_incomplete_last_version_line_is_ignored(tmp_path, shipped):
+    record = RunDefinitions(tmp_path)
+    record.record(shipped.runbook, shipped.inventory)
+    with open(record.versions_path, "ab") as f:
+        f.write(b'{"time": 5, "runbook": "ab')  # a write cut short, never acknowledged
+    assert len(RunDefinitions(tmp_path).versions()) == 1
+    assert RunDefinitions(tmp_path).current()[0].sha256 == shipped.runbook.sha256
+    other = load_project(REPO / "tests" / "tui" / "data" / "lab-steps", REPO / "inventory", check=False)
+    assert RunDefinitions(tmp_path).record(other.runbook, other.inventory) is True  # cuts the torn tail
+    assert [v.runbook_sha256 for v in RunDefinitions(tmp_path).versions()] == \
+           [shipped.runbook.sha256, other.runbook.sha256]
+    (tmp_path / "definitions" / "versions.jsonl").write_text('not json\n' + json.dumps({}) + "\n")
+    with pytest.raises(StoreCorrupt):
+        RunDefinitions(tmp_path).versions()
