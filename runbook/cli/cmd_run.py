@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 import time
+from contextlib import nullcontext
 
 from rich.console import Console
 
@@ -17,26 +18,52 @@ from ..run.summary import run_summary
 from .progress import RunProgress, summary_table
 from ..workspace.project import eprint, load_project
 from ..workspace.run_project import project_of_run
+from .explain import explain
+from .human import runs_table, wide_console
+from .suggest import check_step_ids
 
 
-def _confirm_factory(args, console: Console):
+def print_reasons(console: Console, doc: dict, runbook) -> None:
+    """Why hosts are unknown or blocked, and what to run next (cli/explain.py)."""
+    for line in explain(doc, {s.id: s.phase for s in runbook.steps}, {s.id for s in runbook.steps if s.apply}):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _confirm_factory(args, console: Console, progress: RunProgress | None = None):
     async def confirm(step, action: str, hosts: list[str], commands: dict[str, str]) -> bool:
+        ask = not args.yes and sys.stdin.isatty()
         by_cmd: dict[str, list[str]] = {}
         for h, c in commands.items():
             by_cmd.setdefault(c, []).append(h)
-        console.print(f"[bold]{action}[/] {step.id} on {fold(hosts)} ({len(hosts)} hosts):", highlight=False)
-        for c, hs in by_cmd.items():
-            console.print(f"  {fold(hs)}: {c}", highlight=False, markup=False)
-        if step.apply and action == "apply" and step.apply.then:
-            console.print(f"  then: {step.apply.then}", highlight=False)
-        if args.yes:
-            return True
-        if not sys.stdin.isatty():
-            console.print(f"[red]not confirmed[/]: {action} needs --yes when there is no terminal to ask")
-            return False
-        answer = await asyncio.to_thread(input, f"{action} {step.id} on {len(hosts)} hosts? [y/N] ")
+        with progress.paused() if progress else nullcontext():
+            n = f"{len(hosts)} host{'' if len(hosts) == 1 else 's'}"
+            console.print(f"[bold]{action}[/] {step.id} on {fold(hosts)} ({n}):", highlight=False)
+            for c, hs in by_cmd.items():
+                # the person who confirms reads every line; a log (--yes, no terminal) gets the gist
+                shown = c if ask else command_gist(c, step.id)
+                console.print(f"  {fold(hs)}: {shown}", highlight=False, markup=False)
+            if step.apply and action == "apply" and step.apply.then:
+                console.print(f"  then: {step.apply.then}", highlight=False, markup=False)
+            if args.yes:
+                return True
+            if not ask:
+                console.print(f"[red]not confirmed[/]: {action} needs --yes when there is no terminal to ask")
+                return False
+            # the question on stderr (stdout is data), its [y/N] as literal text, the bar stopped meanwhile
+            console.print(f"{action} {step.id} on {n}? [y/N] ", end="", markup=False,
+                          highlight=False)
+            answer = await asyncio.to_thread(sys.stdin.readline)
         return answer.strip().lower() in ("y", "yes")
     return confirm
+
+
+def command_gist(command: str, step_id: str, width: int = 100) -> str:
+    """The first line of a command, and how much was left out."""
+    lines = command.strip().splitlines() or [""]
+    first = lines[0] if len(lines[0]) <= width else lines[0][: width - 1] + "…"
+    if len(lines) == 1 and first == lines[0]:
+        return first
+    return f"{first}  … ({len(lines)} lines; `runbook plan --step {step_id}` shows them all)"
 
 
 def _open(args, project, **kw) -> Session:
@@ -65,6 +92,7 @@ def cmd_run(args) -> int:
         doc = run_summary(session.state, steps, project.inventory, hosts, with_exit_code=True)
         rc = doc["exit_code"]
         console.print(summary_table(doc))
+        print_reasons(console, doc, project.runbook)
         if session.state.pending:
             for action, hs in doc["pending_actions"].items():
                 console.print(f"[yellow]{action} owed: {hs}[/]")
@@ -77,6 +105,7 @@ def cmd_run(args) -> int:
 
 
 def _selection(project, args):
+    check_step_ids(project.runbook, args.step or [])
     return (choose_steps(project.runbook, args.step or None, args.phase),
             choose_hosts(project.inventory, args.hosts))
 
@@ -100,7 +129,7 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
     try:
         with progress:
             await session.execute(steps, args.action, hosts=hosts, again=args.again,
-                                  rerun_failed=args.rerun_failed, confirm=_confirm_factory(args, console),
+                                  rerun_failed=args.rerun_failed, confirm=_confirm_factory(args, console, progress),
                                   on_events=progress)
     except asyncio.CancelledError:
         if not stopped:
@@ -135,6 +164,7 @@ def cmd_status(args) -> int:
             sys.stdout.write("\n")
         else:
             Console().print(summary_table(doc))
+            print_reasons(Console(), doc, project.runbook)
             for action, hs in doc["pending_actions"].items():
                 Console().print(f"[yellow]{action} owed: {hs}[/]")
         return rc
@@ -144,29 +174,21 @@ def cmd_status(args) -> int:
 
 def cmd_runs(args) -> int:
     runs = Store.list_runs(args.state)
-    if not runs:
-        eprint(f"no runs in {args.state}")
-        return EXIT_OK
     rows = [r if isinstance(r, dict) else dict(vars(r)) for r in runs]
-    if getattr(args, "json", False) or not sys.stdout.isatty():
+    if getattr(args, "json", False):
         for r in rows:  # one JSON object per run: data for scripts
             print(json.dumps(r, default=str))
         return EXIT_OK
-    from rich.table import Table
-
-    table = Table(title=f"runs in {args.state}")
-    for col in ("run", "site", "operator", "started", "events", "status", "in use by"):
-        table.add_column(col)
-    for r in rows:
-        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.get("started") or 0))
-        table.add_row(r["run_id"], r.get("site", ""), r.get("operator", ""), started, str(r.get("events", "")),
-                      r.get("problem") or r.get("status", ""), r.get("in_use", ""))
-    Console().print(table)
+    if not rows:
+        eprint(f"no runs in {args.state} yet: `runbook run` starts one")
+        return EXIT_OK
+    wide_console().print(runs_table(rows, args.state, time.time()))
     return EXIT_OK
 
 
 def cmd_decide(args) -> int:
     project = load_project(args.steps, args.inventory)
+    check_step_ids(project.runbook, [args.step])
     session = _open(args, project)
     try:
         expires = None

@@ -11,6 +11,8 @@ from ..definition.plan_render import to_markdown, to_text
 from ..errors import EXIT_OK, InputError, Problem, UsageError
 from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..workspace.project import eprint, load_project
+from .human import record_table, wide_console
+from .suggest import check_step_ids
 
 
 def cmd_lint(args) -> int:
@@ -24,6 +26,7 @@ def cmd_lint(args) -> int:
 def cmd_plan(args) -> int:
     project = load_project(args.steps, args.inventory)
     limit = select_hosts(project.inventory, args.hosts) if args.hosts else None
+    check_step_ids(project.runbook, args.step or [])
     try:
         plan = build_plan(project.runbook, project.inventory, step_ids=args.step or None, limit=limit)
     except KeyError as exc:
@@ -81,10 +84,8 @@ def cmd_parse(args) -> int:
         json.dump(reading.record, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
-        from rich.console import Console
-        from rich.pretty import Pretty
-
-        Console().print(Pretty(reading.record))
+        # a person reads key=value lines and tables, never a Python repr (--json is for scripts)
+        wide_console().print(record_table(reading.record, title=f"{args.parser}: {where}"))
     for what in reading.missing:
         eprint(f"{where}: partial {args.parser} output, missing: {what}")
     return EXIT_OK

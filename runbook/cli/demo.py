@@ -11,7 +11,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import EXIT_OK, RunbookError
+from ..errors import RunbookError
+from ..shipped import steps_dir
 from ..sim.procs import SimProcess
 from ..sim.scenario import DEFAULT
 from ..workspace.project import eprint
@@ -70,8 +71,9 @@ def cmd_demo(args) -> int:
     sim = start_demo_lab(args)
     try:
         eprint(f"runbook demo: lab up (pid {sim.pid}); plain OpenSSH works too: "
-               f"ssh -F {sim.ssh_config} gpu07 ibstat")
-        run_args = argparse.Namespace(steps=str(Path("steps")), inventory=str(sim.inventory), state=str(state_dir),
+               f"ssh -F {sim.ssh_config} {sim.info.get('first', {}).get('name', 'gpu01')} ibstat")
+        # the shipped runbook, from the wheel or the checkout: the demo works from any directory
+        run_args = argparse.Namespace(steps=str(steps_dir()), inventory=str(sim.inventory), state=str(state_dir),
                                       operator=None, run=None, trust_new_hosts=False)
         if args.headless or not sys.stdout.isatty():
             return _headless(run_args, base)
@@ -109,4 +111,4 @@ def _headless(run_args: argparse.Namespace, base: Path) -> int:
            f"wrong cable, ...): waive or note it with `runbook waive STEP --hosts H --reason ... "
            f"--state {run_args.state} --inventory {run_args.inventory}`.")
     eprint(f"runbook demo: the run's verdict exit code is {rc}; report: {out}.html")
-    return EXIT_OK if export_rc == 0 else export_rc
+    return rc if export_rc == 0 else export_rc  # the verdict, as `runbook run` would exit

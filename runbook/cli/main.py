@@ -29,14 +29,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plan", help="what would run, per host")
     _common(p, state=False)
     p.add_argument("--step", action="append", help="only this step (repeatable)")
-    p.add_argument("--hosts", help="NodeSet / group expression")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p.add_argument("--hosts", help="only these hosts (NodeSet / group expression)")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text",
+                   help="text for a terminal, md for the customer's acceptance plan, json for scripts")
 
     p = sub.add_parser("inventory", help="hosts, groups, merged vars as ansible-inventory prints them")
-    p.add_argument("--inventory", default="inventory")
+    p.add_argument("--inventory", default="inventory", help="inventory file or directory (default: inventory/)")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--list", action="store_true", default=True)
-    g.add_argument("--host")
+    g.add_argument("--list", action="store_true", default=True, help="every host, group and var (the default)")
+    g.add_argument("--host", help="the merged vars of this one host")
 
     p = sub.add_parser(
         "parse", help="read a saved or pasted tool output",
@@ -54,9 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="verify / apply / rollback steps over SSH")
     _common(p)
     p.add_argument("--step", action="append", help="step id (repeatable)")
-    p.add_argument("--phase")
-    p.add_argument("--all", action="store_true")
-    p.add_argument("--action", choices=("verify", "apply", "rollback"), default="verify")
+    p.add_argument("--phase", help="every step of this phase (e.g. nic-mode)")
+    p.add_argument("--all", action="store_true", help="every step of the runbook, in order")
+    p.add_argument("--action", choices=("verify", "apply", "rollback"), default="verify",
+                   help="verify (default); apply fixes on failing hosts; rollback what apply changed")
     p.add_argument("--hosts", help="limit to these hosts (NodeSet / group expression)")
     p.add_argument("--yes", action="store_true", help="confirm apply/rollback without asking")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -70,33 +72,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("status", help="the state of the run")
     _common(p)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     # the run's own steps and inventory (recorded in --state) are shown; the files
     # are read only for a run recorded before runs kept them (default steps/, inventory/)
     p.set_defaults(steps=None, inventory=None)
 
     p = sub.add_parser("runs", help="list the runs in the state directory")
-    p.add_argument("--state", default="state")
-    p.add_argument("--json", action="store_true", help="one JSON object per run")
+    p.add_argument("--state", default="state", help="state directory (default: state/)")
+    p.add_argument("--json", action="store_true", help="one JSON object per run, one per line")
 
     for kind, what in (("skip", "skip a step on hosts"), ("waive", "accept a failure, with a reason"),
                        ("note", "add a note (confirms a manual step)")):
         p = sub.add_parser(kind, help=what)
         _common(p)
-        p.add_argument("step")
+        p.add_argument("step", help="step id")
         p.add_argument("--hosts", help="NodeSet (default: every host of the step)")
-        p.add_argument("--reason", required=True)
+        p.add_argument("--reason", required=True, help="why, in words: recorded with your name")
         if kind == "waive":
             p.add_argument("--expires-days", type=float, help="the waiver lapses after this many days")
 
     p = sub.add_parser("tui", help="the terminal UI")
     _common(p)
-    p.add_argument("--trust-new-hosts", action="store_true")
+    p.add_argument("--trust-new-hosts", action="store_true",
+                   help="trust on first use: pin unknown host keys into the run's known_hosts")
 
     from .cmd_signed_log import add_export_arguments, add_verify_arguments
 
     p = sub.add_parser("export", help="signed completion log + report")
-    p.add_argument("--state", default="state")
+    p.add_argument("--state", default="state", help="state directory (default: state/)")
     p.add_argument("--steps", default=None,
                    help="only for a run recorded before runs kept their step definitions "
                         "(default steps/); the log holds what the run used")
@@ -115,9 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
     p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
-    p.add_argument("--nodes", type=int, default=48)
+    p.add_argument("--nodes", type=int, default=48, help="compute nodes in the lab (default 48)")
     p.add_argument("--scenario", help="fault scenario (default: the shipped demo scenario)")
     p.add_argument("--dir", help="where the lab and the run live (default: state/demo)")
+
+    p = sub.add_parser("init", help="create a site directory: inventory template, steps, README, .gitignore")
+    p.add_argument("dir", metavar="DIR", help="the new site directory")
+
+    from .cmd_bundle import add_arguments as add_bundle_arguments
+
+    p = sub.add_parser("bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites")
+    add_bundle_arguments(p)
     return parser
 
 
@@ -127,7 +138,7 @@ def dispatch(args) -> int:
     simple = {"lint": cmd_static.cmd_lint, "plan": cmd_static.cmd_plan, "inventory": cmd_static.cmd_inventory,
               "parse": cmd_static.cmd_parse, "run": cmd_run.cmd_run, "status": cmd_run.cmd_status,
               "runs": cmd_run.cmd_runs, "skip": cmd_run.cmd_decide, "waive": cmd_run.cmd_decide,
-              "note": cmd_run.cmd_decide}
+              "note": cmd_run.cmd_decide, "init": _init, "bundle": _bundle}
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
@@ -152,6 +163,18 @@ def dispatch(args) -> int:
 
         return cmd_demo(args)
     raise RunbookError(f"unknown command {args.command}")
+
+
+def _init(args) -> int:
+    from .cmd_init import cmd_init
+
+    return cmd_init(args)
+
+
+def _bundle(args) -> int:
+    from .cmd_bundle import cmd_bundle
+
+    return cmd_bundle(args)
 
 
 def main(argv: list[str] | None = None) -> int:

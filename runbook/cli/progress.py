@@ -4,6 +4,7 @@ Percentages are honest: the hosts x steps to do are known up front."""
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -33,6 +34,19 @@ class RunProgress:
 
     def __exit__(self, *exc):
         self.progress.__exit__(*exc)
+
+    @contextmanager
+    def paused(self):
+        """Stop redrawing while a question is asked: the live bar would overwrite the prompt."""
+        live = self.progress.live
+        was_live = live.is_started
+        if was_live:
+            self.progress.stop()
+        try:
+            yield
+        finally:
+            if was_live:
+                self.progress.start()
 
     def _counts_text(self, counts: dict[str, int]) -> str:
         return " ".join(f"[{STYLE[k]}]{GLYPH[k]} {v}[/]" for k, v in sorted(counts.items()) if v)

@@ -8,6 +8,7 @@ from ..criteria.host import judge_host, parse_output
 from ..criteria.verdict import Verdict
 from ..definition.model import Action, Status
 from ..definition.template import TemplateError, render_command
+from . import become
 
 
 @dataclass
@@ -29,7 +30,7 @@ def command_for(action: Action, variables: dict[str, Any], before: dict | None =
     values = dict(variables)
     if before is not None:
         values["before"] = before
-    return render_command(action.run, values)
+    return become.wrap(render_command(action.run, values), variables)  # sudo -n where the inventory says so
 
 
 async def run_on_host(transport, host: str, action: Action, variables: dict[str, Any], *,

@@ -34,6 +34,7 @@ from ..run import rules
 from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
                           PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
 from ..run.state import RunState
+from . import become
 from .hostrun import HostOutcome, command_for, run_on_host
 
 Confirm = Callable[[Step, str, list[str], dict[str, str]], Awaitable[bool]]
@@ -349,7 +350,7 @@ class Engine:
         return [h for h, ok in zip(hosts, back) if ok]
 
     async def _reboot(self, step: Step, host: str) -> bool:
-        await self.transport.reboot(host)
+        await self.transport.reboot(host, become.wrap("reboot", self._vars[host]))
         if await self.transport.wait_back(host, timeout=self.reboot_timeout):
             self._emit(PendingActionChanged(step.id, host, "reboot", "done", "host came back"))
             return True

@@ -89,16 +89,22 @@ def parse_ibstat_by_pci(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="ibstat-by-pci", reads="ibdev2netdev -v; ibstat", func=parse_ibstat_by_pci),
+    Parser(name="ibstat-by-pci", reads="ibdev2netdev -v; ibstat", func=parse_ibstat_by_pci,
+           description="ibstat with each CA keyed by its PCI address (from ibdev2netdev -v); firmware summary"),
     Parser(name="sysfs-pkeys-by-pci", reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/pkeys/*",
-           func=_with_map("sysfs-pkeys-by-pci", sysfs_infiniband.parse_pkeys)),
+           func=_with_map("sysfs-pkeys-by-pci", sysfs_infiniband.parse_pkeys),
+           description="P_Key tables from sysfs, keyed by the NIC's PCI address"),
     Parser(name="nvidia-smi-topo-by-pci", reads="ibdev2netdev -v; nvidia-smi topo -m",
-           func=_with_map("nvidia-smi-topo-by-pci", nvidia_smi_topo.parse_topo)),
+           func=_with_map("nvidia-smi-topo-by-pci", nvidia_smi_topo.parse_topo),
+           description="nvidia-smi topo -m with the NICs named by PCI address"),
     Parser(name="sysfs-link-layer-by-pci",
            reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/ports/1/link_layer",
-           func=_with_map("sysfs-link-layer-by-pci", sysfs_infiniband.parse_link_layer)),
+           func=_with_map("sysfs-link-layer-by-pci", sysfs_infiniband.parse_link_layer),
+           description="port link layer (InfiniBand/Ethernet) from sysfs, keyed by PCI address"),
     Parser(name="sysfs-numa-node-by-pci", reads="ibdev2netdev -v; grep -H . /sys/class/infiniband/*/device/numa_node",
-           func=_with_map("sysfs-numa-node-by-pci", sysfs_infiniband.parse_numa_node)),
+           func=_with_map("sysfs-numa-node-by-pci", sysfs_infiniband.parse_numa_node),
+           description="each NIC's NUMA node from sysfs, keyed by PCI address"),
     Parser(name="rail-links-by-pci", reads='ibdev2netdev -v; ibstat; iblinkinfo | grep -F "$(ibstat -p)"',
-           func=parse_rail_links),
+           func=parse_rail_links,
+           description="each local IB port's switch and switch port, matched by port GUID, keyed by PCI address"),
 ]

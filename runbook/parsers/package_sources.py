@@ -141,4 +141,5 @@ def parse_package_sources(text: str) -> Record:
 
 
 PARSERS = [Parser(name="package-sources", reads="grep -H '' REPO FILES; pip3 config list",
-                  func=parse_package_sources)]
+                  func=parse_package_sources,
+                  description="yum/dnf .repo sections, apt sources (one-line and deb822) and pip index: enabled URLs")]

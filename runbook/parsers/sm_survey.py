@@ -34,4 +34,5 @@ def parse_sm_survey(text: str) -> Record:
     return {"sms": sms, "errors": errors}
 
 
-PARSERS = [Parser(name="sm-survey", reads="sminfo LID for every LID of `saquery -s`", func=parse_sm_survey)]
+PARSERS = [Parser(name="sm-survey", reads="sminfo LID for every LID of `saquery -s`", func=parse_sm_survey,
+                  description="every SM of the subnet with its state and priority, from saquery -s and sminfo")]

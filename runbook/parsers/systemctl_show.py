@@ -46,4 +46,5 @@ def parse_systemctl_show(text: str) -> Record:
 
 
 PARSERS = [Parser(name="systemctl-show", reads="systemctl show -p LoadState -p UnitFileState -p ActiveState UNIT",
-                  func=parse_systemctl_show)]
+                  func=parse_systemctl_show,
+                  description="systemctl show -p LoadState,UnitFileState,ActiveState: a unit's enabled and active state")]

@@ -46,9 +46,11 @@ class Lab:
     async def start(cls, directory: str | Path, nodes: int = 48, scenario: str | Path | None = None,
                     base_address: str = "127.77.0.0", port: int = 0, reboot_seconds: float = 5.0,
                     slow_seconds: float = 8.0, design: Design | str | Path | None = None,
-                    strict_scenario: bool = True, fresh: bool = False, save_state: bool = True) -> "Lab":
+                    strict_scenario: bool = True, fresh: bool = False, save_state: bool = True,
+                    single_address: bool = False) -> "Lab":
         """Build the cluster, inject the scenario, start one SSH listener per node,
-        write inventory/known_hosts/ssh_config/key, then DIR/ready."""
+        write inventory/known_hosts/ssh_config/key, then DIR/ready. With
+        `single_address` every node listens on 127.0.0.1 on its own port (macOS)."""
         if nodes < 1:
             raise ValueError("--nodes must be at least 1")
         directory = Path(directory).resolve()
@@ -56,7 +58,10 @@ class Lab:
         (directory / "ready").unlink(missing_ok=True)
         design = design if isinstance(design, Design) else load_design(design)
         names = naming.compute_names(nodes) + list(design.sm_hosts)
-        addresses = naming.addresses(base_address, len(names))
+        if single_address:
+            addresses, port = ["127.0.0.1"] * len(names), 0  # told apart by their ports
+        else:
+            addresses = naming.addresses(base_address, len(names))
         key = {"nodes": nodes, "design": _digest(Path(design.source)),
                "scenario": _digest(Path(scenario)) if scenario else ""}
         saved = None if fresh else persist.load(directory / "state.json", key)

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import logging
 import signal
 import sys
 from pathlib import Path
 
 from ..errors import EXIT_OK, EXIT_USAGE, RunbookError
+from .addresses import candidates, describe, in_use, loopback_aliases_work
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,9 +27,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "cached host keys and the saved state (default ./sim-lab)")
     parser.add_argument("--lifetime", type=float, metavar="SECONDS",
                         help="stop by itself after this many seconds")
-    parser.add_argument("--base-address", default="127.77.0.0",
-                        help="node N listens on this address + N (must be in 127.0.0.0/8)")
-    parser.add_argument("--port", type=int, default=2222, help="SSH port on every node address (0: any free)")
+    parser.add_argument("--base-address", default=None,
+                        help="node N listens on this address + N (must be in 127.0.0.0/8; default 127.77.0.0, "
+                             "or a free range when that is taken)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="SSH port on every node address (0: any free port per node; default 2222, "
+                             "or another when that is taken)")
+    parser.add_argument("--single-address", action="store_true",
+                        help="every node on 127.0.0.1 with its own port (automatic where 127.0.0.1 is the "
+                             "only loopback address, e.g. macOS)")
     parser.add_argument("--reboot-seconds", type=float, default=5.0, help="how long a rebooting node is down")
     parser.add_argument("--slow-seconds", type=float, default=8.0, help="delay of a node with the 'slow' fault")
     parser.add_argument("--design", metavar="INVENTORY",
@@ -40,13 +48,10 @@ def _say(text: str) -> None:
 
 
 async def serve(args: argparse.Namespace) -> int:
-    from .lab import Lab  # the simulator loads only when it runs, not for `runbook --help`
     from .scenario import DEFAULT
 
     scenario = args.scenario or DEFAULT
-    lab = await Lab.start(args.dir, nodes=args.nodes, scenario=scenario, base_address=args.base_address,
-                          port=args.port, reboot_seconds=args.reboot_seconds, slow_seconds=args.slow_seconds,
-                          design=args.design, strict_scenario=bool(args.scenario), fresh=args.fresh)
+    lab = await _start_lab(args, scenario)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -54,7 +59,8 @@ async def serve(args: argparse.Namespace) -> int:
     try:
         faulty = {n: s.faults for n, s in lab.cluster.nodes.items() if s.faults}
         first = lab.node(lab.names()[0])
-        _say(f"runbook sim: {len(lab.nodes)} nodes on {first.address}.. port {first.port}"
+        where = describe([(n.address, n.port) for n in lab.nodes.values()])
+        _say(f"runbook sim: {len(lab.nodes)} nodes on {where}"
              f" ({sum(len(f) for f in faulty.values())} faults from {Path(scenario).name})")
         for name, flts in faulty.items():
             _say(f"  {name}: {', '.join(flts)}")
@@ -70,6 +76,44 @@ async def serve(args: argparse.Namespace) -> int:
         await lab.stop()
         _say("runbook sim: stopped")
     return EXIT_OK
+
+
+async def _start_lab(args: argparse.Namespace, scenario):
+    """Start on the default addresses, or on free ones when those are taken
+    (sim/addresses.py); say where, when it is not where the user asked."""
+    from .lab import Lab  # the simulator loads only when it runs, not for `runbook --help`
+
+    single = getattr(args, "single_address", False)
+    if not single and not loopback_aliases_work():
+        single = True
+        _say("runbook sim: 127.0.0.1 is the only loopback address here: every node listens on it, "
+             "each on its own port")
+    tried = []
+    for base, port in candidates(args.base_address, args.port):
+        try:
+            lab = await Lab.start(args.dir, nodes=args.nodes, scenario=scenario, base_address=base, port=port,
+                                  reboot_seconds=args.reboot_seconds, slow_seconds=args.slow_seconds,
+                                  design=args.design, strict_scenario=_own_scenario(args.scenario),
+                                  fresh=args.fresh, single_address=single)
+        except OSError as exc:
+            if not in_use(exc) or single:
+                raise
+            tried.append(f"{ipaddress.IPv4Address(base) + 1}.. port {port}")
+            continue
+        if tried:
+            _say(f"runbook sim: {tried[0]} is in use (another lab?); using "
+                 f"{ipaddress.IPv4Address(base) + 1}.. port {port or 'any free'} instead")
+        return lab
+    raise RunbookError(f"runbook sim: addresses in use: {', '.join(tried)}"
+                       + ("" if len(tried) > 1 else " (choose others with --base-address / --port)"))
+
+
+def _own_scenario(path: str | None) -> bool:
+    """A scenario the user wrote is checked strictly (a node it names must exist);
+    the built-in demo scenario fits any size: faults on nodes beyond it are left out."""
+    from .scenario import DEFAULT
+
+    return bool(path) and Path(path).resolve() != DEFAULT.resolve()
 
 
 def run(args: argparse.Namespace) -> int:

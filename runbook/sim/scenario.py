@@ -10,6 +10,7 @@ Problems are reported as FILE:LINE: message, all of them at once.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,11 +80,14 @@ def load(path: str | Path) -> tuple[str, list[Entry], list[Problem]]:
 def apply(cluster: Cluster, path: str | Path, strict: bool = True) -> list[Entry]:
     """Inject a scenario into a freshly built cluster. With strict=False, entries
     for nodes beyond the cluster's size are skipped (the built-in demo scenario
-    on a small --nodes); every other problem is an InputError."""
+    on a small --nodes); every other problem is an InputError. A name that is
+    not in the cluster but differs from one only by zero-padding (gpu07 and
+    gpu0007) is that node: faults are placed by position."""
     src, entries, problems = load(path)
     applied = []
+    numbered = _by_number(cluster)
     for e in entries:
-        node = cluster.nodes.get(e.node)
+        node = cluster.nodes.get(e.node) or numbered.get(_number_key(e.node))
         if node is None:
             if strict:
                 known = NodeSet.fromlist(list(cluster.nodes))
@@ -97,3 +101,22 @@ def apply(cluster: Cluster, path: str | Path, strict: bool = True) -> list[Entry
     if problems:
         raise InputError(problems)
     return applied
+
+
+# A fault is placed by the node's position: `gpu07` in a scenario is the 7th
+# compute node, which a 1,000-node lab names gpu0007 (naming.compute_names).
+_NUMBERED = re.compile(r"([A-Za-z_-]+?)0*(\d+)")
+
+
+def _number_key(name: str) -> tuple[str, int] | None:
+    m = _NUMBERED.fullmatch(name)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def _by_number(cluster: Cluster) -> dict:
+    out = {}
+    for name, node in cluster.nodes.items():
+        key = _number_key(name)
+        if key is not None:
+            out.setdefault(key, node)
+    return out

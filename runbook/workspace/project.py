@@ -5,7 +5,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, Problem
 from ..inventory.load import load_inventory
 from ..definition.lint import lint
 from ..definition.loader import load_runbook
@@ -36,6 +36,9 @@ def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True
     if runbook is not None and inv is not None and check:
         problems.extend(lint(runbook, inv))
     if problems:
+        if not Path(steps).exists() or not Path(inventory).exists():
+            problems.append(Problem(str(Path.cwd()), None, "this is not a site directory: work in one made by "
+                                    "`runbook init DIR`, or pass --steps DIR --inventory PATH"))
         raise InputError(problems)
     return Project(runbook, inv, Path(steps), Path(inventory))
 

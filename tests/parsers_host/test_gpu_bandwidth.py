@@ -85,3 +85,22 @@ def test_topo_p2p_with_a_missing_row_is_refused():
     text = "        GPU0    GPU1\n GPU0   X       OK\n"
     with pytest.raises(ParseError, match="GPU1"):
         parse("nvidia-smi-topo-p2p", text)
+
+
+def test_nvbandwidth_one_row_matrix_with_right_aligned_labels():
+    # the layout of newer versions: labels right-aligned, SUM and COEFFICIENT_OF_VARIATION lines
+    text = ("Running host_to_device_memcpy_ce.\n"
+            "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+            "           0         1\n"
+            " 0     55.59     55.60\n\n"
+            "SUM host_to_device_memcpy_ce 111.19\n"
+            "COEFFICIENT_OF_VARIATION host_to_device_memcpy_ce 0.01\n")
+    record = parse("nvbandwidth", text)
+    case = record["testcases"][record["by_name"]["host_to_device_memcpy_ce"]]
+    assert case["columns"] == ["0", "1"] and case["matrix"] == [[55.59, 55.60]] and case["sum"] == 111.19
+
+
+def test_nvbandwidth_row_shorter_than_its_header_is_refused():
+    with pytest.raises(ParseError):
+        parse("nvbandwidth", "Running x_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                             "          0         1\n0     26.03\n")

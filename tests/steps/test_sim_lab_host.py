@@ -170,7 +170,7 @@ def test_partitions_apply_keeps_the_first_backup_and_writes_atomically(labs):
 
 def test_nccl_bootstrap_without_socket_ifname_picks_the_storage_ipoib(labs):
     unset, pinned = labs["nccl"]["unset"], labs["nccl"]["set"]
-    assert "NCCL INFO Bootstrap : Using ib4:" in unset
+    assert "NCCL INFO Bootstrap : Using ib4.8200:" in unset
     assert "[4]mlx5_4:1/IB" in unset  # and NCCL takes the storage NICs too
     assert "NCCL INFO Bootstrap : Using eno1:" in pinned
     assert "[3]mlx5_3:1/IB ; OOB eno1:" in pinned and "mlx5_4" not in pinned

@@ -72,12 +72,14 @@ def pcie_bandwidth_gpu(record: Any, v: dict) -> list[str]:
     """nvbandwidth host_to_device_memcpy_ce: every GPU at or above pcie_gpu_h2d_min_gbs.
     A link that trained at Gen3 or x8 carries about half of a Gen4 x16 link."""
     minimum, count = float(v["pcie_gpu_h2d_min_gbs"]), int(v["gpus_per_node"])
-    case = record["testcases"].get("host_to_device_memcpy_ce")
-    if case is None:
+    index = record["by_name"].get("host_to_device_memcpy_ce")
+    if index is None:
+        names = [t["name"] for t in record["testcases"]]
         raise ValueError("no host_to_device_memcpy_ce result in the nvbandwidth output "
-                         f"(found {', '.join(record['testcases']) or 'none'})")
-    row = case["rows"].get("0") or []
+                         f"(found {', '.join(names) or 'none'})")
+    case = record["testcases"][index]
     columns = case["columns"]
+    row = case["matrix"][0] if case["matrix"] else []
     out = []
     if len(columns) != count:
         out.append(f"GPUs measured: expected {count}, found {len(columns)}")

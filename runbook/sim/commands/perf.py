@@ -43,7 +43,7 @@ def _bootstrap_if(ctx: Ctx, node, env: dict[str, str]) -> tuple[str, str] | None
     from .network import _interfaces
 
     machine = ctx.machine.peer(node.name) or ctx.machine
-    ifaces = [(name, addrs[0].split("/")[0]) for _, name, kind, _, _, addrs, _, _ in _interfaces(Ctx(ctx.shell, machine))
+    ifaces = [(name, addrs[0].split("/")[0]) for _, name, kind, _, _, addrs, *_ in _interfaces(Ctx(ctx.shell, machine))
               if addrs and kind != "loopback"]
     spec = env.get("NCCL_SOCKET_IFNAME", "")
     if spec:

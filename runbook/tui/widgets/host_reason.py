@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from ...textfmt import kv_text
 from ..runview import HostFacts
 from .status_text import status_text
 
@@ -27,7 +28,7 @@ def reason_text(f: HostFacts | None) -> Text:
         text.append(f.reason)
     if f.before:
         text.append("\nbefore: ", style="dim")
-        text.append(", ".join(f"{k}={v}" for k, v in f.before.items()), style="dim")
+        text.append(kv_text(f.before), style="dim")  # nested values as key=value, never a repr
     return text
 
 
