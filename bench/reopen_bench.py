@@ -24,9 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runbook.store import Store  # noqa: E402
-from runbook.store.progress import PROGRESS_NAME  # noqa: E402
-from store_bench import _fill  # noqa: E402
+from store_bench import _fill
+
+from runbook.store import Store
+from runbook.store.progress import PROGRESS_NAME
 
 
 def _open_times(state: Path, repeat: int, read_only: bool, drop_progress: bool) -> tuple[list[float], list[float]]:

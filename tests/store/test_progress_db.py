@@ -71,7 +71,7 @@ def test_progress_is_queried_with_tinydbs_own_api(tmp_path):
         store.append(OperatorDecision("waive", "link", "gpu02", "alice", "cable on order"))
     # the README's example
     db = TinyDB(tmp_path / "run-1" / "progress.json", storage=ProgressStorage)
-    failing = db.table("progress").search((where("status") == "fail"))
+    failing = db.table("progress").search(where("status") == "fail")
     assert [(d["step_id"], d["host"], d["reason"]) for d in failing] == [("link", "gpu01", "ETH")]
     waived = db.table("progress").get((where("host") == "gpu02") & (where("step_id") == "link"))
     assert waived["status"] == "waived" and waived["recorded_status"] == "fail"

@@ -11,8 +11,8 @@ import contextlib
 import io
 import json
 import tempfile
-import time
 import textwrap
+import time
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -23,8 +23,15 @@ from runbook.definition.model import Status
 from runbook.export.checks import check_document
 from runbook.export.completion_log import build_document
 from runbook.run import rules
-from runbook.run.events import (HostFinished, HostStarted, OperatorDecision, PendingActionChanged,
-                                RunFinished, RunInterrupted, StepStarted)
+from runbook.run.events import (
+    HostFinished,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunFinished,
+    RunInterrupted,
+    StepStarted,
+)
 from runbook.store import Store
 from runbook.tui.runview import RunView
 from runbook.workspace.project import load_project
