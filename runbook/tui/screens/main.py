@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from ...run.events import Event, HostFinished, HostOutput, HostStarted
 from ...definition.model import Status
 from ..feed import Feed
+from ..keys import HELP, KEYS
 from ..runview import RunView, StepRow, folded
 from ..widgets.header_bar import HeaderBar
 from ..widgets.host_reason import HostReason
@@ -53,40 +54,9 @@ class MainScreen(MainActions, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
-    BINDINGS = [
-        Binding("v", "verify", "Verify"),
-        Binding("p", "verify_phase", "Phase"),
-        Binding("c", "verify_rest", "Continue", show=False),
-        Binding("f", "rerun_failed", "Re-run failed"),
-        Binding("a", "apply", "Apply"),
-        Binding("r", "rollback", "Rollback"),
-        Binding("s", "decide('skip')", "Skip"),
-        Binding("w", "decide('waive')", "Waive"),
-        Binding("n", "decide('note')", "Note"),
-        Binding("g", "cycle_filter", "Filter"),
-        Binding("e", "export", "Export"),
-        Binding("x", "stop", "Stop"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
-        Binding("V", "verify_host", "Verify host", show=False),
-        Binding("A", "apply_host", "Apply on host", show=False),
-        Binding("R", "rollback_host", "Rollback host", show=False),
-        Binding("i", "reverify_interrupted", "Re-verify interrupted", show=False),
-        Binding("escape", "dismiss_notice", "Dismiss", show=False),
-    ]
-    # What the help screen lists (keys that are not obvious from the footer too).
-    KEYS = [
-        ("v", "verify the step on all its hosts"), ("V", "verify the selected host only"),
-        ("p / c", "verify the whole phase / continue the whole runbook (what has not passed yet)"),
-        ("f", "re-run the failed / unknown / interrupted hosts"),
-        ("i", "re-verify every host interrupted last time, in every step"),
-        ("a / A", "apply on the failing hosts / the selected host (asks first)"),
-        ("r / R", "roll back to the recorded values / on the selected host (asks first)"),
-        ("s w n", "skip, waive, note (a reason is required)"),
-        ("g", "grid filter: all → failing → unknown"), ("e", "export the signed completion log"),
-        ("x", "stop the run (hosts in flight are recorded as interrupted)"),
-        ("?", "this help"), ("q", "quit (progress is already saved)"),
-    ]
+    # One list of keys (tui/keys.py): the footer, the help screen and the palette.
+    BINDINGS = [Binding(k.key, k.action, k.label, show=k.footer) for k in KEYS]
+    HELP_ROWS = HELP
 
     def __init__(self, session: Any, *, blink: bool = True, repaint_every: float = 0.1,
                  export_output: str | None = None, export_key: str | None = None):
