@@ -1,4 +1,4 @@
-"""`runbook export` and `runbook verify-log` (DESIGN.md §5), as functions the
+"""`runbook export` and `runbook verify-log` (docs/architecture.md), as functions the
 main CLI wires in. Both return the exit code; errors are one message on
 stderr, never a traceback.
 

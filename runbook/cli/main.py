@@ -1,4 +1,4 @@
-"""`runbook` command line (DESIGN.md §5 is the contract: commands, exit codes,
+"""`runbook` command line (docs/architecture.md and README.md are the contract: commands, exit codes,
 stdout for data and stderr for progress)."""
 from __future__ import annotations
 

@@ -29,6 +29,13 @@ class BlobStore:
     def exists(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
 
+    def names(self) -> set[str]:
+        """Every blob name present (one directory listing, not one stat per blob)."""
+        try:
+            return set(os.listdir(self.directory))
+        except FileNotFoundError:
+            return set()
+
     def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
         """Store (sha256, bytes) pairs durably: one directory fsync for the lot."""
         new = [(sha, data) for sha, data in dict(blobs).items() if not self.exists(sha)]
