@@ -11,7 +11,7 @@ from runbook.criteria.host import judge_host
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Status
 from runbook.engine.runner import Engine
-from runbook.engine.targets import ordered
+from runbook.definition.targets import ordered
 from runbook.errors import InputError
 from runbook.inventory.load import load_inventory
 from runbook.run.state import RunState
