@@ -128,7 +128,7 @@ class Lab:
     # -- what the clients need ------------------------------------------
     def targets(self, step_id: str, steps_dir: Path = STEPS) -> list[tuple[str, str, int, str]]:
         """The hosts `runbook run --step STEP_ID` targets, with where to reach them."""
-        from runbook.engine.targets import targets
+        from runbook.definition.targets import targets
         from runbook.inventory.load import host_vars, load_inventory
         from runbook.definition.loader import load_runbook
 

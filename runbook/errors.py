@@ -1,4 +1,4 @@
-"""Errors and exit codes: the exit codes are a documented contract (DESIGN.md §5)."""
+"""Errors and exit codes: the exit codes are a documented contract (docs/architecture.md, "Exit codes")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,6 +8,7 @@ EXIT_FAIL = 1  # some hosts fail
 EXIT_USAGE = 2  # usage or input error
 EXIT_UNKNOWN = 3  # some unknown and none fail
 EXIT_LOCKED = 4  # state lock held by another process
+EXIT_UNTRUSTED = 5  # verify-log: the log and signature are intact, but no trusted signer was given
 
 
 @dataclass(frozen=True)
@@ -45,3 +46,9 @@ class UsageError(RunbookError):
 
 class LockHeld(RunbookError):
     exit_code = EXIT_LOCKED
+
+
+def os_error(exc: OSError) -> str:
+    """`FILE: Permission denied` (the one line an OSError is shown as)."""
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename else what

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
-from ..workspace.session import Session, choose_hosts, choose_steps, exit_code
+from ..workspace.session import Session, choose_hosts, choose_steps
 from ..store.store import Store
 from ..run.summary import run_summary
 from .progress import RunProgress, summary_table
@@ -87,10 +87,11 @@ def cmd_run(args) -> int:
             console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")
         progress = RunProgress(console)
         code = asyncio.run(_run(session, steps, args, hosts, progress, console))
+        _say_pinned(session, console)
         if code is not None:
             return code
-        rc = exit_code(session.state, project.runbook, project.inventory, steps, hosts)
-        doc = run_summary(session.state, steps, project.inventory, hosts, exit_code=rc)
+        doc = run_summary(session.state, steps, project.inventory, hosts, with_exit_code=True)
+        rc = doc["exit_code"]
         console.print(summary_table(doc))
         print_reasons(console, doc, project.runbook)
         if session.state.pending:
@@ -104,6 +105,15 @@ def cmd_run(args) -> int:
         session.close_store()
 
 
+def _say_pinned(session: Session, console: Console) -> None:
+    """--trust-new-hosts: every key it pinned, so the operator can check them."""
+    if session.pinned:
+        where = session.transport.policy.pin_file
+        console.print(f"pinned {len(session.pinned)} new host key(s) into {where}:", highlight=False)
+        for host, fp in session.pinned:
+            console.print(f"  {host} {fp}", highlight=False, markup=False)
+
+
 def _selection(project, args):
     check_step_ids(project.runbook, args.step or [])
     return (choose_steps(project.runbook, args.step or None, args.phase),
@@ -111,11 +121,7 @@ def _selection(project, args):
 
 
 def _interrupted(session: Session) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for (step, host), o in session.state.outcomes.items():
-        if o.status.value == "interrupted":
-            out.setdefault(step, []).append(host)
-    return out
+    return session.store.interrupted()
 
 
 async def _run(session: Session, steps, args, hosts, progress: RunProgress, console: Console) -> int | None:
@@ -151,6 +157,9 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
 def cmd_status(args) -> int:
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
+        # the outputs' hashes are checked as export checks them (the journal's lines
+        # and, at open, the chain from its last checkpoint); a damaged one is an error
+        store.check_outputs()
         # the run's own steps and inventory: status works anywhere with only --state
         project = project_of_run(store, args.steps, args.inventory, check=True)
         for note in project.notes:
@@ -158,8 +167,8 @@ def cmd_status(args) -> int:
         state = store.state  # read-only: nothing else feeds it, no copy needed
         state.manual_steps = {s.id for s in project.runbook.steps if s.manual}
         steps = project.runbook.steps
-        rc = exit_code(state, project.runbook, project.inventory, steps)
-        doc = run_summary(state, steps, project.inventory, exit_code=rc)
+        doc = run_summary(state, steps, project.inventory, with_exit_code=True)
+        rc = doc["exit_code"]
         if args.json:
             json.dump(doc, sys.stdout, indent=2)
             sys.stdout.write("\n")

@@ -1,4 +1,4 @@
-"""`runbook export` and `runbook verify-log` (DESIGN.md §5), as functions the
+"""`runbook export` and `runbook verify-log` (docs/architecture.md), as functions the
 main CLI wires in. Both return the exit code; errors are one message on
 stderr, never a traceback.
 
@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError
+from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError, os_error
 
 
 
@@ -43,8 +43,9 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--signature", metavar="FILE.sig", default=None,
                         help="the signature (default: FILE.sig)")
     parser.add_argument("--allowed-signers", metavar="FILE", default=None,
-                        help="ssh-keygen allowed_signers file; without it the signer is only "
-                             "as trusted as the key fingerprint printed")
+                        help="ssh-keygen allowed_signers file with the signer's public key, "
+                             "obtained from the signer (never from the log); without it "
+                             "an intact log exits 5: the signer is not trusted")
     parser.add_argument("--identity", metavar="ID", default=None,
                         help="the principal to look up in allowed_signers "
                              "(default: the identity the log names)")
@@ -86,6 +87,10 @@ def cli_export(args: argparse.Namespace,
     except RunbookError as exc:
         print(f"runbook export: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # -o into a read-only directory, a full disk: nothing was written
+        where = f"{args.output}: " if args.output else ""
+        print(f"runbook export: cannot write the log {where}{os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     for warning in result.warnings:
         print(f"runbook export: warning: {warning}", file=sys.stderr)
     print(f"log        {result.log}  (SHA-256 {result.log_sha256})")

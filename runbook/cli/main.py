@@ -1,4 +1,4 @@
-"""`runbook` command line (DESIGN.md §5 is the contract: commands, exit codes,
+"""`runbook` command line (docs/architecture.md and README.md are the contract: commands, exit codes,
 stdout for data and stderr for progress)."""
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from .. import __version__
-from ..errors import EXIT_USAGE, InputError, RunbookError
+from ..errors import EXIT_USAGE, InputError, RunbookError, os_error
+from . import numbers
 
 
 def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
@@ -67,8 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--again", action="store_true", help="re-verify hosts that already passed too")
     p.add_argument("--new-run", action="store_true", help="start a new run instead of continuing the latest")
     p.add_argument("--trust-new-hosts", action="store_true",
-                   help="trust on first use: pin unknown host keys into the run's known_hosts")
-    p.add_argument("--max-handshakes", type=int, help="concurrent SSH handshakes (default suits sshd MaxStartups)")
+                   help="trust on first use: pin unknown host keys into the state directory's "
+                        "known_hosts (a changed key is still refused)")
+    p.add_argument("--max-handshakes", type=numbers.MAX_HANDSHAKES, help="concurrent SSH handshakes (default suits sshd MaxStartups)")
 
     p = sub.add_parser("status", help="the state of the run")
     _common(p)
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--hosts", help="NodeSet (default: every host of the step)")
         p.add_argument("--reason", required=True, help="why, in words: recorded with your name")
         if kind == "waive":
-            p.add_argument("--expires-days", type=float, help="the waiver lapses after this many days")
+            p.add_argument("--expires-days", type=numbers.EXPIRES_DAYS, help="the waiver lapses after this many days")
 
     p = sub.add_parser("tui", help="the terminal UI")
     _common(p)
@@ -118,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
     p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
-    p.add_argument("--nodes", type=int, default=48, help="compute nodes in the lab (default 48)")
+    p.add_argument("--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes in the lab (default 48)")
     p.add_argument("--scenario", help="fault scenario (default: the shipped demo scenario)")
     p.add_argument("--dir", help="where the lab and the run live (default: state/demo)")
 
@@ -193,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     except RunbookError as exc:
         print(f"runbook: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:  # a file we could not read or write: one line, exit 2
+        print(f"runbook: {os_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("runbook: interrupted", file=sys.stderr)
         return 130

@@ -3,6 +3,7 @@ semver). Numbers compare as numbers when both sides read as numbers ("200"
 and 200 are equal; "16GT/s" is a string); versions compare piecewise."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -11,13 +12,18 @@ def as_number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
         try:
-            return float(value.strip())
+            number = float(value)
+        except OverflowError:  # an int beyond float's range
+            return None
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
         except ValueError:
             return None
-    return None
+    else:
+        return None
+    return number if math.isfinite(number) else None  # nan and inf compare as nothing
 
 
 def equal(found: Any, expected: Any) -> bool:
@@ -39,15 +45,26 @@ def version_key(text: str) -> tuple:
     return tuple(key)
 
 
-_SEMVER = re.compile(r"^\s*(>=|<=|==|!=|>|<|=)?\s*(.+?)\s*$")
+_SEMVER = re.compile(r"^\s*(>=|<=|==|!=|>|<|=)?\s*([0-9A-Za-z][0-9A-Za-z.\-_+:~]*)\s*$")
+
+
+def semver_problem(spec: Any) -> str | None:
+    """Why a version range cannot be read (None: it can), e.g. `>>1`."""
+    for clause in str(spec).split(","):
+        if not _SEMVER.match(clause):
+            return (f"bad version range {str(spec)!r}: each clause is an optional operator "
+                    f"(>= <= == != > < =) and a version, e.g. >=23.10,<24")
+    return None
 
 
 def semver_ok(found: Any, spec: str) -> bool:
-    """`>=23.10`, `==550.90.07`, or several joined by commas (all must hold)."""
+    """`>=23.10`, `==550.90.07`, or several joined by commas (all must hold).
+    A range that cannot be read raises ValueError (the host is then unknown)."""
+    problem = semver_problem(spec)
+    if problem:
+        raise ValueError(problem)
     for clause in str(spec).split(","):
         m = _SEMVER.match(clause)
-        if not m:
-            return False
         op, want = m.group(1) or "==", m.group(2)
         f, w = version_key(found), version_key(want)
         ok = {

@@ -8,12 +8,13 @@ majority every host fails ("fleet split"). Hosts that could not be assessed
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
 
 from ..definition.model import Action, Status
+from ..inventory.hostsel import fold
 from .design import comparators
 from .paths import select
 from .verdict import Verdict, short
@@ -26,10 +27,6 @@ def _value_of(path: str, record: Any, stdout: str) -> Any:
     if not values:
         raise LookupError(path)
     return values[0] if len(values) == 1 else values
-
-
-def _fold(hosts: list[str]) -> str:
-    return str(NodeSet.fromlist(hosts)) if hosts else ""
 
 
 def consistency(path: str, observed: dict[str, tuple[Any, str]]) -> dict[str, str | None]:
@@ -50,7 +47,7 @@ def consistency(path: str, observed: dict[str, tuple[Any, str]]) -> dict[str, st
     (top, n_top), (_, n_second) = counts.most_common(2)
     if n_top == n_second:
         groups = ", ".join(
-            f"{short(json.loads(k))} on {_fold([h for h, kk in keyed.items() if kk == k])}"
+            f"{short(json.loads(k))} on {fold([h for h, kk in keyed.items() if kk == k])}"
             for k, _ in counts.most_common()
         )
         for h in values:
@@ -60,7 +57,7 @@ def consistency(path: str, observed: dict[str, tuple[Any, str]]) -> dict[str, st
     outliers = [h for h, k in keyed.items() if k != top]
     for h in outliers:
         result[h] = (f"{path}: found {short(values[h])}, fleet majority {short(majority)} "
-                     f"({n_top}/{len(values)} hosts); outliers {_fold(outliers)}")
+                     f"({n_top}/{len(values)} hosts); outliers {fold(outliers)}")
     return result
 
 
@@ -85,7 +82,7 @@ def judge_fleet(action: Action, verdicts: dict[str, Verdict], records: dict[str,
             have = {h: records[h] for h in assessed if records.get(h) is not None}
             try:
                 mismatches = comp.func(have, {h: variables[h] for h in have})
-            except (KeyError, ValueError, TypeError) as exc:
+            except (KeyError, ValueError, TypeError, ArithmeticError, re.error) as exc:
                 for h in have:
                     extra_unknown[h].append(f"{check.value}: design data or output not as expected: {exc}")
                 continue

@@ -44,6 +44,8 @@ def _reference(check: Check, found: Any, ref: Any, variables: dict) -> str | Non
     f, r = compare.as_number(found), compare.as_number(ref)
     if f is None or r is None:
         raise TypeError(f"reference check needs numbers, found {found!r} vs {ref!r}")
+    if r == 0:
+        raise ValueError("the reference is 0: a relative tolerance of it means nothing")
     lower = compare.as_number(render_value(check.lower, variables)) if check.lower is not None else None
     upper = compare.as_number(render_value(check.upper, variables)) if check.upper is not None else None
     lo = r * (1 + lower) if lower is not None else r
@@ -126,7 +128,9 @@ def judge_host(action: Action, exit_status: int | None, stdout: str, variables: 
                 bad, unk = _stdout_check(check, stdout, expected), None
         except TemplateError as exc:
             bad, unk = None, f"criterion at line {check.line}: {exc}"
-        except (KeyError, ValueError, TypeError) as exc:
+        except re.error as exc:  # a templated regex that is invalid for this host's values
+            bad, unk = None, f"criterion at line {check.line}: invalid regular expression: {exc}"
+        except (KeyError, ValueError, TypeError, ArithmeticError) as exc:
             bad, unk = None, f"design data or output not as expected: {exc}"
         if bad:
             failures.append(bad)

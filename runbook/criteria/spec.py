@@ -3,6 +3,7 @@ reported (line numbers come from the YAML). No `eval`: the language is a
 fixed set of keys (goss/NHC-shaped)."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -11,6 +12,16 @@ from ..definition.model import Check
 PATH_OPS = ("eq", "ne", "lt", "le", "gt", "ge", "in", "matches", "semver", "count")
 STDOUT_KINDS = ("contains", "not_contains", "matches", "not_matches")
 NUMBER_OPS = ("lt", "le", "gt", "ge")
+
+
+def _finite(value: Any, text: bool = True) -> bool:
+    """A finite number (or, with text, a string that reads as one)."""
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) or (text and isinstance(value, str))):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except (ValueError, OverflowError):
+        return False
 
 
 def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
@@ -65,8 +76,11 @@ def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
         if extra:
             return None, [f"unexpected key(s) {sorted(extra)} in a reference check"]
         problems = []
+        ref = raw["reference"]
+        if "{{" not in str(ref) and not _finite(ref):
+            problems.append(f"reference must be a number (or a {{{{ variable }}}}), found {ref!r}")
         for tol in ("lower", "upper"):
-            if tol in raw and not isinstance(raw[tol], (int, float)) and "{{" not in str(raw[tol]):
+            if tol in raw and not _finite(raw[tol], text=False) and "{{" not in str(raw[tol]):
                 problems.append(f"{tol} must be a number (a relative tolerance such as -0.10)")
         if problems:
             return None, problems
@@ -86,11 +100,14 @@ def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
             return None, [f"matches: invalid regular expression: {exc}"]
     if op == "in" and not isinstance(value, list) and "{{" not in str(value):
         return None, [f"in expects a list, found {value!r}"]
-    if op in NUMBER_OPS and isinstance(value, (str, bool)) and "{{" not in str(value):
-        try:
-            float(value)
-        except ValueError:
-            return None, [f"{op} expects a number, found {value!r}"]
+    if op in NUMBER_OPS and "{{" not in str(value) and not _finite(value):
+        return None, [f"{op} expects a finite number, found {value!r}"]
+    if op == "semver" and "{{" not in str(value):
+        from .compare import semver_problem
+
+        problem = semver_problem(value)
+        if problem:
+            return None, [f"semver: {problem}"]
     if op == "count":
         if isinstance(value, dict):
             if len(value) != 1 or next(iter(value)) not in ("eq", "ne") + NUMBER_OPS:

@@ -77,4 +77,25 @@ def lint(runbook: Runbook, inventory: Inventory) -> list[Problem]:
     all_vars = {h: host_vars(inventory, h) for h in inventory.hosts}  # once per host, not per template
     for step in runbook.steps:
         problems.extend(step_problems(step, inventory, all_vars))
+    problems.extend(_known_hosts_problems(all_vars))
+    return problems
+
+
+def _known_hosts_problems(all_vars: dict[str, dict]) -> list[Problem]:
+    """Garbage lines in the known_hosts files the inventory names (a run would
+    refuse them; lint says so first)."""
+    from pathlib import Path
+
+    from ..transport.hostkeys import known_hosts_problems
+
+    files: dict[str, None] = {}
+    for variables in all_vars.values():
+        kh = variables.get("runbook_known_hosts")
+        for f in kh if isinstance(kh, list) else [kh] if kh else []:
+            files.setdefault(str(f), None)
+    problems: list[Problem] = []
+    for f in files:
+        path = Path(f).expanduser()
+        if path.is_file():
+            problems.extend(known_hosts_problems(path))
     return problems

@@ -12,12 +12,25 @@ from .. import parsers
 from ..criteria.spec import parse_check
 from ..errors import InputError, Problem
 from .model import Action, Phase, Runbook, Step
+from .template import fix_for, malformed_placeholder, unsafe_placeholders
 from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
 STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist"}
 ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach"}
 PENDING_ACTIONS = {"reboot"}
+MAX_TIMEOUT = 7 * 86400  # a week: longer is a typo, not a test
+
+
+def _strings(value: Any):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
 
 
 def plain(value: Any) -> Any:
@@ -59,6 +72,14 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
     if not isinstance(run, str) or not run.strip():
         c.add(node.line, f"{what}.run must be a non-empty command string")
         return None
+    for text in _strings(node):
+        bad = malformed_placeholder(text)
+        if bad:
+            c.add(node.line, f"{what}: malformed placeholder {bad!r} (expected {{{{ name }}}} or "
+                             f"{{{{ name | default('x') }}}})")
+    for text, where, line in unsafe_placeholders(run):
+        at = f" (line {line} of the command)" if "\n" in run.strip() else ""
+        c.add(node.line_of("run"), f"{what}.run: {text} is {where}{at}: {fix_for(where)}")
     parse = node.get("parse")
     if parse is not None:
         try:
@@ -66,8 +87,10 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
         except KeyError as exc:
             c.add(node.line_of("parse"), f"{what}: {exc.args[0]}")
     timeout = node.get("timeout", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
-        c.add(node.line_of("timeout"), f"{what}.timeout must be a positive number of seconds, found {timeout!r}")
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or \
+            not 0 < timeout <= MAX_TIMEOUT:  # also .nan and .inf
+        c.add(node.line_of("timeout"), f"{what}.timeout must be a number of seconds, more than 0 and "
+                                       f"at most {MAX_TIMEOUT}, found {timeout!r}")
         timeout = 60
     then = node.get("then")
     if then is not None and then not in PENDING_ACTIONS:

@@ -11,7 +11,7 @@ from typing import Any
 
 
 class Status(str, Enum):
-    """Per host and step (DESIGN.md §3). The string values are a contract."""
+    """Per host and step (docs/architecture.md, "Status rules"). The string values are a contract."""
 
     PENDING = "pending"
     RUNNING = "running"
@@ -26,26 +26,6 @@ class Status(str, Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-# Statuses that count as "done, nothing more to do" for gating and progress.
-SATISFIED = frozenset({Status.PASS, Status.SKIPPED, Status.WAIVED})
-
-
-def step_status(host_statuses: list[Status]) -> Status:
-    """A step's status derived from its hosts' statuses (worst wins)."""
-    if not host_statuses:
-        return Status.PENDING
-    s = set(host_statuses)
-    for worst in (Status.RUNNING, Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED,
-                  Status.BLOCKED, Status.ROLLED_BACK, Status.PENDING):
-        if worst in s:
-            return worst
-    if s <= {Status.SKIPPED}:
-        return Status.SKIPPED
-    if Status.WAIVED in s:
-        return Status.WAIVED
-    return Status.PASS
 
 
 @dataclass

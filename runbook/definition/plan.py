@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..inventory.load import fold, host_vars
-from ..engine.targets import ordered, targets
+from .targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
 from .template import TemplateError, lookup, placeholders, render_command
 

@@ -51,7 +51,10 @@ async def run_on_host(transport, host: str, action: Action, variables: dict[str,
     if res.unknown_reason:
         return HostOutcome(host, command, Verdict(Status.UNKNOWN, res.unknown_reason), assessed=False, **common)
     record, problem = parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
-    verdict = judge_host(action, res.exit_status, res.stdout, variables, record, problem)
+    try:
+        verdict = judge_host(action, res.exit_status, res.stdout, variables, record, problem)
+    except Exception as exc:  # one host's odd value must not stop the run
+        verdict = Verdict(Status.UNKNOWN, f"could not judge the output: {type(exc).__name__}: {exc}")
     if verdict.status == Status.FAIL and res.stderr.strip() and res.exit_status not in (0, None):
         verdict.reason += f" — stderr: {res.stderr.strip().splitlines()[-1][:160]}"
     return HostOutcome(host, command, verdict, record=record, **common)

@@ -1,9 +1,15 @@
 """The engine: runs steps on many hosts at once and yields the event stream.
 
-    engine = Engine(runbook, inventory, transport, state)
+    engine = Engine(runbook, inventory, transport, state, feeds_state=False)
     async for batch in engine.run(steps, action="verify"):
-        store.append_many(batch)      # durable first ...
+        store.append_many(batch)      # durable first (the store feeds `state`) ...
         render(batch)                 # ... then shown
+
+The engine never reads an event back before it is durable: an event changes
+the state only once its batch has been taken by the consumer (who writes it
+to disk before asking for the next), and the engine waits for that
+(`_settle`) before reading any status to decide what to run next. Statuses
+are the rulebook's (run/rules.py); the engine only asks.
 
 Verify runs on the targeted hosts (resume semantics: hosts already satisfied
 with an unchanged definition are not re-run unless `again`); apply runs only on
@@ -22,16 +28,16 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 from ..criteria.fleet import judge_fleet
 from ..criteria.design import is_fleet_check
 from ..inventory.load import fold, host_vars
-from ..definition.model import SATISFIED, Inventory, Runbook, Status, Step
-from ..run.state import RunState
+from ..definition.model import Inventory, Runbook, Status, Step
+from ..definition.targets import targets
+from ..run import rules
 from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
-                     PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
+                          PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
+from ..run.state import RunState
 from . import become
 from .hostrun import HostOutcome, command_for, run_on_host
-from .targets import blocked_reason, targets
 
 Confirm = Callable[[Step, str, list[str], dict[str, str]], Awaitable[bool]]
-RERUN = frozenset({Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED, Status.BLOCKED})
 
 
 def has_fleet_checks(step: Step) -> bool:
@@ -48,7 +54,8 @@ DETACHED_RESUME = frozenset({Status.INTERRUPTED, Status.RUNNING, Status.UNKNOWN}
 class Engine:
     def __init__(self, runbook: Runbook, inventory: Inventory, transport, state: RunState, *,
                  operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False,
-                 record_loader: Callable[[str, str], Any] | None = None, run_id: str = ""):
+                 record_loader: Callable[[str, str], Any] | None = None, feeds_state: bool = True,
+                 run_id: str = ""):
         self.runbook = runbook
         self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
@@ -58,19 +65,41 @@ class Engine:
         self.reboot_timeout = reboot_timeout
         self.stream_output = stream_output
         self.record_loader = record_loader  # re-derives a record the state no longer holds
+        # True: the engine applies each batch to `state` once the consumer has taken
+        # it; False: someone else does (the session's store, once it is on disk).
+        self.feeds_state = feeds_state
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._vars = {h: host_vars(inventory, h) for h in inventory.hosts}
-        # (step, host) whose recorded results were made with another step
-        # definition or inventory: re-verified, never trusted (set by the session).
-        self.stale: set[tuple[str, str]] = set()
         self._targets: dict[str, list[str]] = {}
+        self._records: dict[tuple[str, str], Any] = {}  # records re-parsed from stored output
+        self._in_flight: dict[tuple[str, str], HostStarted] = {}
+        self._emitted = self._taken = 0
+        self._progress = asyncio.Event()
 
     # --- plumbing ------------------------------------------------------
     def _emit(self, ev: Event) -> None:
+        if isinstance(ev, HostStarted):
+            self._in_flight[(ev.step_id, ev.host)] = ev
+        elif isinstance(ev, HostFinished):
+            self._in_flight.pop((ev.step_id, ev.host), None)
         if not isinstance(ev, HostOutput):
-            self.state.apply(ev)
+            self._emitted += 1
         self._queue.put_nowait(ev)
+
+    def _taken_by_consumer(self, batch: list[Event]) -> None:
+        durable = [e for e in batch if not isinstance(e, HostOutput)]
+        if self.feeds_state:
+            for e in durable:
+                self.state.apply(e)
+        self._taken += len(durable)
+        self._progress.set()
+
+    async def _settle(self) -> None:
+        """Wait until every event emitted so far is in the state (durable)."""
+        while self._taken < self._emitted:
+            self._progress.clear()
+            await self._progress.wait()
 
     async def run(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
                   again: bool = False, rerun_failed: bool = False,
@@ -89,6 +118,7 @@ class Engine:
                     batch.pop()
                 if batch:
                     yield batch
+                    self._taken_by_consumer(batch)
             if not worker.cancelled() and worker.exception():
                 raise worker.exception()
         finally:
@@ -107,6 +137,7 @@ class Engine:
             ev = self._queue.get_nowait()
             if ev is not None:
                 out.append(ev)
+        self._taken_by_consumer(out)
         return out
 
     async def _work(self, steps, action, hosts, again, rerun_failed, confirm) -> None:
@@ -114,6 +145,7 @@ class Engine:
             for step in steps:
                 if step.manual:
                     continue
+                await self._settle()
                 if action == "verify":
                     await self._verify(step, self._select(step, hosts, again, rerun_failed))
                 elif action == "apply":
@@ -127,10 +159,9 @@ class Engine:
             raise
 
     def _interrupt_running(self, why: str) -> None:
-        for (step_id, host), out in list(self.state.outcomes.items()):
-            if out.status == Status.RUNNING:
-                self._emit(HostFinished(step_id, out.action, host, Status.INTERRUPTED.value,
-                                        f"interrupted: {why}", command=out.command, started=out.started))
+        for (step_id, host), started in list(self._in_flight.items()):
+            self._emit(HostFinished(step_id, started.action, host, Status.INTERRUPTED.value,
+                                    f"interrupted: {why}", command=started.command, started=started.time))
         self._emit(RunInterrupted(why))
 
     def _all_targets(self, step: Step) -> list[str]:
@@ -152,17 +183,16 @@ class Engine:
         rec = self.state.record(step_id, host)
         if rec is None and self.record_loader is not None and \
                 self.state.raw_status(step_id, host) in (Status.PASS, Status.FAIL):
-            rec = self.record_loader(step_id, host)
-            if rec is not None:
-                self.state.records[(step_id, host)] = rec
+            if (step_id, host) not in self._records:
+                self._records[(step_id, host)] = self.record_loader(step_id, host)
+            rec = self._records[(step_id, host)]
         return rec
 
     # --- selection -----------------------------------------------------
     def _stale(self, step: Step, host: str) -> bool:
-        if (step.id, host) in self.stale:
-            return True
         out = self.state.outcome(step.id, host)
-        return bool(out and out.step_sha256 and out.step_sha256 != step.sha256)
+        return bool(out and rules.stale_reason(out.status, out.step_sha256, out.inventory_sha256,
+                                               step.sha256, self.inventory.sha256))
 
     def _select(self, step: Step, limit, again: bool, rerun_failed: bool) -> list[str]:
         chosen = []
@@ -171,9 +201,9 @@ class Engine:
             if st == Status.SKIPPED:
                 continue
             if rerun_failed:
-                if st in RERUN:
+                if st in rules.RERUN:
                     chosen.append(h)
-            elif again or st not in SATISFIED or self._stale(step, h):
+            elif again or st not in rules.SATISFIED or self._stale(step, h):
                 chosen.append(h)
         return chosen
 
@@ -181,9 +211,10 @@ class Engine:
     async def _verify(self, step: Step, hosts: list[str]) -> None:
         if not hosts or step.verify is None:
             return
+        await self._settle()
         runnable = []
         for h in hosts:
-            why = blocked_reason(step, h, self.runbook, self.inventory, self.state.status)
+            why = rules.blocked_reason(step, h, self.runbook, self.inventory, self.state.status)
             if why:
                 self._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:
@@ -206,7 +237,7 @@ class Engine:
             raise
         if held:
             self._judge_fleet(step, held)
-        self._step_finished(step, "verify", hosts)
+        await self._step_finished(step, "verify", hosts)
 
     async def _one(self, step: Step, action_name: str, action, host: str, before: dict | None = None) -> HostOutcome:
         # stream_output may also be a predicate (step_id, host) -> bool asked per line:
@@ -226,8 +257,6 @@ class Engine:
 
     def _finish(self, step: Step, action_name: str, o: HostOutcome, status: Status | None = None,
                 reason: str | None = None, before: dict | None = None) -> None:
-        if action_name == "verify":
-            self.stale.discard((step.id, o.host))  # fresh evidence now
         self._emit(HostFinished(
             step.id, action_name, o.host, (status or o.verdict.status).value,
             o.verdict.reason if reason is None else reason, command=o.command, exit_status=o.exit_status,
@@ -254,18 +283,15 @@ class Engine:
             o.verdict = judged[h]
             self._finish(step, "verify", o)
 
-    def _step_finished(self, step: Step, action_name: str, hosts: list[str]) -> None:
-        all_hosts = self._all_targets(step)
-        counts: dict[str, int] = {}
+    async def _step_finished(self, step: Step, action_name: str, hosts: list[str]) -> None:
+        await self._settle()
+        now = time.time()
         by: dict[Status, list[str]] = {}
-        for h in all_hosts:
-            st = self.state.status(step.id, h)
-            counts[st.value] = counts.get(st.value, 0) + 1
-            by.setdefault(st, []).append(h)
-        from ..definition.model import step_status
-
-        self._emit(StepFinished(step.id, action_name, step_status([self.state.status(step.id, h) for h in all_hosts]).value,
-                                counts, failing=fold(by.get(Status.FAIL, [])),
+        for h in self._all_targets(step):
+            by.setdefault(self.state.status(step.id, h, now), []).append(h)
+        statuses = [st for st, hs in by.items() for _ in hs]
+        self._emit(StepFinished(step.id, action_name, rules.step_status(statuses).value,
+                                rules.counts(statuses), failing=fold(by.get(Status.FAIL, [])),
                                 unknown=fold(by.get(Status.UNKNOWN, []) + by.get(Status.INTERRUPTED, [])),
                                 blocked=fold(by.get(Status.BLOCKED, []))))
 
@@ -274,6 +300,7 @@ class Engine:
         await self._verify(step, self._select(step, limit, again, rerun_failed))
         if step.apply is None:
             return
+        await self._settle()
         failing = [h for h in self._limited(step, limit)
                    if self.state.status(step.id, h) == Status.FAIL]
         if not failing:
@@ -288,7 +315,7 @@ class Engine:
                                inventory_sha256=self.inventory.sha256))
         done = await self._act(step, "apply", step.apply, failing, before_from="record")
         done = await self._pending(step, step.apply.then, done)
-        self._step_finished(step, "apply", failing)
+        await self._step_finished(step, "apply", failing)
         if done:
             await self._verify(step, done)
 
@@ -307,18 +334,14 @@ class Engine:
         try:
             for fut in asyncio.as_completed(tasks):
                 o = await fut
-                if o.verdict.status == Status.PASS:
+                succeeded = o.verdict.status == Status.PASS
+                if succeeded:
                     ok.append(o.host)
-                    if name == "apply":
-                        then = f"; {action.then} owed" if action.then else ""
-                        self._finish(step, name, o, Status.PENDING, f"applied{then}; re-verify pending",
-                                     before=befores[o.host] or {})
-                    else:
-                        self._finish(step, name, o, Status.ROLLED_BACK, "rolled back to the recorded values")
-                else:
-                    status = Status.UNKNOWN if not o.assessed else Status.FAIL
-                    self._finish(step, name, o, status, f"{name} failed: {o.verdict.reason}",
-                                 before=befores[o.host] if name == "apply" else None)
+                status, reason = rules.apply_outcome(name, succeeded, o.assessed, action.then,
+                                                     o.verdict.reason)
+                before = (befores[o.host] or {}) if name == "apply" and succeeded else \
+                    (befores[o.host] if name == "apply" else None)
+                self._finish(step, name, o, status, reason, before=before)
         except asyncio.CancelledError:
             for t in tasks:
                 t.cancel()
@@ -349,6 +372,7 @@ class Engine:
     async def _rollback(self, step: Step, limit, confirm: Confirm | None) -> None:
         if step.rollback is None:
             return
+        await self._settle()
         hosts = [h for h in self._limited(step, limit)
                  if self.state.before(step.id, h) is not None
                  and self.state.raw_status(step.id, h) != Status.ROLLED_BACK]
@@ -364,4 +388,4 @@ class Engine:
                                inventory_sha256=self.inventory.sha256))
         done = await self._act(step, "rollback", step.rollback, hosts, before_from="before")
         await self._pending(step, step.rollback.then, done)
-        self._step_finished(step, "rollback", hosts)
+        await self._step_finished(step, "rollback", hosts)

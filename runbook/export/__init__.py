@@ -1,4 +1,4 @@
-"""Signed completion log (DESIGN.md §6): canonical JSON, SSHSIG signature,
+"""Signed completion log (docs/architecture.md): canonical JSON, SSHSIG signature,
 verification, and the human reports. Never imports textual.
 
 The public names are loaded on first use, so importing one module of the

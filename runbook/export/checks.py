@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import completion_log, log_versions, verdicts
-from ..store.canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash, sha256_hex
+from ..store.canonical import (GENESIS, CanonicalError, canonical_bytes, header_genesis,
+                               journal_entry_hash, sha256_hex)
 
 # Result statuses that may legitimately have no finished event behind them yet.
 _UNFINISHED = ("interrupted", "running", "pending")
@@ -77,7 +78,9 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
     section = doc["journal"]
     entries = section["entries"]
     good = _Journal()
-    prev = GENESIS
+    header = section.get("header")
+    genesis = GENESIS if header is None else (header_genesis(header) if isinstance(header, dict) else None)
+    prev = genesis
     first_seq = entries[0].get("seq") if entries else 0
     for i, e in enumerate(entries):
         event = e.get("event") or {}
@@ -97,12 +100,15 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
         if ok:
             good.events.append((i, event))
         prev = e.get("hash")
-    last = entries[-1].get("hash") if entries else GENESIS
+    last = entries[-1].get("hash") if entries else genesis
     if section.get("head") != last:
         f.problems.append(f"journal.head: is not the hash of the last entry "
                           f"journal.entries[{len(entries) - 1}] (journal truncated or extended)")
-    if section.get("genesis") != GENESIS:
-        f.problems.append("journal.genesis: is not 64 zeros")
+    if section.get("genesis") != genesis:
+        f.problems.append("journal.genesis: is not 64 zeros" if header is None else
+                          "journal.genesis: is not the hash of journal.header")
+    if isinstance(header, dict) and header.get("run_id") != (doc.get("run") or {}).get("run_id"):
+        f.problems.append("journal.header: run_id is not run.run_id")
     f.counts["journal"] = len(entries)
     return good
 
@@ -158,9 +164,13 @@ def _check_steps(doc: dict, f: Findings) -> None:
 def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
     step_ids = {s.get("id") for s in doc["steps"]}
     step_ids.update(s.get("id") for s in doc.get("step_versions") or [])  # a step removed since
-    finished: dict[tuple, tuple[int, dict]] = {}
-    for i, ev in journal.of_type("HostFinished"):
-        finished[(ev.get("step_id"), ev.get("action"), ev.get("host"))] = (i, ev)
+    # The latest event of each (step, action, host): a result started again and
+    # never finished (interrupted) is backed by that start, not an older finish.
+    finished: dict[tuple, tuple[int, dict] | None] = {}
+    for i, ev in journal.events:
+        if ev.get("type") in ("HostStarted", "HostFinished"):
+            key = (ev.get("step_id"), ev.get("action"), ev.get("host"))
+            finished[key] = (i, ev) if ev.get("type") == "HostFinished" else None
     for i, r in enumerate(doc["results"]):
         name = f"results[{i}] (step {r.get('step_id')}, host {r.get('host')})"
         if r.get("step_id") not in step_ids:
@@ -228,10 +238,15 @@ def _check_host_keys(doc: dict, journal: _Journal, f: Findings) -> None:
 
 
 def _check_summary(doc: dict, f: Findings) -> None:
-    expected = verdicts.summarize(doc)
+    # The verdicts are derived again by the rulebook from the log's own journal.
+    try:
+        expected = verdicts.summarize(doc)
+    except ValueError as exc:
+        f.problems.append(f"journal: the run cannot be replayed ({exc})")
+        return
     where = first_difference(doc.get("summary"), expected, "summary")
     if where:
-        f.problems.append(f"{where}: does not follow from the results and decisions")
+        f.problems.append(f"{where}: is not what the rulebook derives from the log's journal")
 
 
 def first_difference(a: Any, b: Any, path: str) -> str | None:

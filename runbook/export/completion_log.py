@@ -1,4 +1,4 @@
-"""Build the completion log document from a store snapshot (DESIGN.md §6).
+"""Build the completion log document from a store snapshot (docs/architecture.md, "One step, from its YAML to the signed log").
 
 Everything that knows the snapshot's shape is in this file (the `_map_*`
 functions): when the store changes a field name, only this file changes.
@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from . import log_versions, verdicts
-from ..store.canonical import GENESIS, canonical_bytes, sha256_hex
+from ..store.canonical import GENESIS, canonical_bytes, genesis_of, sha256_hex
+from ..inventory.secrets import redact
 
 FORMAT = "runbook-completion-log"
 FORMAT_VERSION = 1
@@ -29,6 +30,8 @@ HASH_RULES = {
     "journal.entries[].hash": "SHA-256 (hex) of the canonical form of {seq, prev, event}; "
                               "prev is the previous entry's hash, or journal.genesis for the first",
     "journal.head": "the hash of the last journal entry",
+    "journal.genesis": "64 zeros, or (when journal.header is present) the SHA-256 (hex) of the "
+                       "canonical form of journal.header: the first entry's prev",
     "step_versions[].sha256": "as steps[].sha256, for the other step versions the run used",
     "inventory_versions[].hosts_sha256": "as inventory.hosts_sha256, for the other inventories "
                                          "the run used",
@@ -84,12 +87,16 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "decisions": [_map_decision(d) for d in snapshot.get("decisions") or []],
         "pending_actions": [_map_pending(p) for p in snapshot.get("pending_actions") or []],
         "host_keys": {str(h): jsonable(v) for h, v in (snapshot.get("host_keys") or {}).items()},
-        "journal": _map_journal(snapshot["journal"], snapshot.get("head")),
+        "journal": _map_journal(snapshot["journal"], snapshot.get("head"),
+                                snapshot.get("journal_header")),
         "signer": dict(signer),
         "claims": CLAIMS,
     }
     doc.update(log_versions.sections(snapshot, _map_step, _map_inventory, jsonable))
-    doc["summary"] = verdicts.summarize(doc)
+    try:
+        doc["summary"] = verdicts.summarize(doc)
+    except ValueError as exc:
+        raise SnapshotError(f"the journal cannot be judged: {exc}") from None
     return doc
 
 
@@ -110,7 +117,7 @@ def _map_run(run: dict, decisions: list) -> dict:
 
 
 def _map_inventory(inv: dict) -> dict:
-    hosts = jsonable(inv.get("hosts") or {})
+    hosts = jsonable(redact(inv.get("hosts") or {}))  # also when the snapshot came from a file
     return {
         "sources": jsonable(inv.get("sources") or []),
         "sha256": text(inv.get("sha256")),
@@ -134,6 +141,8 @@ def _map_step(step: dict) -> dict:
         "sha256": text(step.get("sha256")),
         "definition": jsonable(definition),
         "definition_json": step_definition_json(definition),
+        # every host the step targets: each is judged in summary.step_status
+        **({"targets": [text(h) for h in step["targets"]]} if step.get("targets") is not None else {}),
     }
 
 
@@ -188,13 +197,19 @@ def _map_pending(p: dict) -> dict:
     return {k: jsonable(p.get(k)) for k in ("step_id", "host", "action", "state", "time")}
 
 
-def _map_journal(entries: list, head: Any) -> dict:
+def _map_journal(entries: list, head: Any, header: Any = None) -> dict:
     # Entries are copied untouched: their hashes cover them as the store wrote them.
-    return {
-        "genesis": GENESIS,
+    # A format-2 journal chains its first entry to the hash of its header line.
+    covered = isinstance(header, dict) and header.get("runbook_store") != 1
+    genesis = genesis_of(header) if covered else GENESIS
+    section = {
+        "genesis": genesis,
         "entries": [{k: e.get(k) for k in ("seq", "prev", "hash", "event")} for e in entries],
-        "head": head if head is not None else (entries[-1].get("hash") if entries else GENESIS),
+        "head": head if head is not None else (entries[-1].get("hash") if entries else genesis),
     }
+    if covered:
+        section["header"] = jsonable(header)
+    return section
 
 
 def text(value: Any) -> str:

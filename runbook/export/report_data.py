@@ -121,11 +121,15 @@ def natural_hosts(names: set[str]) -> list[str]:
 
 
 def verify_commands(signer: dict, log_name: str) -> list[str]:
+    """How the customer checks the log. The signer's public key must come from the
+    signer (mail, a key server, their badge), never from the log: anyone who
+    forges a log can put their own key and name in it."""
     ident = signer.get("identity") or "SIGNER"
-    line = signer.get("allowed_signers") or f'{ident} namespaces="{sshsig.NAMESPACE}" KEY'
     log, sig = shlex.quote(log_name), shlex.quote(log_name + ".sig")
+    principal = shlex.quote(f'{ident} namespaces="{sshsig.NAMESPACE}"')
     return [
-        f"echo {shlex.quote(line)} > allowed_signers",
+        "# signer.pub: the signer's public key, obtained from the signer, never from this log",
+        f"echo {principal} \"$(cut -d' ' -f1,2 signer.pub)\" > allowed_signers",
         f"ssh-keygen -Y verify -f allowed_signers -I {shlex.quote(ident)} -n {sshsig.NAMESPACE} "
         f"-s {sig} < {log}",
         f"runbook verify-log {log} --allowed-signers allowed_signers --identity "

@@ -167,5 +167,6 @@ def _signature(view: ReportView) -> str:
             "</p><p>The signature proves the log is unchanged since it was signed, by the holder "
             "of that key. It does not prove that the commands really ran on the hosts.</p>"
             "<p>To verify, get the signer's public key from them directly and check its "
-            "fingerprint; the allowed_signers line below is the one recorded in the log:</p>"
+            "fingerprint with them; never take the key from this log "
+            "(whoever forges a log puts their own key in it):</p>"
             f"<pre>{e(chr(10).join(view.verify_commands))}</pre>")

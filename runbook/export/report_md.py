@@ -163,5 +163,6 @@ def _signature(view: ReportView) -> list[str]:
             "The signature proves the log is unchanged since it was signed, by the holder of "
             "that key. It does not prove that the commands really ran on the hosts.", "",
             "To verify, get the signer's public key from them directly and check its "
-            "fingerprint; the allowed_signers line below is the one recorded in the log:", ""] + \
+            "fingerprint with them; never take the key from this log "
+            "(whoever forges a log puts their own key in it):", ""] + \
         fenced(view.verify_commands, "sh")

@@ -1,7 +1,10 @@
-"""What the log's `summary` says, derived from its results and decisions.
+"""What the log's `summary` says: the rulebook's judgement (runbook.run.rules)
+of the run state replayed from the journal inside the log.
 
-The exporter writes this summary; verify-log derives it again and compares, so
-an edited verdict is named; the report draws from it. One function, three users.
+The exporter writes this summary; verify-log derives it again from the
+log's own journal and compares, so an edited verdict is named and a log can
+never say other than `runbook status` and the TUI said; the report draws
+from it. One function, three users.
 """
 from __future__ import annotations
 
@@ -10,26 +13,13 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet, NodeSetException
 
-from runbook.definition.model import Status, step_status
+from runbook.definition.model import Status
+from runbook.inventory.hostsel import fold  # noqa: F401 - the one folding helper, used via this module
+from runbook.run import rules
+from runbook.run.events import EVENT_TYPES, event_from_dict
+from runbook.run.state import RunState
 
 CHANGE_ACTIONS = ("apply", "rollback")
-# An apply that succeeded proves nothing until verify runs again: only these judge a host.
-VERDICT_ACTIONS = ("verify", "rollback")
-# note (on a manual step) / confirm: a person checked a manual step
-_DECIDING = ("skip", "waive", "note", "confirm")
-_DECISION_STATUS = {"skip": "skipped", "waive": "waived", "note": "pass", "confirm": "pass"}
-_WAIVABLE = ("fail", "unknown", "blocked", "interrupted")
-
-
-def fold(hosts: Iterable[str]) -> str:
-    """Hosts as one folded NodeSet string (`gpu[01-03,07]`)."""
-    names = sorted(set(h for h in hosts if h))
-    if not names:
-        return ""
-    try:
-        return str(NodeSet.fromlist(names))
-    except NodeSetException:  # a name NodeSet cannot hold: list it plainly
-        return ",".join(names)
 
 
 def expand(hosts: Any) -> list[str]:
@@ -64,65 +54,67 @@ def _time(result: dict) -> float:
     return _num(result.get("ended")) or _num(result.get("started"))
 
 
-def _active(decision: dict, at: float) -> bool:
-    expires = decision.get("expires")
-    return decision.get("kind") in _DECIDING and not (
-        isinstance(expires, (int, float)) and expires <= at)
+def replay(entries: Iterable[Any], manual: frozenset[str] = frozenset()) -> RunState:
+    """The run state the log's journal folds into, as the store would rebuild it
+    with no process running it any more (a command left running is interrupted).
+    ValueError when an entry is not a runbook event."""
+    state = RunState(manual_steps=set(manual))
+    for entry in entries:
+        event = entry.get("event") if isinstance(entry, dict) else None
+        if not isinstance(event, dict) or event.get("type") not in EVENT_TYPES:
+            raise ValueError(f"journal entry {entry.get('seq') if isinstance(entry, dict) else '?'}: "
+                             "not a runbook event")
+        try:
+            state.apply(event_from_dict(event))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ValueError(f"journal entry {entry.get('seq')}: {type(exc).__name__}: {exc}") from None
+    state.mark_interrupted()
+    return state
 
 
-def final_verdicts(results: list[dict], decisions: list[dict], at: float,
-                   manual: frozenset[str] = frozenset()) -> dict[str, dict]:
-    """step_id -> host -> {status, reason, source}, by the rules of
-    runbook.run.state.RunState (the one place that decides a status): the latest
-    verify/rollback result, then the active decisions on top of it: a skip makes
-    the host skipped; a waiver turns fail/unknown/blocked/interrupted into waived
-    (a pass stays a pass); a note on a manual step confirms it (pass). `source`
-    names what decided (`results[3]`, `decisions[0]`). A host with only an apply
-    result keeps no verdict until it is verified."""
-    hosts_of_step: dict[str, set[str]] = {}
-    latest: dict[tuple[str, str], tuple[float, int, dict]] = {}
-    for i, r in enumerate(results):
-        step, host = str(r.get("step_id", "")), str(r.get("host", ""))
-        hosts_of_step.setdefault(step, set()).add(host)
-        if r.get("action", "verify") not in VERDICT_ACTIONS:
-            continue
-        cand = (_time(r), i, {"status": str(r.get("status", "")), "reason": r.get("reason") or "",
-                              "source": f"results[{i}]"})
-        if (step, host) not in latest or cand[:2] >= latest[(step, host)][:2]:
-            latest[(step, host)] = cand
+def final_verdicts(state: RunState, results: list[dict], at: float,
+                   targets: dict[str, list[str]] | None = None) -> dict[str, dict]:
+    """step_id -> host -> {status, reason, source}: rules.judge for every host the
+    step targets or the run has a result or a decision for. `source` names what
+    decided (`results[3]`, `decisions[0]`); a host nothing decided is left out."""
+    result_index = {(str(r.get("step_id")), str(r.get("action")), str(r.get("host"))): i
+                    for i, r in enumerate(results)}
+    decision_index = {id(d): j for j, d in enumerate(state.decisions)}
+    pairs = dict.fromkeys((step, h) for step, hosts in (targets or {}).items() for h in hosts)
+    pairs.update(dict.fromkeys(state.outcomes))
+    for d in state.decisions:
+        if d.hosts is not None:
+            pairs.update(dict.fromkeys((d.step_id, h) for h in sorted(d.hosts)))
     verdicts: dict[str, dict] = {}
-    for (step, host), (_, _, entry) in latest.items():
-        verdicts.setdefault(step, {})[host] = dict(entry)
-    # Decisions in the order they were taken: the latest active one of a kind wins.
-    for j, d in sorted(enumerate(decisions), key=lambda jd: (_num(jd[1].get("time")), jd[0])):
-        kind = d.get("kind")
-        if not _active(d, at) or (kind == "note" and str(d.get("step_id", "")) not in manual):
+    for step, host in pairs:
+        covering = state.decisions_for(step, host)
+        j = state.judge(step, host, at)
+        if j.decided_by == "none":
             continue
-        step = str(d.get("step_id", ""))
-        hosts = expand(d.get("hosts")) or sorted(hosts_of_step.get(step, ()))
-        entry = {"status": _DECISION_STATUS[kind], "reason": d.get("reason") or "", "source": f"decisions[{j}]"}
-        for host in hosts:
-            now = verdicts.get(step, {}).get(host)
-            if kind == "waive" and (now is None or now["status"] not in _WAIVABLE):
-                continue
-            if kind in ("note", "confirm") and now is not None and now["source"].startswith("results"):
-                continue  # a confirmation stands for a manual step that has no result
-            verdicts.setdefault(step, {})[host] = dict(entry)
+        if j.decided_by == "result":
+            out = state.outcomes[(step, host)]
+            source = f"results[{result_index.get((step, out.action, host), '?')}]"
+        else:
+            source = f"decisions[{decision_index[id(covering[j.decided_by])]}]"
+        verdicts.setdefault(step, {})[host] = {"status": j.status.value, "reason": j.reason,
+                                               "source": source}
     return verdicts
 
 
-def step_statuses(step_ids: list[str], verdicts: dict[str, dict], decisions: list[dict],
-                  at: float, manual: frozenset[str] = frozenset()) -> dict[str, str]:
-    """Each step's status from its hosts' verdicts (model.step_status: worst wins)."""
+def step_statuses(step_ids: list[str], state: RunState, verdicts: dict[str, dict],
+                  at: float, targets: dict[str, list[str]] | None = None) -> dict[str, str]:
+    """Each step's status from its hosts' verdicts (rules.step_status), a targeted
+    host with none counting as pending; a step with no host known is judged by
+    its whole-step decisions alone."""
     out: dict[str, str] = {}
     for sid in step_ids:
-        hosts = verdicts.get(sid, {})
+        hosts = {h: "pending" for h in (targets or {}).get(sid, [])}
+        hosts.update({h: v["status"] for h, v in verdicts.get(sid, {}).items()})
         if hosts:
-            out[sid] = str(step_status([_status(v["status"]) for v in hosts.values()]))
+            out[sid] = rules.step_status(_status(v) for v in hosts.values()).value
             continue
-        whole = [d for d in decisions if d.get("step_id") == sid and _active(d, at)
-                 and not expand(d.get("hosts")) and (d.get("kind") != "note" or sid in manual)]
-        out[sid] = _DECISION_STATUS[whole[-1]["kind"]] if whole else "pending"
+        whole = [d for d in state.decisions if d.step_id == sid and d.hosts is None]
+        out[sid] = rules.judge(None, "", whole, manual=sid in state.manual_steps, at=at).status.value
     return out
 
 
@@ -142,14 +134,14 @@ def changes(results: list[dict]) -> list[dict]:
 
 
 def open_pending_actions(pending: list[dict]) -> list[dict]:
-    """The latest state of each (step, host, action) that is still `owed`."""
+    """The latest state of each (step, host, action) that is still owed (rules.still_owed)."""
     latest: dict[tuple, tuple[float, int, dict]] = {}
     for i, p in enumerate(pending):
         key = (p.get("step_id"), p.get("host"), p.get("action"))
         cand = (_num(p.get("time")), i, p)
         if key not in latest or cand[:2] >= latest[key][:2]:
             latest[key] = cand
-    owed = [v[2] for v in latest.values() if v[2].get("state") == "owed"]
+    owed = [v[2] for v in latest.values() if rules.still_owed(str(v[2].get("state")))]
     owed.sort(key=lambda p: (str(p.get("step_id")), str(p.get("action")), str(p.get("host"))))
     return [{"step_id": p.get("step_id"), "host": p.get("host"), "action": p.get("action"),
              "since": p.get("time")} for p in owed]
@@ -161,11 +153,14 @@ def summarize(doc: dict) -> dict:
     at = reference_time(doc.get("run", {}), results, decisions)
     steps = doc.get("steps", [])
     manual = frozenset(str(s.get("id")) for s in steps if (s.get("definition") or {}).get("manual"))
-    verdicts = final_verdicts(results, decisions, at, manual)
+    targets = {str(s.get("id")): [str(h) for h in s["targets"]] for s in steps
+               if isinstance(s.get("targets"), list)}
+    state = replay((doc.get("journal") or {}).get("entries") or [], manual)
+    verdicts = final_verdicts(state, results, at, targets)
     step_ids = [s.get("id") for s in steps]
     return {
         "judged_at": at,
-        "step_status": step_statuses(step_ids, verdicts, decisions, at, manual),
+        "step_status": step_statuses(step_ids, state, verdicts, at, targets),
         "verdicts": verdicts,
         "changes": changes(results),
         "open_pending_actions": open_pending_actions(doc.get("pending_actions", [])),

@@ -1,7 +1,10 @@
 """verify-log: is this completion log what its signer signed, and is it
 consistent? Says what is proven and what is not, and names the first broken
-element. Exit codes: 0 all good, 1 something does not match, 2 bad input
-(raised as UsageError/InputError by `verify_log`)."""
+element. Exit codes: 0 all good and signed by a signer of --allowed-signers,
+1 something does not match, 2 bad input (raised as UsageError/InputError by
+`verify_log`), 5 intact but no trusted signer was given (any key can sign
+a log and call itself anything: without --allowed-signers nothing says who
+signed, so this is never reported as OK; docs/security.md)."""
 from __future__ import annotations
 
 import json
@@ -11,17 +14,21 @@ from typing import Any
 
 import asyncssh
 
-from runbook.errors import EXIT_FAIL, EXIT_OK, InputError, Problem, UsageError
+from runbook.errors import EXIT_FAIL, EXIT_OK, EXIT_UNTRUSTED, InputError, Problem, UsageError
 
 from . import completion_log, sshsig
 from ..store.canonical import CanonicalError, canonical_bytes
 from .checks import check_document
 
 
+UNTRUSTED = "signature is intact but the signer is not trusted: pass --allowed-signers"
+
+
 @dataclass
 class VerifyReport:
     path: str
-    ok: bool
+    ok: bool  # the log is intact and consistent, and its signature is valid
+    trusted: bool = False  # ...and the signing key is one --allowed-signers lists
     proven: list[str] = field(default_factory=list)
     not_proven: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # every broken element, in check order
@@ -35,15 +42,20 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.ok else EXIT_FAIL
+        if not self.ok:
+            return EXIT_FAIL
+        return EXIT_OK if self.trusted else EXIT_UNTRUSTED
 
     def to_dict(self) -> dict[str, Any]:
         return dict(asdict(self), first_broken=self.first_broken)
 
     def to_text(self) -> str:
         lines = [f"runbook verify-log {self.path}"]
-        if self.ok:
+        if self.ok and self.trusted:
             lines.append(f"OK: signed by {self.signer_identity or 'key'} {self.signer_fingerprint}")
+        elif self.ok:
+            lines.append(f"NOT TRUSTED: {UNTRUSTED} (signed by key {self.signer_fingerprint}, "
+                         f"which calls itself {self.signer_identity or 'nothing'})")
         else:
             lines.append(f"FAILED: {self.first_broken}")
             lines.append("Broken:")
@@ -134,6 +146,7 @@ def verify_log(path: str | Path, signature: str | Path | None = None,
         problems.append(check.message)
     report.problems = problems
     report.ok = not problems
+    report.trusted = report.ok and check.via_allowed_signers
     report.signer_fingerprint = check.fingerprint
     report.key_type = check.key_type
     report.signer_identity = check.identity if check.via_allowed_signers else principal

@@ -53,6 +53,25 @@ def _line(mapping: Any, key: Any, default: int) -> int:
     return mapping.line_of(key) if isinstance(mapping, LineDict) else default
 
 
+_PORT_VARS = {"ansible_port", "ansible_ssh_port"}
+
+
+def _port_problem(value: Any) -> str | None:
+    """Why a port value cannot be connected to (None: it can). Ansible only finds
+    out at connect time; a run would make every such host unknown."""
+    if isinstance(value, str) and "{{" in value:
+        return None
+    if isinstance(value, bool):
+        return f"must be a port number 1-65535, found {value!r}"
+    try:
+        port = int(str(value).strip()) if isinstance(value, (str, int)) else None
+    except ValueError:
+        port = None
+    if port is None or not 0 < port < 65536:
+        return f"must be a port number 1-65535, found {value!r}"
+    return None
+
+
 def _kind(value: Any) -> str:
     if isinstance(value, list):
         return "a list"
@@ -142,14 +161,26 @@ class InventoryGraph:
         if not isinstance(values, Mapping):
             self._problem(file, line, f"host '{key}' must be a mapping of variables, found {_kind(values)}")
             return
+        for var in _PORT_VARS & set(values):
+            bad = _port_problem(values[var])
+            if bad:
+                at = values.line_of(var) if hasattr(values, "line_of") else line
+                self._problem(file, at, f"host '{key}': {var} {bad}")
         for name in names:
             if not name:
                 self._problem(file, line, "empty host name")
+                continue
+            if "," in name or any(ch.isspace() for ch in name):
+                # `gpu04,gpu05` would read as two hosts in every host list and --hosts
+                self._problem(file, line, f"host '{name}': a host name cannot contain a comma or "
+                                          "a space (host lists are comma-separated); one key per host")
                 continue
             self._add_host(name, group, port, file, line)
             self.hosts[name].vars.update(values)
 
     def _set_group_var(self, group: RawGroup, key: Any, value: Any, file: str, line: int) -> None:
+        if key in _PORT_VARS and _port_problem(value):
+            self._problem(file, line, f"{key} {_port_problem(value)}")
         if key == "ansible_group_priority":
             try:
                 group.priority = int(value)

@@ -82,8 +82,13 @@ def _split_port(key: str) -> tuple[str, int | None] | None:
     return None
 
 
-def expand_ranges(pattern: str) -> list[str]:
-    """Every host name a pattern stands for, in ansible's order."""
+# More names than any real site has from one key: beyond it the range is a typo
+# (`gpu[0:99999999]`) that would otherwise allocate until memory runs out.
+MAX_RANGE_HOSTS = 100_000
+
+
+def expand_ranges(pattern: str, limit: int = MAX_RANGE_HOSTS) -> list[str]:
+    """Every host name a pattern stands for, in ansible's order (at most `limit`)."""
     if "[" not in pattern:
         return [pattern]
     # The first '[' and the first ']' delimit the range (ansible's reading,
@@ -108,14 +113,19 @@ def expand_ranges(pattern: str) -> list[str]:
                 f"host range must specify equal-length begin and end formats, found [{body}]"
             )
     values = _range_values(begin, end, step, body)
+    if len(values) > limit:
+        raise HostPatternError(f"host range [{body}] makes one key stand for more than "
+                               f"{MAX_RANGE_HOSTS} names")
     names: list[str] = []
     for value in values:
         name = head + (value.zfill(width) if width else value) + tail
-        names.extend(expand_ranges(name) if "[" in name else [name])
+        names.extend(expand_ranges(name, limit // len(values)) if "[" in name else [name])
     return names
 
 
-def _range_values(begin: str, end: str, step: str, body: str) -> list[str]:
+def _range_values(begin: str, end: str, step: str, body: str):
+    """The range's values as a sequence (numbers lazily: its length is known
+    before anything is allocated)."""
     letters = string.ascii_letters
     try:
         # str.index: ansible looks the bounds up the same way, so a multi-letter
@@ -133,7 +143,8 @@ def _range_values(begin: str, end: str, step: str, body: str) -> list[str]:
             i_begin = -1
     if i_begin < 0:
         try:
-            values = [str(n) for n in range(int(begin), int(end) + 1, int(step))]
+            numbers = range(int(begin), int(end) + 1, int(step))
+            values = _Strings(numbers)
         except ValueError:
             raise HostPatternError(
                 f"host range bounds must be numbers or letters and the step a non-zero number, found [{body}]"
@@ -141,6 +152,19 @@ def _range_values(begin: str, end: str, step: str, body: str) -> list[str]:
     if not values:
         raise HostPatternError(f"host range must have begin <= end, found [{body}]")
     return values
+
+
+class _Strings:
+    """A range of numbers read as strings, without building the list."""
+
+    def __init__(self, numbers: range):
+        self.numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __iter__(self):
+        return (str(n) for n in self.numbers)
 
 
 def parse_host_key(key: str) -> tuple[list[str], int | None]:

@@ -29,12 +29,14 @@ The result is in inventory order (the order hosts were first defined).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from ClusterShell.NodeSet import RESOLVER_NOGROUP, NodeSet, NodeSetException
 
 from ..errors import UsageError
 from ..definition.model import Inventory
+from .hostpattern import MAX_RANGE_HOSTS
 
 __all__ = ["HostSelectionError", "select_hosts", "fold"]
 
@@ -128,12 +130,36 @@ def _operand(inv: Inventory, expr: str, token: str, unknown_groups: list[str],
         unknown_words.append(token)
         return set()
     try:
+        size = _pattern_size(token)  # before NodeSet, which builds a set of every index
+        if size > MAX_RANGE_HOSTS:
+            raise HostSelectionError(f"host selection {expr!r}: {token!r} stands for {size} "
+                                     f"names, more than the {MAX_RANGE_HOSTS} a pattern may")
         names = list(NodeSet(token, resolver=RESOLVER_NOGROUP))
     except NodeSetException as exc:
         hint = " (NodeSet ranges use '-': gpu[01-48], not gpu[01:48])" if ":" in token else ""
         raise HostSelectionError(f"host selection {expr!r}: bad pattern {token!r}: {exc}{hint}") from None
     missing_hosts.extend(n for n in names if n not in inv.hosts)
     return {n for n in names if n in inv.hosts}
+
+
+_BRACKET = re.compile(r"\[([^\]]*)\]")
+_SPAN = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*(?:/\s*(\d+)\s*)?)?")
+
+
+def _pattern_size(token: str) -> int:
+    """How many names a NodeSet pattern stands for, counted without expanding it
+    (an upper bound; spans NodeSet would refuse count as what they say)."""
+    total = 1
+    for body in _BRACKET.findall(token):
+        count = 0
+        for part in body.split(","):
+            m = _SPAN.fullmatch(part)
+            if not m:
+                continue
+            lo, hi, step = int(m[1]), int(m[2] or m[1]), int(m[3] or 1)
+            count += max(0, (hi - lo) // max(step, 1) + 1)
+        total *= max(count, 1)
+    return total
 
 
 def fold(hosts: Iterable[str]) -> str:

@@ -1,4 +1,4 @@
-"""The one event stream (DESIGN.md §1). The engine yields these plain,
+"""The one event stream (docs/architecture.md). The engine yields these plain,
 JSON-able dataclasses; the CLI renders them, the TUI turns them into
 messages, the store persists them. `to_dict()` / `event_from_dict()` give the
 journal form (`type` names the class)."""
@@ -92,6 +92,8 @@ class HostFinished(Event):
     attempt: int = 1
     record: Any = None  # parsed structured record, when a parser ran
     before: dict[str, Any] | None = None  # values verify measured before apply (for rollback)
+    stdout_sha256: str = ""  # filled in by the store (store/journal.py stored_event)
+    stderr_sha256: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,12 +160,16 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+@functools.cache
+def _names(cls) -> frozenset[str]:
+    return frozenset(f.name for f in _fields(cls))
+
+
 def event_from_dict(d: dict[str, Any]) -> Event:
-    d = dict(d)
-    cls = EVENT_TYPES[d.pop("type")]
-    names = {f.name for f in dataclasses.fields(cls)}
+    cls = EVENT_TYPES[d["type"]]
+    names = _names(cls)
     kwargs = {k: v for k, v in d.items() if k in names}
-    for k in ("hosts",):
-        if k in kwargs and isinstance(kwargs[k], list):
-            kwargs[k] = tuple(kwargs[k])
+    hosts = kwargs.get("hosts")
+    if isinstance(hosts, list):
+        kwargs["hosts"] = tuple(hosts)
     return cls(**kwargs)

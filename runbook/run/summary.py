@@ -1,25 +1,31 @@
 """The run as data: what `runbook run --json` and `runbook status --json` print
-(a contract, DESIGN.md §5), and what the TUI header and the summary table show."""
+(a contract: docs/architecture.md, "Command line"), and the summary table.
+Every status in it is the rulebook's (rules.py), judged at `at`."""
 from __future__ import annotations
 
+import time
 from typing import Any, Iterable
 
-from ..engine.targets import targets
+from ..definition.targets import targets
 from ..inventory.load import fold
-from ..definition.model import Inventory, Status, Step, step_status
+from ..definition.model import Inventory, Status, Step
+from . import rules
 from .state import RunState
 
 
-def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[str] | None = None) -> dict[str, Any]:
+def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[str] | None = None,
+                 at: float | None = None) -> dict[str, Any]:
+    at = time.time() if at is None else at
     per_host: dict[str, Any] = {}
     groups: dict[str, list[str]] = {}
     for h in targets(step, inventory, hosts):
-        st = state.status(step.id, h)
+        j = state.judge(step.id, h, at)
+        st = j.status
         out = state.outcome(step.id, h)
         per_host[h] = {
             "status": st.value,
             "exit_status": out.exit_status if out else None,
-            "reason": state.reason(step.id, h),
+            "reason": j.reason,
             "action": out.action if out else None,
         }
         groups.setdefault(st.value, []).append(h)
@@ -29,8 +35,8 @@ def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[
         "phase": step.phase,
         "title": step.title,
         "manual": step.manual,
-        "status": step_status(statuses).value,
-        "counts": {k: len(v) for k, v in sorted(groups.items())},
+        "status": rules.step_status(statuses).value,
+        "counts": rules.counts(statuses),
         "failing": fold(groups.get("fail", [])),
         "unknown": fold(groups.get("unknown", []) + groups.get("interrupted", [])),
         "blocked": fold(groups.get("blocked", [])),
@@ -40,8 +46,11 @@ def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[
 
 
 def run_summary(state: RunState, steps: Iterable[Step], inventory: Inventory,
-                hosts: list[str] | None = None, exit_code: int | None = None) -> dict[str, Any]:
-    steps_out = [step_summary(state, s, inventory, hosts) for s in steps]
+                hosts: list[str] | None = None, *, with_exit_code: bool = False,
+                at: float | None = None) -> dict[str, Any]:
+    at = time.time() if at is None else at
+    steps_out = [step_summary(state, s, inventory, hosts, at) for s in steps]
+    automated = [s for s in steps_out if not s["manual"]]
     pending = sorted(state.pending.values(), key=lambda p: (p["action"], p["host"]))
     owed: dict[str, list[str]] = {}
     for p in pending:
@@ -50,10 +59,17 @@ def run_summary(state: RunState, steps: Iterable[Step], inventory: Inventory,
         "run": state.run.get("run_id", ""),
         "site": state.run.get("site", ""),
         "operator": state.run.get("operator", ""),
-        "status": step_status([Status(s["status"]) for s in steps_out if not s["manual"]]).value,
+        "status": rules.run_status(Status(s["status"]) for s in automated).value,
         "steps": steps_out,
         "pending_actions": {a: fold(hs) for a, hs in owed.items()},
     }
-    if exit_code is not None:
-        doc["exit_code"] = exit_code
+    if with_exit_code:
+        doc["exit_code"] = rules.exit_code(Status(h["status"]) for s in automated
+                                           for h in s["hosts"].values())
     return doc
+
+
+def exit_code(state: RunState, steps: Iterable[Step], inventory: Inventory,
+              hosts: list[str] | None = None, at: float | None = None) -> int:
+    """The exit code of `run` and `status` (rules.exit_code over the automated steps' hosts)."""
+    return run_summary(state, steps, inventory, hosts, with_exit_code=True, at=at)["exit_code"]

@@ -18,26 +18,28 @@ from .addresses import candidates, describe, in_use, loopback_aliases_work
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--nodes", type=int, default=48, help="compute nodes gpu01..gpuNN (default 48)")
+    from ..cli import numbers
+
+    parser.add_argument("--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes gpu01..gpuNN (default 48)")
     parser.add_argument("--scenario", metavar="FILE",
                         help="faults to inject (default: the built-in demo scenario; "
                              "use runbook/sim/scenarios/empty.yaml for a compliant cluster)")
     parser.add_argument("--dir", metavar="DIR", default="sim-lab",
                         help="where to write inventory.yaml, known_hosts, ssh_config, the client key, "
                              "cached host keys and the saved state (default ./sim-lab)")
-    parser.add_argument("--lifetime", type=float, metavar="SECONDS",
+    parser.add_argument("--lifetime", type=numbers.SECONDS, metavar="SECONDS",
                         help="stop by itself after this many seconds")
     parser.add_argument("--base-address", default=None,
                         help="node N listens on this address + N (must be in 127.0.0.0/8; default 127.77.0.0, "
                              "or a free range when that is taken)")
-    parser.add_argument("--port", type=int, default=None,
+    parser.add_argument("--port", type=numbers.PORT, default=None,
                         help="SSH port on every node address (0: any free port per node; default 2222, "
                              "or another when that is taken)")
     parser.add_argument("--single-address", action="store_true",
                         help="every node on 127.0.0.1 with its own port (automatic where 127.0.0.1 is the "
                              "only loopback address, e.g. macOS)")
-    parser.add_argument("--reboot-seconds", type=float, default=5.0, help="how long a rebooting node is down")
-    parser.add_argument("--slow-seconds", type=float, default=8.0, help="delay of a node with the 'slow' fault")
+    parser.add_argument("--reboot-seconds", type=numbers.SECONDS, default=5.0, help="how long a rebooting node is down")
+    parser.add_argument("--slow-seconds", type=numbers.SECONDS, default=8.0, help="delay of a node with the 'slow' fault")
     parser.add_argument("--design", metavar="INVENTORY",
                         help="a seed-shaped inventory to take the design from (default: the bundled seed)")
     parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 from .errors import StoreCorrupt
+from .nofollow import DIR_MODE, open_fd, read_bytes
 from .storage import fsync_dir
 
 
@@ -28,15 +29,22 @@ class BlobStore:
     def exists(self, sha256: str) -> bool:
         return self.path(sha256).is_file()
 
+    def names(self) -> set[str]:
+        """Every blob name present (one directory listing, not one stat per blob)."""
+        try:
+            return set(os.listdir(self.directory))
+        except FileNotFoundError:
+            return set()
+
     def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
         """Store (sha256, bytes) pairs durably: one directory fsync for the lot."""
         new = [(sha, data) for sha, data in dict(blobs).items() if not self.exists(sha)]
         if not new:
             return
-        self.directory.mkdir(exist_ok=True)
+        self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
         for sha, data in new:
             tmp = self.directory / f".tmp-{sha}-{os.getpid()}"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             try:
                 view = memoryview(data)
                 while view:
@@ -52,7 +60,7 @@ class BlobStore:
         path = self.path(sha256)
         who = f" ({used_by})" if used_by else ""
         try:
-            data = path.read_bytes()
+            data = read_bytes(path)
         except FileNotFoundError:
             raise StoreCorrupt(path, f"output blob missing{who}: the run's blobs/ directory "
                                      "was damaged or partly copied") from None

@@ -22,7 +22,7 @@ from decimal import Decimal
 from json.encoder import encode_basestring  # JSON string escaping = JCS's (ensure_ascii off)
 from typing import Any
 
-GENESIS = "0" * 64  # `prev` of the first journal entry
+GENESIS = "0" * 64  # `prev` of the first journal entry of a format-1 journal (no header covered)
 
 
 class CanonicalError(ValueError):
@@ -168,3 +168,13 @@ def format_number(x: float, path: str = "$") -> str:
     head = digits[0] + ("." + digits[1:] if k > 1 else "")
     return f"{head}e{sign}{abs(e)}"
 
+
+def header_genesis(header: dict[str, Any]) -> str:
+    """`prev` of the first entry of a format-2 journal: the SHA-256 of its header
+    line's canonical form, so the hash chain covers the header (run id, created)."""
+    return sha256_hex(canonical_bytes(header))
+
+
+def genesis_of(header: dict[str, Any]) -> str:
+    """The first `prev` of the journal that has this header."""
+    return GENESIS if header.get("runbook_store") == 1 else header_genesis(header)

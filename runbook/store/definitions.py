@@ -37,6 +37,8 @@ from typing import Any
 from ..definition.model import Group, Host, Inventory, Phase, Runbook, Step
 from .canonical import CanonicalError, canonical_bytes
 from .errors import StoreCorrupt, StoreError
+from ..inventory.secrets import is_secret_name, is_secret_value
+from .nofollow import DIR_MODE, open_fd
 from .storage import fsync_dir
 
 DIR_NAME = "definitions"
@@ -60,7 +62,8 @@ def without_secrets(value: Any) -> Any:
     """A JSON-able copy with secret-looking keys left out (dates and other
     objects as text, as the journal keeps them)."""
     if isinstance(value, dict):
-        return {str(k): without_secrets(v) for k, v in value.items() if not SECRET_NAME.search(str(k))}
+        return {str(k): without_secrets(v) for k, v in value.items()
+                if not SECRET_NAME.search(str(k)) and not is_secret_name(k) and not is_secret_value(v)}
     if isinstance(value, (list, tuple)):
         return [without_secrets(v) for v in value]
     if value is None or isinstance(value, (bool, int, str)):
@@ -154,10 +157,11 @@ class RunDefinitions:
         new = {n: d for n, d in objects.items() if not (self.objects / f"{n}.json").is_file()}
         if not new:
             return
-        self.objects.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        self.objects.mkdir(mode=DIR_MODE, exist_ok=True)
         for name, data in new.items():
             tmp = self.objects / f".tmp-{name}-{os.getpid()}"
-            with open(tmp, "wb") as f:
+            with os.fdopen(open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
@@ -172,7 +176,7 @@ class RunDefinitions:
             if data and not data.endswith(b"\n"):
                 os.truncate(self.versions_path, data.rfind(b"\n") + 1)
         line = json.dumps(version.to_dict(), sort_keys=True) + "\n"
-        fd = os.open(self.versions_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o644)
+        fd = open_fd(self.versions_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)  # 0600, no link
         try:
             os.write(fd, line.encode())
             os.fsync(fd)

@@ -1,17 +1,17 @@
-"""What the store knows beyond a host's status: the details of every result
-(command as run, timings, output hashes, which definition it was made with),
-pending actions, decisions, host keys -- rebuilt from the journal entries in
-order, and kept current as entries are appended.
-
-Statuses themselves are decided by runbook.run.state.RunState (the one place
-that decides them); this index only records facts the journal states.
+"""What the store knows beyond the run state (run/state.py): the record of
+every result per step x action x host (command as run, timings, output
+hashes, seq, the outputs kept inline) -- what export and the output views
+read. Built from the journal entries in order, kept current as entries are
+appended; when a run is opened from its progress database it is built on
+first use. Statuses are the rulebook's (run/rules.py), never decided here.
 """
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from .journal import OUTPUTS, blob_refs
+from ..run import rules
+from .journal import OUTPUTS
 
 # A result: the latest HostStarted/HostFinished of one (step, action, host).
 RESULT_FIELDS = ("step_id", "action", "host", "status", "reason", "exit_status", "command",
@@ -22,19 +22,11 @@ RESULT_FIELDS = ("step_id", "action", "host", "status", "reason", "exit_status",
 class RunIndex:
     def __init__(self) -> None:
         self.run: dict[str, Any] = {}  # the RunStarted event
-        self.finished: dict[str, Any] | None = None  # the last RunFinished event
-        self.interruptions: list[dict[str, Any]] = []  # RunInterrupted events
         self.by_action: dict[tuple[str, str, str], dict[str, Any]] = {}  # (step, action, host)
         self.latest: dict[tuple[str, str], dict[str, Any]] = {}  # (step, host): same dicts
         self.inline: dict[tuple[str, str, str], dict[str, str]] = {}  # outputs kept in the journal
         self.step_sha: dict[str, str] = {}  # step -> sha256 of its latest StepStarted
         self.step_inventory: dict[str, str] = {}  # step -> inventory sha256 (if StepStarted says)
-        self.targets: dict[str, dict[str, None]] = {}  # step -> hosts it was started on, in order
-        self.result_hosts: dict[str, dict[str, None]] = {}  # step -> hosts with a result, in order
-        self.decisions: list[dict[str, Any]] = []
-        self.pending: dict[tuple[str, str, str], dict[str, Any]] = {}  # (step, host, action)
-        self.host_keys: dict[str, dict[str, Any]] = {}
-        self.blobs: list[tuple[str, int, str]] = []  # (sha256, seq, what) of outputs in blobs
         self.runs: Counter[tuple[str, str, str]] = Counter()
         self.seq = 0
 
@@ -50,11 +42,7 @@ class RunIndex:
         if not self.run:
             self.run = ev
 
-    def _on_RunFinished(self, ev: dict, seq: int) -> None:
-        self.finished = ev
-
     def _on_RunInterrupted(self, ev: dict, seq: int) -> None:
-        self.interruptions.append(ev)
         self.mark_interrupted()
 
     def mark_interrupted(self) -> None:
@@ -62,7 +50,7 @@ class RunIndex:
         for r in self.by_action.values():
             if r["status"] == "running":
                 r["status"] = "interrupted"
-                r["reason"] = "interrupted: the run stopped while this command was in flight"
+                r["reason"] = rules.INTERRUPTED_REASON
 
     def _on_StepStarted(self, ev: dict, seq: int) -> None:
         step = ev["step_id"]
@@ -70,7 +58,6 @@ class RunIndex:
             self.step_sha[step] = ev["step_sha256"]
         if ev.get("inventory_sha256"):  # not in the event today; honoured if it is added
             self.step_inventory[step] = ev["inventory_sha256"]
-        self.targets.setdefault(step, {}).update(dict.fromkeys(ev.get("hosts") or ()))
 
     def _result(self, ev: dict, seq: int) -> dict[str, Any]:
         step = ev["step_id"]
@@ -82,7 +69,6 @@ class RunIndex:
         key = (r["step_id"], r["action"], r["host"])
         self.by_action[key] = r
         self.latest[(r["step_id"], r["host"])] = r
-        self.result_hosts.setdefault(r["step_id"], {})[r["host"]] = None
 
     def _on_HostStarted(self, ev: dict, seq: int) -> None:
         key = (ev["step_id"], ev["action"], ev["host"])
@@ -108,45 +94,6 @@ class RunIndex:
                  stderr_sha256=ev.get("stderr_sha256"), before=ev.get("before"),
                  record=ev.get("record"))
         self.inline[key] = {name: ev[name] for name in OUTPUTS if name in ev}
-        for name, sha in blob_refs(ev):
-            self.blobs.append((sha, seq, f"{name} of event {seq}: {ev['action']} of step "
-                                         f"{ev['step_id']} on {ev['host']}"))
         self._store(r)
 
-    def _on_OperatorDecision(self, ev: dict, seq: int) -> None:
-        d = {k: ev.get(k) for k in ("kind", "step_id", "hosts", "operator", "reason", "time",
-                                    "expires")}
-        d["seq"] = seq
-        self.decisions.append(d)
-
-    def _on_PendingActionChanged(self, ev: dict, seq: int) -> None:
-        key = (ev["step_id"], ev["host"], ev["action"])
-        prev = self.pending.get(key)
-        still_open = prev is not None and prev["state"] != "done"
-        self.pending[key] = {"step_id": ev["step_id"], "host": ev["host"], "action": ev["action"],
-                             "state": ev["state"], "reason": ev.get("reason", ""),
-                             "time": ev.get("time"),
-                             "since": prev["since"] if still_open else ev.get("time"), "seq": seq}
-
-    def _on_HostKeyRecorded(self, ev: dict, seq: int) -> None:
-        self.host_keys[ev["host"]] = {"fingerprint": ev["fingerprint"], "how": ev.get("how", ""),
-                                      "time": ev.get("time"), "seq": seq}
-
     # --- reading -------------------------------------------------------
-    def running(self) -> dict[str, list[str]]:
-        """step -> hosts whose latest record is a command still in flight."""
-        out: dict[str, list[str]] = {}
-        for (step, _action, host), r in self.by_action.items():
-            if r["status"] == "running":
-                out.setdefault(step, []).append(host)
-        return out
-
-    def open_pending(self) -> list[dict[str, Any]]:
-        """Pending actions not done yet (owed, or failed and so still owed)."""
-        return [dict(p) for p in self.pending.values() if p["state"] != "done"]
-
-    def step_ids(self) -> list[str]:
-        seen = dict.fromkeys(self.targets)
-        seen.update(dict.fromkeys(self.result_hosts))
-        seen.update(dict.fromkeys(d["step_id"] for d in self.decisions))
-        return list(seen)

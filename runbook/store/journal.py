@@ -117,11 +117,11 @@ class Chain:
     """Checks entries one by one as they are read: continuous seq, each `prev`
     the hash before it, and (when `recompute`) each hash recomputed."""
 
-    def __init__(self, path: str | Path, recompute: bool = False):
+    def __init__(self, path: str | Path, recompute: bool = False, genesis: str = GENESIS):
         self.path = path
         self.recompute = recompute
         self.seq = 0
-        self.head = GENESIS
+        self.head = genesis
 
     def add(self, entry: Any, line: int) -> None:
         if not isinstance(entry, dict) or any(k not in entry for k in ENTRY_KEYS) \
@@ -134,8 +134,9 @@ class Chain:
             raise StoreCorrupt(self.path, f"event {seq} follows event {self.seq}: {what} "
                                           "(the journal was cut or spliced)", line)
         if entry["prev"] != self.head:
+            what = f"hash of event {self.seq}" if self.seq else "hash of the journal's header line"
             raise StoreCorrupt(self.path, f"event {seq}: hash chain broken: its prev is not the "
-                                          f"hash of event {self.seq}", line)
+                                          f"{what}", line)
         if self.recompute:
             try:
                 ok = journal_entry_hash(seq, entry["prev"], entry["event"]) == entry["hash"]

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import LockHeld
+from .nofollow import open_fd
 
 LOCK_NAME = "lock"
 
@@ -73,7 +74,7 @@ class StateLock:
 
     def acquire(self, wait_for_body: float = 0.5) -> None:
         """Take the lock or raise LockHeld naming the holder."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = open_fd(self.path, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -126,7 +127,7 @@ def holder(state_dir: str | Path) -> dict[str, Any] | None:
     Probes with a non-blocking flock, released at once."""
     path = Path(state_dir) / LOCK_NAME
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = open_fd(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
     try:

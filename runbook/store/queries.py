@@ -1,17 +1,20 @@
 """The read side of a Store: what the CLI, TUI and exporter ask of a run.
 Mixed into Store (store.py), which owns opening, appending and closing and
-the attributes used here: index, state, directory, path, _blobs, _seq, _head."""
+the attributes used here: state, index (the result details, built from the
+journal on first use when the run was opened from its progress database),
+directory, path, _blobs, _seq, _head. Everything `status` and the TUI need
+reads the state only."""
 from __future__ import annotations
 
 import time
 from typing import Any, Iterator
 
-from ClusterShell.NodeSet import NodeSet
-
-from ..definition.model import Status, step_status
+from ..definition.model import Status
+from ..run import rules
 from . import resume
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS
+from .canonical import genesis_of
 from .journal import OUTPUTS, Chain, blob_refs
 from .storage import JournalReader, JournalStorage
 
@@ -24,10 +27,10 @@ def _seq_of(entry: Any) -> int:
 class StoreQueries:
     @property
     def run_id(self) -> str:
-        return str(self.index.run.get("run_id") or self.header.get("run_id") or self.directory.name)
+        return str(self.state.run.get("run_id") or self.header.get("run_id") or self.directory.name)
 
     def run_info(self) -> dict[str, Any]:
-        run, fin = self.index.run, self.index.finished
+        run, fin = self.state.run, self.state.finished
         return {
             "run_id": self.run_id, "site": run.get("site", ""), "operator": run.get("operator", ""),
             "tool_version": run.get("tool_version", ""),
@@ -36,7 +39,7 @@ class StoreQueries:
             "started": run.get("time"), "ended": fin.get("time") if fin else None,
             "status": fin.get("status") if fin else None,
             "events": self._seq, "head": self._head, "directory": str(self.directory),
-            "journal": str(self.path), "interruptions": len(self.index.interruptions),
+            "journal": str(self.path), "interruptions": len(self.state.interruptions),
             "read_only": self.read_only, "recovered": self.recovered,
             "lock_taken_over": self.lock.taken_over if self.lock else None,
         }
@@ -75,6 +78,14 @@ class StoreQueries:
         outputs read from the journal or from blobs now (outputs=False skips that)."""
         return {key: self.result_view(r, outputs) for key, r in self.index.latest.items()}
 
+    def latest_result(self, step_id: str, host: str) -> dict[str, Any] | None:
+        """The latest finished result of (step, host) with its outputs, or None
+        (never run, or a command still in flight)."""
+        r = self.index.latest.get((step_id, host))
+        if r is None or r.get("status") == "running":
+            return None
+        return self.result_view(r)
+
     def verify_output(self, step_id: str, host: str) -> str | None:
         """stdout of the latest verify of (step, host), or None if it never ran."""
         r = self.index.by_action.get((step_id, "verify", host))
@@ -88,73 +99,72 @@ class StoreQueries:
     def step_hosts(self, step_id: str) -> dict[str, Status]:
         """Every host the run knows for the step (targeted, with a result, or named
         by a decision) -> its effective status."""
-        hosts = dict(self.index.targets.get(step_id, {}))
-        hosts.update(self.index.result_hosts.get(step_id, {}))
-        for d in self.index.decisions:
-            if d["step_id"] == step_id and d.get("hosts"):
-                try:
-                    hosts.update(dict.fromkeys(NodeSet(d["hosts"])))
-                except Exception:  # a NodeSet the CLI accepted; never fatal here
-                    hosts.update(dict.fromkeys(str(d["hosts"]).split(",")))
-        return {h: self.state.status(step_id, h) for h in hosts}
+        now = time.time()
+        return {h: self.state.status(step_id, h, now) for h in self.state.step_hosts(step_id)}
 
     def step_statuses(self) -> dict[str, Status]:
         """Every step the run knows -> its status derived from its hosts' statuses."""
-        return {s: step_status(list(self.step_hosts(s).values())) for s in self.index.step_ids()}
+        return {s: rules.step_status(self.step_hosts(s).values()) for s in self.state.step_ids()}
 
     def before(self, step_id: str, host: str) -> dict | None:
         return self.state.before(step_id, host)
 
     def pending_actions(self) -> list[dict[str, Any]]:
-        """Open pending actions (owed, or failed and so still owed), oldest first."""
-        return sorted(self.index.open_pending(), key=lambda p: p["seq"])
+        """Open pending actions (owed, or failed and so still owed: rules.still_owed),
+        in the order they were opened."""
+        return [dict(p) for p in self.state.pending.values()]
 
     def decisions(self, now: float | None = None) -> list[dict[str, Any]]:
         """Every skip, waiver, note and confirmation, in order; `expired` says
         whether a waiver's (or skip's) expiry has passed."""
         now = time.time() if now is None else now
-        return [dict(d, expired=d.get("expires") is not None and now > d["expires"])
-                for d in self.index.decisions]
+        return [{"kind": d.kind, "step_id": d.step_id, "hosts": d.hosts_text, "operator": d.operator,
+                 "reason": d.reason, "time": d.time, "expires": d.expires,
+                 "expired": not rules.active(d, now)} for d in self.state.decisions]
 
     def host_keys(self) -> dict[str, dict[str, Any]]:
-        return {h: {k: v for k, v in key.items() if k != "seq"} for h, key in self.index.host_keys.items()}
+        return {h: dict(key) for h, key in self.state.host_keys.items()}
 
     def interrupted(self) -> dict[str, list[str]]:
         """step -> hosts that are interrupted now: they came back so when the run was
         reopened (this time or before) and have not been run again since."""
-        out: dict[str, list[str]] = {}
-        for (step, host), o in self.state.outcomes.items():
-            if o.status == Status.INTERRUPTED:
-                out.setdefault(step, []).append(host)
-        return out
+        return self.state.interrupted()
 
     def stale_steps(self, current_step_hashes: dict[str, str],
                     inventory_sha256: str | None) -> dict[str, str]:
         """step_id -> why its results are stale. Remembered: from then on results()
         and snapshot() mark each stale result with that reason."""
-        self._stale = resume.stale_steps(self.index, current_step_hashes, inventory_sha256)
-        self._stale_pairs = resume.stale_hosts(self.index, current_step_hashes, inventory_sha256)
+        self._stale = resume.stale_steps(self.state, current_step_hashes, inventory_sha256)
+        self._stale_pairs = resume.stale_hosts(self.state, current_step_hashes, inventory_sha256)
         return dict(self._stale)
 
     def stale_pairs(self) -> set[tuple[str, str]]:
         """(step, host) whose results the last stale_steps() call found stale."""
         return set(self._stale_pairs)
 
-    def iter_journal(self) -> Iterator[dict[str, Any]]:
-        """The journal entries as written, read from disk, up to head()."""
+    def iter_journal(self, upto: int | None = None) -> Iterator[dict[str, Any]]:
+        """The journal entries as written, read from disk, up to head() (or `upto`)."""
+        last = self._seq if upto is None else upto
         for _line, batch in JournalReader(self.path).batches():
             for entry in batch:
-                if _seq_of(entry) > self._seq:
+                if _seq_of(entry) > last:
                     return  # appended by a live writer after this store was opened
                 yield entry
 
     def journal(self) -> list[dict[str, Any]]:
         return list(self.iter_journal())
 
+    def check_outputs(self) -> int:
+        """Read every output kept in a blob and check it against its SHA-256, as
+        export does; the number checked, or StoreCorrupt naming the blob."""
+        for sha, _seq, what in self._blob_refs:
+            self._blobs.get(sha, what)
+        return len(self._blob_refs)
+
     def verify_chain(self) -> str:
         """Re-read the journal, recompute every hash, check every blob; the head, or
         StoreCorrupt naming the file, line and what is wrong."""
-        chain = Chain(self.path, recompute=True)
+        chain = Chain(self.path, recompute=True, genesis=genesis_of(self.header))
         for line, batch in JournalReader(self.path).batches():
             for entry in batch:
                 if _seq_of(entry) > self._seq:

@@ -4,22 +4,18 @@
   HostFinished was running when its process died. Opening the run for writing
   appends one RunInterrupted event saying which (and any incomplete last write
   that was dropped); replaying that event turns them `interrupted`, for good.
-- Stale: a result was made with the step definition (StepStarted.step_sha256)
-  and the inventory (RunStarted.inventory_sha256) of its time. When either
-  differs from what is loaded now, the step's results are stale: still shown,
-  never trusted as current (the engine re-verifies stale hosts).
+- Stale: a result was made with the step definition and the inventory of its
+  time (StepStarted.step_sha256 / inventory_sha256). When either differs from
+  what is loaded now (run.rules.stale_reason decides), the result is stale:
+  still shown, never trusted as current (the engine re-verifies stale hosts).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
-
-from .index import RunIndex
-
-
-def fold(hosts) -> str:
-    return str(NodeSet.fromlist(list(hosts))) if hosts else ""
+from ..inventory.hostsel import fold
+from ..run import rules
+from ..run.state import RunState
 
 
 def interruption_reason(running: dict[str, list[str]], dropped: str | None,
@@ -43,48 +39,43 @@ def _short(sha: str) -> str:
     return sha[:12] if sha else "none"
 
 
-def stale_steps(index: RunIndex, current_step_hashes: dict[str, str],
-                inventory_sha256: str | None) -> dict[str, str]:
-    """step_id -> why its recorded results are stale (steps with no stale result are absent)."""
-    by_step: dict[str, list[dict[str, Any]]] = {}
-    for (step, _host), r in index.latest.items():
-        if r["status"] not in ("running", "pending"):
-            by_step.setdefault(step, []).append(r)
-    out: dict[str, str] = {}
-    for step, rows in by_step.items():
-        reasons = []
-        if step not in current_step_hashes:
-            reasons.append(f"step {step} is no longer in the runbook; its results for "
-                           f"{fold(r['host'] for r in rows)} were recorded for a definition that is gone")
-        else:
-            now = current_step_hashes[step]
-            changed = [r for r in rows if r["step_sha256"] and r["step_sha256"] != now]
-            if changed:
-                was = sorted({_short(r["step_sha256"]) for r in changed})
-                reasons.append(f"the definition of step {step} changed since the results for "
-                               f"{fold(r['host'] for r in changed)} were recorded (recorded "
-                               f"{', '.join(was)}, now {_short(now)})")
-        if inventory_sha256:
-            moved = [r for r in rows if r["inventory_sha256"] and r["inventory_sha256"] != inventory_sha256]
-            if moved:
-                was = sorted({_short(r["inventory_sha256"]) for r in moved})
-                reasons.append(f"the inventory changed since the results for "
-                               f"{fold(r['host'] for r in moved)} were recorded (recorded "
-                               f"{', '.join(was)}, now {_short(inventory_sha256)})")
-        if reasons:
-            out[step] = "; ".join(reasons)
-    return out
-
-
-def stale_hosts(index: RunIndex, current_step_hashes: dict[str, str],
+def stale_hosts(state: RunState, current_step_hashes: dict[str, str],
                 inventory_sha256: str | None) -> set[tuple[str, str]]:
-    """(step, host) pairs whose latest result is stale, by the same rules."""
-    out = set()
-    for (step, host), r in index.latest.items():
-        if r["status"] in ("running", "pending"):
-            continue
+    """(step, host) whose latest result is stale (rules.stale_reason)."""
+    return {key for key, o in state.outcomes.items()
+            if rules.stale_reason(o.status, o.step_sha256, o.inventory_sha256,
+                                  current_step_hashes.get(key[0]), inventory_sha256)}
+
+
+def stale_steps(state: RunState, current_step_hashes: dict[str, str],
+                inventory_sha256: str | None) -> dict[str, str]:
+    """step_id -> why its recorded results are stale (steps with no stale result are
+    absent): the rulebook decides each (step, host); this only words it per step."""
+    gone: dict[str, list[str]] = {}
+    changed: dict[str, dict[str, str]] = {}
+    moved: dict[str, dict[str, str]] = {}
+    for step, host in sorted(stale_hosts(state, current_step_hashes, inventory_sha256)):
+        o = state.outcomes[(step, host)]
         now = current_step_hashes.get(step)
-        if now is None or (r["step_sha256"] and r["step_sha256"] != now) or \
-                (inventory_sha256 and r["inventory_sha256"] and r["inventory_sha256"] != inventory_sha256):
-            out.add((step, host))
-    return out
+        if now is None:
+            gone.setdefault(step, []).append(host)
+            continue
+        if rules.stale_reason(o.status, o.step_sha256, "", now, None):
+            changed.setdefault(step, {})[host] = o.step_sha256
+        if rules.stale_reason(o.status, "", o.inventory_sha256, now, inventory_sha256):
+            moved.setdefault(step, {})[host] = o.inventory_sha256
+    out: dict[str, list[str]] = {}
+    for step, hosts in gone.items():
+        out.setdefault(step, []).append(
+            f"step {step} is no longer in the runbook; its results for {fold(hosts)} were "
+            "recorded for a definition that is gone")
+    for step, was in changed.items():
+        out.setdefault(step, []).append(
+            f"the definition of step {step} changed since the results for {fold(was)} were "
+            f"recorded (recorded {', '.join(sorted({_short(v) for v in was.values()}))}, "
+            f"now {_short(current_step_hashes[step])})")
+    for step, was in moved.items():
+        out.setdefault(step, []).append(
+            f"the inventory changed since the results for {fold(was)} were recorded (recorded "
+            f"{', '.join(sorted({_short(v) for v in was.values()}))}, now {_short(inventory_sha256 or '')})")
+    return {step: "; ".join(why) for step, why in out.items()}

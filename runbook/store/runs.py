@@ -26,6 +26,7 @@ from typing import Any
 from ..errors import UsageError
 from .errors import NoRun, StoreCorrupt
 from .lock import holder
+from .nofollow import open_read
 from .storage import decode_batch, parse_header
 
 JOURNAL_NAME = "journal.jsonl"
@@ -47,7 +48,7 @@ def check_run_id(run_id: str) -> str:
 
 def read_header(journal: Path) -> dict[str, Any]:
     try:
-        with open(journal, "rb") as f:
+        with open_read(journal) as f:
             first = f.readline(1 << 20)
     except OSError as exc:
         raise StoreCorrupt(journal, f"cannot read: {exc.strerror}") from None
@@ -77,7 +78,7 @@ def resolve_run(state_dir: Path, run_id: str | None) -> Path:
 def _last_line(path: Path) -> bytes:
     """The last newline-terminated line of a file (an incomplete last write is
     skipped), read backwards from the end so big journals list quickly."""
-    with open(path, "rb") as f:
+    with open_read(path) as f:
         pos = f.seek(0, os.SEEK_END)
         data = b""
         while pos > 0:
@@ -118,7 +119,7 @@ def summarize(run_dir: Path, lock_holder: dict[str, Any] | None) -> RunSummary:
     try:
         header = read_header(journal)
         s.run_id = str(header.get("run_id", s.run_id))
-        with open(journal, "rb") as f:
+        with open_read(journal) as f:
             f.readline()
             first = decode_batch(f.readline())[0]["event"]
         s.site, s.operator = first.get("site", ""), first.get("operator", "")

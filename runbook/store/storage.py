@@ -2,7 +2,7 @@
 
 File format (`journal.jsonl`, UTF-8, one JSON document per line):
 
-    line 1    {"runbook_store": 1, "run_id": "...", "created": 1764447300.5, ...}
+    line 1    {"runbook_store": 2, "run_id": "...", "created": 1764447300.5, ...}
     line 2..  {"sum":"<sha256 hex of BATCH>","batch":BATCH}
 
 BATCH is the JSON array of the journal entries committed together (one
@@ -35,15 +35,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any, Iterator
 
 from tinydb.storages import Storage
 
 from .errors import StoreCorrupt, StoreError
+from .nofollow import open_fd, open_read
 
 HEADER_KEY = "runbook_store"
-FORMAT = 1
+FORMAT = 2  # 2: the first entry's prev is the hash of the header (canonical.header_genesis)
+READABLE = (1, 2)
 _PREFIX = b'{"sum":"'
 _MID = b'","batch":'
 _SUFFIX = b"}\n"
@@ -92,7 +95,7 @@ def create_journal(path: Path, header: dict[str, Any], first_batch: bytes) -> No
     """Write header + first batch to a temp file, fsync, rename, fsync the directory."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     data = json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n" + first_batch
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
         _write_all(fd, data)
         os.fsync(fd)
@@ -125,9 +128,9 @@ def parse_header(path: Path, first: bytes) -> dict[str, Any]:
             if isinstance(header, dict) and "_default" in header else ""
         raise StoreCorrupt(path, f"not a runbook journal: the first line has no {HEADER_KEY!r} "
                                  f"header{hint}", 1)
-    if header[HEADER_KEY] != FORMAT:
+    if header[HEADER_KEY] not in READABLE:
         raise StoreCorrupt(path, f"journal format {header[HEADER_KEY]!r}; this runbook reads "
-                                 f"format {FORMAT} (written by another version?)", 1)
+                                 f"formats {', '.join(map(str, READABLE))} (written by another version?)", 1)
     return header
 
 
@@ -144,14 +147,18 @@ class JournalReader:
         self.good_end = 0
         self.torn_bytes = 0
         self.torn_line = 0
+        self.last_line_size = 0  # of the last complete line read
+        self.crc = 0  # CRC-32 of the bytes up to good_end (a cheap check of a journal's prefix)
 
     def _fail(self, message: str, line: int | None = None) -> StoreCorrupt:
         return StoreCorrupt(self.path, message, line)
 
-    def batches(self) -> Iterator[tuple[int, list[Any]]]:
-        """(line number, entries) for every complete line after the header."""
+    def batches(self, start: int = 0, line: int = 1, crc: int = 0) -> Iterator[tuple[int, list[Any]]]:
+        """(line number, entries) for every complete line after the header; with
+        `start`, only the lines from that byte offset on (`line`: the number of
+        the line that ends there, `crc`: the CRC-32 of the bytes before it)."""
         try:
-            f = open(self.path, "rb")
+            f = open_read(self.path)
         except FileNotFoundError:
             raise self._fail("no such file (the run's journal is missing)") from None
         except OSError as exc:
@@ -161,8 +168,12 @@ class JournalReader:
             first = f.readline()
             self.header = parse_header(self.path, first)
             offset = len(first)
+            self.crc = zlib.crc32(first)
+            if start:
+                f.seek(start)
+                offset, self.crc = start, crc
             self.good_end = offset
-            for number, line in enumerate(f, start=2):
+            for number, line in enumerate(f, start=line + 1 if start else 2):
                 if offset >= size:  # appended by a live writer after we looked: not ours to read
                     break
                 offset += len(line)
@@ -175,7 +186,41 @@ class JournalReader:
                 except ValueError as exc:
                     raise self._fail(str(exc), number) from None
                 self.good_end = offset
+                self.last_line_size = len(line)
+                self.crc = zlib.crc32(line, self.crc)
                 yield number, batch
+
+
+def prefix_crc(path: Path, end: int) -> int | None:
+    """CRC-32 of the first `end` bytes of a file (None if it is shorter)."""
+    crc, left = 0, end
+    try:
+        with open(path, "rb") as f:
+            while left:
+                chunk = f.read(min(left, 1 << 22))
+                if not chunk:
+                    return None
+                crc, left = zlib.crc32(chunk, crc), left - len(chunk)
+    except OSError:
+        return None
+    return crc
+
+
+def read_line(path: Path, start: int, end: int) -> list[Any] | None:
+    """The batch of the journal line at [start, end), or None when the file
+    does not hold a whole checked line there."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(start)
+            line = f.read(end - start)
+    except OSError:
+        return None
+    if len(line) != end - start:
+        return None
+    try:
+        return decode_batch(line)
+    except ValueError:
+        return None
 
 
 class JournalWriter:
@@ -186,7 +231,7 @@ class JournalWriter:
         self.path = Path(path)
         self.end = end
         self.broken: str | None = None
-        self._fd: int | None = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        self._fd: int | None = open_fd(self.path, os.O_WRONLY | os.O_APPEND)
 
     def truncate(self, end: int) -> None:
         """Cut the file to `end` bytes (drop an incomplete last line) durably."""

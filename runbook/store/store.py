@@ -25,27 +25,42 @@ from one thread at a time for reads, appends are serialized.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
+import sys
 import threading
+import time
+import zlib
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..run.events import (EVENT_TYPES, Event, HostOutput, RunInterrupted, RunStarted,
-                             event_from_dict)
-from .canonical import GENESIS
+from ..run.events import (EVENT_TYPES, Event, HostFinished, HostOutput, HostStarted,
+                          OperatorDecision, RunFinished, RunInterrupted, RunStarted, StepFinished,
+                          event_from_dict)
+from .canonical import GENESIS, genesis_of, header_genesis
+from .nofollow import DIR_MODE
 from ..run.state import RunState
-from . import resume
+from . import progress, resume
 from .blobs import BlobStore
 from .definitions import RunDefinitions
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors
 from .index import RunIndex
-from .journal import Chain, check_event, make_entry, stored_event
+from .journal import Chain, blob_refs, check_event, make_entry, stored_event
 from .lock import StateLock, holder
 from .operator import operator_name
 from .queries import StoreQueries
 from .runs import (BLOBS_NAME, JOURNAL_NAME, RunSummary, check_run_id, list_runs, new_run_id,
-                   resolve_run)
+                   read_header, resolve_run)
 from .storage import (FORMAT, HEADER_KEY, JournalReader, JournalWriter,
-                      create_journal, encode_batch, fsync_dir)
+                      create_journal, encode_batch, fsync_dir, prefix_crc, read_line)
+
+# When the progress database is written: at once after the end of a piece of work
+# or a person's decision; at a step boundary unless one was written less than
+# STEP_CHECKPOINT_GAP seconds ago (fast steps on many hosts would otherwise pay
+# for a rewrite each); and at least every progress.CHECKPOINT_SECONDS.
+_CHECKPOINT_NOW = (RunFinished, RunInterrupted, OperatorDecision)
+STEP_CHECKPOINT_GAP = 1.0
+HEAD_NAME = "journal.head"  # the journal's head and count, recorded outside it
 
 __all__ = ["Store", "RunSummary", "operator_name"]
 
@@ -57,7 +72,9 @@ class Store(StoreQueries):
         self.read_only = read_only
         self.lock = lock
         self.header: dict[str, Any] = {}
-        self.index = RunIndex()
+        self._index: RunIndex | None = RunIndex()  # None: build from the journal on first use
+        self._blob_refs: list[tuple[str, int, str]] = []  # (sha256, seq, what) of every output in blobs
+        self._interrupted_in_memory = False  # read-only: running marked interrupted, not written
         self.state = RunState()  # the store's own view; callers must not feed it
         self.recovered: str | None = None  # what opening had to drop (an unacknowledged write)
         self.came_back: dict[str, list[str]] = {}  # running when the run was reopened
@@ -67,6 +84,17 @@ class Store(StoreQueries):
         self._stale: dict[str, str] = {}
         self._stale_pairs: set[tuple[str, str]] = set()
         self._mutex = threading.Lock()
+        self.progress_path = self.directory / progress.PROGRESS_NAME
+        self.progress_note: str | None = None  # why the progress database was rebuilt
+        # where the journal ends after the last line fed into the state
+        self._fed: dict[str, Any] = {"events": 0, "head": GENESIS, "offset": 0, "line": 1,
+                                     "line_start": 0, "crc": 0}
+        self._line = 1  # journal lines written so far (the header is line 1)
+        self._checkpointed_at = (0, 0.0)  # (events, monotonic time) of the last checkpoint
+        self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
+        self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
+        # batches durable on disk, not yet in the state: (events, entries, journal position)
+        self._unfed: list[tuple[list[Event], list[dict[str, Any]], dict[str, Any]]] = []
 
     # --- opening -------------------------------------------------------
     @classmethod
@@ -75,7 +103,7 @@ class Store(StoreQueries):
         """Start a new run (appends RunStarted) and hold the state directory's lock."""
         state_dir = Path(state_dir)
         with os_errors(state_dir):
-            state_dir.mkdir(parents=True, exist_ok=True)
+            state_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
             lock = StateLock(state_dir)
             lock.acquire()
         try:
@@ -83,7 +111,7 @@ class Store(StoreQueries):
             run_dir = state_dir / run_id
             with os_errors(state_dir):
                 try:
-                    run_dir.mkdir()
+                    run_dir.mkdir(mode=DIR_MODE)
                 except FileExistsError:
                     raise StoreError(f"{run_dir}: run {run_id!r} exists already; open it, or "
                                      "give another run id") from None
@@ -94,10 +122,11 @@ class Store(StoreQueries):
                       "tool_version": tool_version}
             with os_errors(run_dir):
                 create_journal(run_dir / JOURNAL_NAME, header,
-                               encode_batch([make_entry(1, GENESIS, event)]))
+                               encode_batch([make_entry(1, header_genesis(header), event)]))
                 lock.note_run(run_id)
                 store = cls(run_dir, read_only=False, lock=lock)
-                store._load()
+                store._load(fresh=True)
+                store.checkpoint()
             return store
         except BaseException:
             lock.release()  # (a store that failed to load has no writer yet)
@@ -140,29 +169,123 @@ class Store(StoreQueries):
         """Every run of the state directory, oldest first (reads only their ends)."""
         return list_runs(state_dir)
 
-    def _load(self) -> None:
+    def _load(self, fresh: bool = False) -> None:
         reader = JournalReader(self.path)
-        chain = Chain(self.path)
-        for line, batch in reader.batches():
+        self.header = read_header(self.path)
+        chain = Chain(self.path, genesis=genesis_of(self.header))
+        restored, recorded = None, []
+        if not fresh:
+            restored, claimed = self._restore()
+            recorded = [r for r in (self._recorded_head(), claimed) if r]
+        if restored:
+            self.state, self._blob_refs, meta = restored
+            self._index = None
+            chain.seq, chain.head = meta["events"], meta["head"]
+            self._fed = {k: meta[k] for k in self._fed}
+            batches = reader.batches(start=meta["offset"], line=meta["line"], crc=meta["crc"])
+        else:
+            batches = reader.batches()
+        checks = {r["events"]: None for r in recorded}
+        for line, batch in batches:
             for entry in batch:
                 chain.add(entry, line)
                 self._replay(entry, line)
+                if entry["seq"] in checks:
+                    checks[entry["seq"]] = entry["hash"]
+            self._fed = {"events": chain.seq, "head": chain.head, "offset": reader.good_end,
+                         "line": line, "line_start": reader.good_end - reader.last_line_size,
+                         "crc": reader.crc}
         self.header = reader.header
         if chain.seq == 0:
             raise StoreCorrupt(self.path, "the journal has no events (a run starts with RunStarted)")
+        for r in recorded:  # (a restored checkpoint was checked against the journal already)
+            if not (restored and r["events"] <= meta["events"]):
+                self._check_recorded(r, chain.seq, checks[r["events"]])
         self._seq, self._head = chain.seq, chain.head
-        for sha, _seq, what in self.index.blobs:
-            if not self._blobs.exists(sha):
+        self._line, self._crc = self._fed["line"], self._fed["crc"]
+        present = self._blobs.names() if self._blob_refs else set()
+        for sha, _seq, what in self._blob_refs:
+            if sha not in present:
                 raise StoreCorrupt(self._blobs.path(sha), f"output blob missing ({what}): the run's "
                                                           "blobs/ directory was damaged or partly copied")
         if reader.torn_bytes:
             self.recovered = (f"an incomplete last write ({reader.torn_bytes} bytes, line "
                               f"{reader.torn_line}) was dropped: it had never been acknowledged")
+        if self.progress_note:
+            print(f"runbook: run {self.directory.name}: the progress database {self.progress_note}; "
+                  "rebuilt from the journal", file=sys.stderr)
         if not self.read_only:
             self._writer = JournalWriter(self.path, reader.good_end)
             if reader.torn_bytes:
                 self._writer.truncate(reader.good_end)
             self._blobs.remove_temp()
+            if self.progress_note or self._fed["events"] != (meta["events"] if restored else -1):
+                self.checkpoint()
+
+    def _restore(self):
+        """((state, index, meta) from the progress database when it matches the
+        journal, else None with progress_note saying why; and the journal head
+        it claims, checked after a full replay when it did not match)."""
+        try:
+            data = progress.ProgressStorage(self.progress_path).read()
+            if data is None:
+                self.progress_note = "is missing"
+                return None, None
+            state, blob_refs, meta = progress.from_data(data)
+        except progress.ProgressUnusable as exc:
+            self.progress_note = str(exc)
+            return None, None
+        if meta.get("run_id") != self.directory.name:
+            self.progress_note = "belongs to another run"
+            return None, None
+        batch = read_line(self.path, meta["line_start"], meta["offset"])
+        last = batch[-1] if batch else None
+        if not (isinstance(last, dict) and last.get("seq") == meta["events"]
+                and last.get("hash") == meta["head"]) or \
+                prefix_crc(self.path, meta["offset"]) != meta["crc"]:
+            # the journal decides: a full replay names its damage, or the cut
+            self.progress_note = "does not match the journal"
+            return None, {"events": meta["events"], "head": meta["head"]}
+        return (state, blob_refs, meta), None
+
+    def _recorded_head(self) -> dict[str, Any] | None:
+        """The journal head and count recorded outside the journal (HEAD_NAME)."""
+        try:
+            doc = json.loads((self.directory / HEAD_NAME).read_text())
+        except (OSError, ValueError):
+            return None
+        if isinstance(doc, dict) and isinstance(doc.get("events"), int) and isinstance(doc.get("head"), str):
+            return doc
+        return None
+
+    def _check_recorded(self, recorded: dict[str, Any], events: int, seen: str | None) -> None:
+        want = recorded["events"]
+        if events < want:
+            missing = f"event {want} is" if want == events + 1 else f"events {events + 1} to {want} are"
+            raise StoreCorrupt(self.path, f"the journal ends at event {events}, but {want} events "
+                                          f"were recorded ({HEAD_NAME}): {missing} missing, the "
+                                          "journal was cut; nothing of this run can be trusted "
+                                          "until it is restored from a copy")
+        if seen != recorded["head"]:
+            raise StoreCorrupt(self.path, f"event {want} is not the one recorded in {HEAD_NAME} "
+                                          "(the journal was rewritten)")
+
+    def checkpoint(self) -> None:
+        """Write the progress database and the journal's head (atomically), for
+        the events fed into the state so far."""
+        if self.read_only or self._writer is None:
+            return
+        with self._feeding:
+            pos = dict(self._fed, run_id=self.directory.name)
+            try:
+                progress.ProgressStorage(self.progress_path).write(
+                    progress.to_data(self.state, self._blob_refs, pos, docs=self._docs))
+                progress.write_atomic(self.directory / HEAD_NAME, json.dumps(
+                    {k: pos[k] for k in ("run_id", "events", "head", "offset")}).encode() + b"\n")
+            except OSError as exc:  # the journal has it all: a later checkpoint or a rebuild
+                print(f"runbook: could not write the progress database ({exc.strerror}); "
+                      "the journal has everything", file=sys.stderr)
+            self._checkpointed_at = (pos["events"], time.monotonic())
 
     def _replay(self, entry: dict[str, Any], line: int) -> None:
         ev = entry["event"]
@@ -173,13 +296,15 @@ class Store(StoreQueries):
                                           f"{ev.get('type')!r} (written by a newer runbook?)", line)
         try:
             self.state.apply(event_from_dict(ev))
-            self.index.add(entry)
+            if self._index is not None:
+                self._index.add(entry)
+            self._blob_refs.extend(_blob_refs(entry))
         except Exception as exc:  # noqa: BLE001 - whatever it is, name the event, no traceback
             raise StoreCorrupt(self.path, f"event {entry['seq']} ({ev.get('type')}) does not fit "
                                           f"its type: {type(exc).__name__}: {exc}", line) from None
 
     def _resume(self) -> None:
-        running = self.index.running()
+        running = self.state.running()
         if self.read_only:
             live = holder(self.directory.parent)
             if live and live.get("run") == self.directory.name:
@@ -195,9 +320,34 @@ class Store(StoreQueries):
         if running or self.recovered:
             self.append(RunInterrupted(resume.interruption_reason(running, self.recovered, taken)))
 
+    def _changed(self, event: Event) -> None:
+        if isinstance(event, RunInterrupted):
+            self._docs.everything = True  # running -> interrupted, wherever they are
+            return
+        hit = _affects(event)
+        if hit:
+            self._docs.changed(*hit)
+
     def _mark_interrupted(self) -> None:
+        self._interrupted_in_memory = True
+        self._docs.everything = True
         self.state.mark_interrupted()
-        self.index.mark_interrupted()
+        if self._index is not None:
+            self._index.mark_interrupted()
+
+    @property
+    def index(self) -> RunIndex:
+        """The result records (store/index.py), built from the journal on first use
+        when the run was opened from its progress database."""
+        if self._index is None:
+            with self._feeding:
+                index = RunIndex()
+                for entry in self.iter_journal(upto=self._fed["events"]):
+                    index.add(entry)
+                if self._interrupted_in_memory:
+                    index.mark_interrupted()
+                self._index = index
+        return self._index
 
     # --- writing -------------------------------------------------------
     def append(self, event: Event) -> dict[str, Any] | None:
@@ -207,7 +357,15 @@ class Store(StoreQueries):
         return entries[0] if entries else None
 
     def append_many(self, events: Iterable[Event]) -> list[dict[str, Any]]:
-        """Append a batch with one write and one fdatasync; returns only once it is on disk."""
+        """Append a batch with one write and one fdatasync; returns only once it is
+        on disk, with the state fed."""
+        entries = self.write_many(events)
+        self.catch_up()
+        return entries
+
+    def write_many(self, events: Iterable[Event]) -> list[dict[str, Any]]:
+        """Append a batch durably without feeding the state yet (safe from a worker
+        thread while another thread reads the state); catch_up() feeds it."""
         events = [e for e in events if not isinstance(e, HostOutput)]
         for e in events:
             if not isinstance(e, Event):
@@ -232,6 +390,7 @@ class Store(StoreQueries):
                 entries.append(make_entry(seq, prev, d))
                 prev = entries[-1]["hash"]
             line = encode_batch(entries)
+            line_start = self._writer.end
             if blobs:  # durable before the line that names them
                 try:
                     self._blobs.put_many(blobs)
@@ -240,11 +399,33 @@ class Store(StoreQueries):
                                      f"({exc.strerror}); nothing was recorded") from None
             self._writer.append(line)
             self._seq, self._head = seq, prev
-            for e, entry in zip(events, entries):
-                self.index.add(entry)
-                self.state.apply(e)
+            self._line += 1
+            self._crc = zlib.crc32(line, self._crc)
+            self._unfed.append((events, entries, {"events": seq, "head": prev,
+                                                  "offset": self._writer.end, "line": self._line,
+                                                  "line_start": line_start, "crc": self._crc}))
             return entries
 
+    def catch_up(self) -> None:
+        """Feed the state every event written so far, in journal order."""
+        with self._feeding:
+            with self._mutex:
+                written, self._unfed = self._unfed, []
+            now = due_step = False
+            for events, entries, position in written:
+                for e, entry in zip(events, entries):
+                    if self._index is not None:
+                        self._index.add(entry)
+                    self.state.apply(_as_stored(e, entry))
+                    self._changed(e)
+                    self._blob_refs.extend(_blob_refs(entry))
+                    now = now or isinstance(e, _CHECKPOINT_NOW)
+                    due_step = due_step or isinstance(e, StepFinished)
+                self._fed = position
+            since = time.monotonic() - self._checkpointed_at[1]
+            if written and (now or (due_step and since >= STEP_CHECKPOINT_GAP)
+                            or since >= progress.CHECKPOINT_SECONDS):
+                self.checkpoint()
     def record_definitions(self, runbook: Any, inventory: Any) -> bool:
         """Keep the step definitions and inventory this session runs with in the
         run's directory (definitions.py), before anything runs with them; True
@@ -260,6 +441,10 @@ class Store(StoreQueries):
         return RunDefinitions(self.directory).current()
 
     def close(self) -> None:
+        if self._writer and not self.read_only:
+            self.catch_up()
+            if self._fed["events"] != self._checkpointed_at[0]:
+                self.checkpoint()
         with self._mutex:
             if self._writer:
                 self._writer.close()
@@ -272,3 +457,27 @@ class Store(StoreQueries):
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _affects(event: Event) -> tuple[str, str | None] | None:
+    """The (step, host) -- or the whole step (host None) -- whose progress
+    document an event changes; None for none."""
+    if isinstance(event, (HostStarted, HostFinished)):
+        return event.step_id, event.host
+    if isinstance(event, OperatorDecision):
+        return event.step_id, None
+    return None
+
+
+def _as_stored(event: Event, entry: dict[str, Any]) -> Event:
+    """The event as the journal holds it (what a replay will see), keeping the
+    parsed record the journal leaves out (RunState.records is a cache of it)."""
+    stored = event_from_dict(entry["event"])
+    record = getattr(event, "record", None)
+    return dataclasses.replace(stored, record=record) if record is not None else stored
+
+
+def _blob_refs(entry: dict[str, Any]) -> list[tuple[str, int, str]]:
+    ev, seq = entry["event"], entry["seq"]
+    return [(sha, seq, f"{name} of event {seq}: {ev['action']} of step {ev['step_id']} on {ev['host']}")
+            for name, sha in blob_refs(ev)]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import asyncssh
 from asyncssh.encryption import get_default_encryption_algs
+from asyncssh.public_key import get_default_certificate_algs, get_default_public_key_algs
 
 from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget
@@ -91,6 +92,9 @@ class Connector:
             kwargs["host_key_alias"] = target.host_key_alias
         if target.proxy_command:
             kwargs["proxy_command"] = list(target.proxy_command)
+        algs = self._host_key_algs(target)
+        if algs:
+            kwargs["server_host_key_algs"] = algs
         check = HostKeyCheck(self.policy, target.name, self.on_host_key)
         async with self._handshakes:
             try:
@@ -103,6 +107,20 @@ class Connector:
         check.connected(conn.get_server_host_key())
         return conn
 
+    def _host_key_algs(self, target: ConnectTarget) -> list[str] | None:
+        """The known key types first, then every other: asyncssh alone offers only
+        the known types, so a host that has another kind of key closes the
+        handshake and the real cause (a key of another type) is never seen."""
+        known, ca, _ = self.policy.lookup(target.host_key_alias or target.host, target.host,
+                                          target.port)
+        if not known and not ca:
+            return None
+        first = [a for k, _ in known for a in k.sig_algorithms]
+        certs = list(get_default_certificate_algs())
+        rest = [*certs, *get_default_public_key_algs()] if ca else \
+            [*get_default_public_key_algs(), *certs]
+        return list(dict.fromkeys(a.decode() for a in [*first, *rest]))
+
     async def close(self) -> None:
         await self.jumps.close()
 
@@ -111,7 +129,7 @@ def _failure(e: BaseException, target: ConnectTarget, check: HostKeyCheck, timeo
              key_problems: list[str]) -> ConnectFailed:
     via = f" (via {target.jump.name})" if target.jump else ""
     if isinstance(e, asyncssh.HostKeyNotVerifiable):
-        return ConnectFailed(f"host key refused: {check.refusal or f'{target.name}: {e.reason}'}")
+        return ConnectFailed(f"host key refused: {check.refusal or check.explain(e.reason)}")
     if isinstance(e, asyncssh.PermissionDenied):
         who = f"{target.user}@{target.host}" if target.user else target.host
         extra = f" ({'; '.join(key_problems)})" if key_problems else ""

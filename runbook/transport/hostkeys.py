@@ -31,17 +31,59 @@ def known_hosts_name(host: str, port: int | None) -> str:
     return f"[{host}]:{port}" if port and port != 22 else host
 
 
-def _load_file(path: Path) -> SSHKnownHosts:
+def _entry_problem(line: str) -> str | None:
+    """Why one known_hosts line is not an entry OpenSSH would use (None: it is).
+    asyncssh skips a key it cannot read without a word; a garbage line that
+    silently holds no key would make a host look unknown for the wrong reason."""
+    words = line.split()
+    marker = words.pop(0) if words and words[0].startswith("@") else None
+    if marker not in (None, "@revoked", "@cert-authority"):
+        return f"unknown marker {marker} (OpenSSH knows @revoked and @cert-authority)"
+    if len(words) < 3:
+        return "expected: [@marker] HOSTS KEYTYPE BASE64-KEY [comment]"
+    try:
+        asyncssh.import_public_key(f"{words[1]} {words[2]}")
+    except (asyncssh.KeyImportError, ValueError) as e:
+        try:
+            asyncssh.import_certificate(f"{words[1]} {words[2]}")
+        except (asyncssh.KeyImportError, ValueError):
+            return f"not a public key: {e}"
+    return None
+
+
+def known_hosts_problems(path: Path) -> list[Problem]:
+    """Every line of a known_hosts file that holds no usable entry, as FILE:LINE."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        return [Problem(str(path), None, f"cannot read: {e.strerror}")]
+    problems = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            why = _entry_problem(line)
+            if why:
+                problems.append(Problem(str(path), lineno, f"bad known_hosts entry: {why}"))
+    return problems
+
+
+def _revoked_only(text: str) -> SSHKnownHosts:
+    """The @revoked lines as plain entries: asyncssh's match() drops the revoked
+    keys of a `[host]:port` entry when it falls back to the portless lookup, so
+    revocations are looked up on their own."""
+    lines = [line.split(None, 1)[1] for line in text.splitlines()
+             if line.split(None, 1)[:1] == ["@revoked"] and len(line.split()) >= 4]
+    return asyncssh.import_known_hosts("\n".join(lines) + "\n") if lines else SSHKnownHosts()
+
+
+def _load_file(path: Path) -> tuple[SSHKnownHosts, SSHKnownHosts]:
+    problems = known_hosts_problems(path)
+    if problems:
+        raise InputError(problems)
     text = path.read_text(encoding="utf-8", errors="replace")
     try:
-        return asyncssh.import_known_hosts(text)
-    except ValueError:
-        for lineno, line in enumerate(text.splitlines(), 1):
-            try:
-                asyncssh.import_known_hosts(line)
-            except ValueError as e:
-                raise InputError(Problem(str(path), lineno, f"bad known_hosts entry: {e}")) from None
-        raise
+        return asyncssh.import_known_hosts(text), _revoked_only(text)
+    except ValueError as e:
+        raise InputError(Problem(str(path), None, f"bad known_hosts file: {e}")) from None
 
 
 class HostKeyPolicy:
@@ -52,10 +94,14 @@ class HostKeyPolicy:
         if trust_new and self.pin_file is None:
             raise ValueError("trust_new needs a pin_file to record the pinned keys in")
         self._files: list[tuple[Path, SSHKnownHosts]] = []
+        self._revoked: list[tuple[Path, SSHKnownHosts]] = []
         self._seen: set[Path] = set()
         for f in known_hosts_files:
             self.add_known_hosts(f)
         if self.pin_file is not None:
+            if self.pin_file.is_symlink():  # it is written to: never through a link
+                raise InputError(Problem(str(self.pin_file), None, "is a symbolic link; the pin "
+                                         "file is never read or written through one"))
             self.add_known_hosts(self.pin_file)
         self._pinned = SSHKnownHosts()  # keys pinned by this process, not yet re-read from disk
         self._unwritten: list[str] = []
@@ -69,37 +115,58 @@ class HostKeyPolicy:
             return
         self._seen.add(real)
         if p.is_file():
-            self._files.append((p, _load_file(p)))
+            known, revoked = _load_file(p)
+            self._files.append((p, known))
+            self._revoked.append((p, revoked))
 
     @property
     def files(self) -> list[Path]:
         return [p for p, _ in self._files]
 
     def lookup(self, host: str, addr: str, port: int | None):
-        """Known host keys for this endpoint as [(key, file)], plus CA and revoked keys."""
+        """Known host keys for this endpoint as [(key, file)], plus CA keys and
+        revoked keys, also as [(key, file)]."""
         keys: list[tuple[SSHKey, Path]] = []
-        ca: list[SSHKey] = []
-        revoked: list[SSHKey] = []
+        ca: list[tuple[SSHKey, Path]] = []
+        revoked: list[tuple[SSHKey, Path]] = []
         sources = list(self._files)
         if self.pin_file is not None:
             sources.append((self.pin_file, self._pinned))
         for path, kh in sources:
-            k, c, r, *_ = kh.match(host, addr, port)
+            k, c, *_ = kh.match(host, addr, port)
             keys.extend((key, path) for key in k)
-            ca.extend(c)
-            revoked.extend(r)
+            ca.extend((key, path) for key in c)
+        for path, kh in self._revoked:
+            revoked.extend((key, path) for key in kh.match(host, addr, port)[0])
+        # a revoked key is never a known one, whatever other line lists it
+        keys = [(k, p) for k, p in keys if all(k != r for r, _ in revoked)]
         return keys, ca, revoked
 
-    def judge(self, name: str, known: list[tuple[SSHKey, Path]], key: SSHKey) -> str | None:
+    def judge(self, name: str, known: list[tuple[SSHKey, Path]], key: SSHKey,
+              revoked: list[tuple[SSHKey, Path]] = (), ca: list[tuple[SSHKey, Path]] = ()
+              ) -> str | None:
         """For a presented key that is NOT among the known ones: None to accept it
-        (trust-on-first-use of a host with no known key), else the refusal reason."""
+        (trust-on-first-use of a host with no known key), else the refusal reason:
+        revoked, changed, algorithm mismatch, certificate expected, no known key."""
         got = fingerprint(key)
+        where_revoked = next((p for r, p in revoked if r == key), None)
+        if where_revoked is not None:
+            return (f"host key for {name} is revoked: {got} is marked @revoked in "
+                    f"{where_revoked}")
         if known:
-            same_type = [(k, p) for k, p in known if k.algorithm == key.algorithm] or known
+            same_type = [(k, p) for k, p in known if k.algorithm == key.algorithm]
+            if not same_type:
+                types = ", ".join(sorted({k.algorithm.decode() for k, _ in known}))
+                return (f"host key algorithm mismatch for {name}: {known[0][1]} knows only "
+                        f"{types} keys, the host offers {key.algorithm.decode()} {got} — "
+                        f"if the node was reinstalled, remove the old key from {known[0][1]}")
             expected = " or ".join(dict.fromkeys(fingerprint(k) for k, _ in same_type))
             where = same_type[0][1]
             return (f"host key for {name} changed: expected {expected}, got {got} — "
                     f"if the node was reinstalled, remove the old key from {where}")
+        if ca:
+            return (f"host key for {name} is a plain key {got}, but {ca[0][1]} expects a "
+                    f"certificate signed by its @cert-authority")
         if not self.trust_new:
             return f"no known key for {name} (use --trust-new-hosts to pin it)"
         return None
@@ -122,9 +189,11 @@ class HostKeyPolicy:
         if old and not old.endswith("\n"):
             old += "\n"
         data = old + "".join(self._unwritten)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC |
+                     getattr(os, "O_NOFOLLOW", 0), 0o600)  # owner-only, never through a link
+        with open(fd, "w", encoding="utf-8") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -145,6 +214,8 @@ class HostKeyCheck:
         self.name = name
         self.on_host_key = on_host_key
         self.known: list[tuple[SSHKey, Path]] = []
+        self.ca: list[tuple[SSHKey, Path]] = []
+        self.revoked: list[tuple[SSHKey, Path]] = []
         self.refusal: str | None = None
         self._endpoint: tuple[str, int | None] = (name, None)
         self._to_pin: SSHKey | None = None
@@ -153,16 +224,26 @@ class HostKeyCheck:
     def known_hosts(self, host: str, addr: str, port: int | None):
         """asyncssh's `known_hosts` callable: the trusted keys for this endpoint."""
         self._endpoint = (host, port)
-        self.known, ca, revoked = self.policy.lookup(host, addr, port)
-        return [k for k, _ in self.known], ca, revoked
+        self.known, self.ca, self.revoked = self.policy.lookup(host, addr, port)
+        return [k for k, _ in self.known], [k for k, _ in self.ca], [k for k, _ in self.revoked]
 
     def validate(self, key: SSHKey) -> bool:
         """A key that is not among the known ones was presented."""
-        self.refusal = self.policy.judge(self.name, self.known, key)
+        self.refusal = self.policy.judge(self.name, self.known, key, self.revoked, self.ca)
         if self.refusal is None:
             self._to_pin = key
             return True
         return False
+
+    def explain(self, reason: str) -> str:
+        """asyncssh refused before asking us (a revoked key or CA, a bad certificate)."""
+        if "revoked" in reason.lower() and self.revoked:
+            fps = " or ".join(dict.fromkeys(fingerprint(k) for k, _ in self.revoked))
+            return f"host key for {self.name} is revoked: {fps} is marked @revoked in {self.revoked[0][1]}"
+        if "certificate" in reason.lower() or "ca key" in reason.lower():
+            where = f" ({self.ca[0][1]})" if self.ca else ""
+            return f"host certificate for {self.name} refused: {reason}{where}"
+        return f"{self.name}: {reason}"
 
     def kex_done(self) -> None:
         """The server proved it holds the key: only now is a new key pinned."""
@@ -177,3 +258,15 @@ class HostKeyCheck:
         self.policy.flush()
         if not self._pinned and server_key is not None and self.on_host_key:
             self.on_host_key(self.name, fingerprint(server_key), "known_hosts")
+
+
+SITE_PINS = "known_hosts"
+
+
+def site_pins(state_dir: Path | str) -> tuple[Path, list[Path]]:
+    """The state directory's pin file (keys pinned on first use belong to the site,
+    not to one run: a new run checks against every key pinned before) and the
+    per-run pin files older versions wrote, still read as known keys."""
+    state_dir = Path(state_dir)
+    older = sorted(p for p in state_dir.glob(f"*/{SITE_PINS}") if p.is_file())
+    return state_dir / SITE_PINS, older

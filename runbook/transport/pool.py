@@ -121,13 +121,3 @@ class ConnectionPool(Generic[K]):
         for c in conns:
             c.close()
         await asyncio.gather(*(c.wait_closed() for c in conns), return_exceptions=True)
-
-
-def __getattr__(name: str):
-    # `from runbook.transport.pool import Transport` (as session.py has it) keeps
-    # working; the home of Transport is runbook.transport.transport, exported by
-    # runbook.transport. Lazy, because transport.py itself imports this module.
-    if name == "Transport":
-        from runbook.transport.transport import Transport
-        return Transport
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,16 +7,18 @@ per step, because the inventory does not change while the app is open.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from ..engine.hostrun import command_for
-from ..engine.targets import targets
+from ..definition.targets import targets
 from ..glyphs import COUNT_ORDER
 from ..inventory.load import fold, host_vars
-from ..definition.model import SATISFIED, Action, Inventory, Runbook, Status, Step, step_status
+from ..definition.model import Action, Inventory, Runbook, Status, Step
 from ..definition.plan import BEFORE_PLACEHOLDER
+from ..run import rules
 from ..run.state import RunState
 from ..definition.template import lookup, placeholders
 
@@ -150,29 +152,29 @@ class RunView:
     def hosts_of(self, step_id: str) -> list[str]:
         return self._targets[step_id]
 
-    def statuses(self, step_id: str) -> dict[str, str]:
+    def statuses(self, step_id: str, at: float | None = None) -> dict[str, str]:
+        at = time.time() if at is None else at
         status = self.state.status
-        return {h: status(step_id, h).value for h in self._targets[step_id]}
+        return {h: status(step_id, h, at).value for h in self._targets[step_id]}
 
-    def row(self, step_id: str) -> StepRow:
+    def row(self, step_id: str, at: float | None = None) -> StepRow:
         step = self.steps[step_id]
-        values = list(self.statuses(step_id).values())
-        counts: dict[str, int] = {}
-        for v in values:
-            counts[v] = counts.get(v, 0) + 1
-        status = step_status([Status(v) for v in values]).value
-        return StepRow(step.id, step.phase, step.phase_title, step.title, status, ordered_counts(counts),
-                       step.manual)
+        values = [Status(v) for v in self.statuses(step_id, at).values()]
+        status = rules.step_status(values).value
+        return StepRow(step.id, step.phase, step.phase_title, step.title, status,
+                       ordered_counts(rules.counts(values)), step.manual)
 
-    def rows(self) -> list[StepRow]:
-        return [self.row(s.id) for s in self.runbook.steps]
+    def rows(self, at: float | None = None) -> list[StepRow]:
+        at = time.time() if at is None else at
+        return [self.row(s.id, at) for s in self.runbook.steps]
 
     def is_stale(self, step_id: str) -> bool:
         sha = self.steps[step_id].sha256
         outcome = self.state.outcome
         for h in self._targets[step_id]:
             o = outcome(step_id, h)
-            if o is not None and o.step_sha256 and o.step_sha256 != sha:
+            if o is not None and rules.stale_reason(
+                    o.status, o.step_sha256, o.inventory_sha256, sha, self.inventory.sha256):
                 return True
         return False
 
@@ -185,7 +187,8 @@ class RunView:
 
     def header(self, rows: list[StepRow] | None = None, activity: str = "") -> HeaderFacts:
         rows = self.rows() if rows is None else rows
-        passed = sum(1 for r in rows if Status(r.status) in SATISFIED)
+        # Passed means passed: a skipped or waived step is counted as such, not as a pass.
+        passed = sum(1 for r in rows if r.status == Status.PASS.value)
         run = self.state.run
         site = str(run.get("site", "")) or _site(self.inventory)
         return HeaderFacts(site, str(run.get("run_id", "")), str(run.get("operator", "")), passed, len(rows),
@@ -194,7 +197,7 @@ class RunView:
     def first_open_step(self) -> str | None:
         """Where to put the cursor on opening: the first step not yet passed."""
         for s in self.runbook.steps:
-            if Status(self.row(s.id).status) not in SATISFIED:
+            if Status(self.row(s.id).status) not in rules.SATISFIED:
                 return s.id
         return self.runbook.steps[0].id if self.runbook.steps else None
 

@@ -2,27 +2,29 @@
 the SSH transport and the engine, wired together. The CLI and the TUI are two
 clients of this; neither talks to the store or the transport directly.
 
-Order of truth: every event is appended to the store (durably) before any
-client is handed it, so nothing is ever shown as done that is not on disk.
+Order of truth: a session holds exactly one run state, the store's. Every
+event is appended to the store (durably) and only then folded into that state
+and handed to the client, so nothing is ever shown that is not on disk, and
+the engine reads statuses only from what is (Engine._settle).
 """
 from __future__ import annotations
 
 import asyncio
-import copy
 import inspect
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from .. import __version__
 from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
 from ..engine.runner import Confirm, Engine
-from ..engine.targets import ordered, targets
+from ..definition.targets import ordered, targets
 from ..errors import UsageError
 from ..inventory.load import host_vars, select_hosts
-from ..definition.model import Inventory, Runbook, Status, Step
+from ..definition.model import Inventory, Runbook, Step
 from ..run.state import RunState
 from ..store.store import Store, operator_name
 from ..transport import HostKeyPolicy, Transport
+from ..transport.hostkeys import site_pins
 
 
 def known_hosts_files(inventory: Inventory) -> list[Path]:
@@ -71,19 +73,21 @@ class Session:
         self.state = state
         self.operator = operator
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
-        policy = HostKeyPolicy(known_hosts_files(inventory), trust_new=trust_new_hosts,
-                               pin_file=Path(store.directory) / "known_hosts")
+        pin_file, older_pins = site_pins(Path(store.directory).parent)  # the site's, not the run's
+        policy = HostKeyPolicy(known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts,
+                               pin_file=pin_file)
+        self.pinned: list[tuple[str, str]] = []  # (host, fingerprint) pinned by --trust-new-hosts
         kwargs: dict[str, Any] = {}
         if max_handshakes:
             kwargs["max_handshakes"] = max_handshakes
         self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
         self.engine = Engine(runbook, inventory, self.transport, state, operator=operator,
                              stream_output=stream_output, reboot_timeout=reboot_timeout,
-                             record_loader=self._record_from_store, run_id=Path(store.directory).name)
+                             record_loader=self._record_from_store, feeds_state=False,
+                             run_id=Path(store.directory).name)
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []
         self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)
-        self.engine.stale = store.stale_pairs()
 
     # --- opening -------------------------------------------------------
     @classmethod
@@ -103,8 +107,7 @@ class Session:
         except BaseException:
             store.close()
             raise
-        state = replay(store)
-        return cls(runbook, inventory, store, state, operator=operator, **kw)
+        return cls(runbook, inventory, store, store.state, operator=operator, **kw)
 
     # --- running -------------------------------------------------------
     def steps(self, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
@@ -148,8 +151,10 @@ class Session:
             self._keys_seen_since_write = []
         if durable:
             # On disk before anyone is told (fdatasync per batch and per output blob):
-            # done off the event loop, so a UI on this loop stays live meanwhile.
-            await asyncio.to_thread(self._append, durable)
+            # done off the event loop, so a UI on this loop stays live meanwhile;
+            # then folded into the state here, on the loop, in journal order.
+            await asyncio.to_thread(self.store.write_many, durable)
+            self.store.catch_up()
         if on_events:
             result = on_events(batch)
             if inspect.isawaitable(result):
@@ -157,8 +162,15 @@ class Session:
 
     def _append(self, events: list[Event]) -> None:
         # Batches are written from a worker thread while host keys and decisions
-        # are written from the loop: the store serialises writers itself (its mutex).
+        # are written from the loop: the store serialises writers itself (its mutex)
+        # and folds what was written into the state in journal order.
         self.store.append_many(events)
+
+    def stream_only(self, wanted: Callable[[str, str], bool]) -> None:
+        """When this session streams output lines, stream those of the (step, host)
+        pairs `wanted` accepts only (a UI that shows one host at a time)."""
+        if self.engine.stream_output:
+            self.engine.stream_output = wanted
 
     def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
         if not reason or not reason.strip():
@@ -176,7 +188,6 @@ class Session:
                 raise UsageError(f"{fold(sorted(outside))} not targeted by step {step_id}")
         ev = OperatorDecision(kind, step_id, hosts or "", self.operator, reason.strip(), expires)
         self._append([ev])
-        self.state.apply(ev)
         return ev
 
     def _record_from_store(self, step_id: str, host: str):
@@ -200,11 +211,11 @@ class Session:
         if (host, fingerprint) in self._seen_keys:
             return
         self._seen_keys.add((host, fingerprint))
+        if how == "pinned":
+            self.pinned.append((host, fingerprint))
         # Recorded with the next batch of results (one fsync for a thousand first
         # connections, not one each on the event loop), or at close.
-        ev = HostKeyRecorded(host, fingerprint, how)
-        self._keys_seen_since_write.append(ev)
-        self.state.apply(ev)
+        self._keys_seen_since_write.append(HostKeyRecorded(host, fingerprint, how))
 
     def close_store(self) -> None:
         """Write what is still held back (host keys), then release the store."""
@@ -218,27 +229,3 @@ class Session:
             await self.transport.close()
         finally:
             self.close_store()
-
-
-def replay(store: Store) -> RunState:
-    """The run state as the store rebuilt it on open (commands left running are
-    already `interrupted`). A copy: the store keeps feeding its own as it
-    appends, and the engine applies each event to this one as it emits it."""
-    return copy.deepcopy(store.state)
-
-
-def exit_code(state: RunState, runbook: Runbook, inventory: Inventory, steps: Iterable[Step],
-              hosts: list[str] | None = None) -> int:
-    from ..errors import EXIT_FAIL, EXIT_OK, EXIT_UNKNOWN
-
-    seen = set()
-    for step in steps:
-        if step.manual:
-            continue
-        for h in targets(step, inventory, hosts):
-            seen.add(state.status(step.id, h))
-    if Status.FAIL in seen:
-        return EXIT_FAIL
-    if seen - {Status.PASS, Status.SKIPPED, Status.WAIVED}:
-        return EXIT_UNKNOWN
-    return EXIT_OK

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures_path import configured
+
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("RUNBOOK_FIXTURES", REPO.parent / "shared" / "fixtures" / "real-outputs"))
+FIXTURES = configured()
 
 
 def cli(*args, cwd=REPO, input=None, env=None):

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from runbook.cli.main import build_parser
+from tests import fixtures_path
 
 REPO = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("RUNBOOK_FIXTURES", REPO.parent / "shared" / "fixtures" / "real-outputs"))
+FIXTURES = fixtures_path.configured()
 REPR = re.compile(r"[{\[]'[^']*':|\{'|\['|': \[|\bNone\b")  # {'a': ..., ['x', ...
 
 

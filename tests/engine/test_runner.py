@@ -1,11 +1,10 @@
 import asyncio
-import textwrap
 
 import pytest
 
 from runbook.run.events import HostFinished, OperatorDecision, PendingActionChanged, StepFinished
 from runbook.engine.runner import Engine
-from runbook.engine.targets import ordered
+from runbook.definition.targets import ordered
 from runbook.inventory.load import load_inventory
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Status
@@ -180,5 +179,8 @@ async def test_cancel_marks_in_flight_hosts_interrupted(world):
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+    # the interruptions reach the state once the consumer takes them (engine.drain)
+    assert state.status("link", "n4") == Status.RUNNING
+    events += engine.drain()
     assert state.status("link", "n4") == Status.INTERRUPTED
     assert state.status("link", "n1") == Status.PASS

@@ -142,8 +142,9 @@ def small_snapshot() -> dict:
         b.result("link-type-ib", h, stdout=MLX_IB)
     b.result("link-type-ib", "gpu07", "fail", stdout=MLX_ETH, exit_status=0,
              reason="LINK_TYPE_P1: expected IB(1), found ETH(2)")
-    b.result("link-type-ib", "gpu07", "pass", action="apply", stdout="Applying... Done!\n",
-             before={"LINK_TYPE_P1": "ETH(2)"})
+    # recorded as the engine records a successful apply (run/rules.py apply_outcome)
+    b.result("link-type-ib", "gpu07", "pending", action="apply", stdout="Applying... Done!\n",
+             reason="applied; reboot owed; re-verify pending", before={"LINK_TYPE_P1": "ETH(2)"})
     b.pending_action("link-type-ib", "gpu07")
     b.result("nccl-baseline", "gpu01", stdout="# Avg bus bandwidth    : 18.9\n")
     b.result("nccl-baseline", "gpu02", "unknown", stdout="", stderr="timeout after 600 s\n",

@@ -124,5 +124,7 @@ def test_reports_say_how_to_verify(reports: tuple[str, str]) -> None:
     command = "ssh-keygen -Y verify -f allowed_signers -I alice@example.com -n runbook " \
               "-s log.json.sig &lt; log.json"
     assert command in page and html.unescape(command) in md
-    assert "namespaces=\"runbook\" ssh-ed25519 " in md
+    # the key comes from the signer (signer.pub), never from the log (issue 16, B3)
+    assert "echo 'alice@example.com namespaces=\"runbook\"' \"$(cut -d' ' -f1,2 signer.pub)\"" in md
+    assert "namespaces=\"runbook\" ssh-ed25519 " not in md
     assert "does not prove that the commands really ran" in md

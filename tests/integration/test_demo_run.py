@@ -3,13 +3,18 @@ the injected faults are reported on exactly the faulty hosts; after the
 applies only what no apply can fix remains; the run exports a signed log
 that ssh-keygen and our verifier both accept."""
 import json
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import asyncssh
 import pytest
 
 from .conftest import runbook_cli
+
+REPO = Path(__file__).resolve().parents[2]
 
 # step -> hosts expected to fail it with the demo scenario (before any apply),
 # and what still fails after `run --all --action apply --yes` (gpu13's NIC in the other
@@ -79,8 +84,9 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
                 state=state, inventory=inv, check_rc=0)
     pub = key.export_public_key().decode().split()
     (tmp_path / "allowed").write_text(f'tester@site namespaces="runbook" {pub[0]} {pub[1]}\n')
-    ours = subprocess.run(["runbook", "verify-log", str(out), "--allowed-signers", str(tmp_path / "allowed"),
-                           "--identity", "tester@site"], capture_output=True, text=True)
+    ours = subprocess.run([sys.executable, "-m", "runbook", "verify-log", str(out), "--allowed-signers",
+                           str(tmp_path / "allowed"), "--identity", "tester@site"], capture_output=True,
+                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert ours.returncode == 0, ours.stdout + ours.stderr
     if shutil.which("ssh-keygen"):
         with open(out, "rb") as f:

@@ -109,9 +109,11 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     assert "| inventory |" in section and "Definitions changed during the run" in \
         (empty / "log.json.html").read_text()
 
-    ours = cli_in(empty, "verify-log", str(out))
+    # without a trusted signer an intact log is not OK (exit 5, docs/security.md)
+    assert cli_in(empty, "verify-log", str(out)).returncode == 5
+    (empty / "allowed").write_text(log["signer"]["allowed_signers"] + "\n")  # the test's own key
+    ours = cli_in(empty, "verify-log", str(out), "--allowed-signers", str(empty / "allowed"))
     assert ours.returncode == 0, ours.stdout + ours.stderr
-    (empty / "allowed").write_text(log["signer"]["allowed_signers"] + "\n")
     theirs = keygen_verify(out, "tester@site", empty / "allowed")
     assert theirs.returncode == 0, theirs.stderr
 

@@ -3,32 +3,13 @@ read one, and how to state what a parsed record must contain."""
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from runbook.parsers import ParseError, Reading, parse
 from runbook.parsers import read as read_with
-
-
-def fixtures_root() -> Path:
-    """$RUNBOOK_FIXTURES, else ../shared/fixtures/real-outputs beside the repo checkout
-    (the repo is /work/main, the fixtures /work/shared/fixtures/real-outputs)."""
-    env = os.environ.get("RUNBOOK_FIXTURES")
-    if env:
-        if not Path(env).is_dir():
-            raise RuntimeError(f"RUNBOOK_FIXTURES={env} is not a directory")
-        return Path(env).resolve()
-    tried = []
-    repo = Path(__file__).resolve().parents[2]
-    tried.append(repo / ".." / "shared" / "fixtures" / "real-outputs")
-    for candidate in tried:
-        if candidate.is_dir():
-            return candidate.resolve()
-    raise RuntimeError("real-output fixtures not found; tried " + ", ".join(map(str, tried))
-                       + " (set RUNBOOK_FIXTURES)")
+from tests.fixtures_path import fixtures_root  # the one fixture locator
 
 
 def fixture_names(directory: str) -> set[str]:

@@ -7,7 +7,6 @@ fixture needs someone to state its expected values.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -70,10 +69,9 @@ Check = Callable[[dict], None]
 
 
 def root() -> Path:
-    env = os.environ.get("RUNBOOK_FIXTURES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real-outputs"
+    from tests.fixtures_path import configured  # the one fixture locator
+
+    return configured()
 
 
 def text(directory: str, name: str) -> str:

@@ -2,13 +2,12 @@
 the real outputs in shared/fixtures/real-outputs (values differ, layout must not)."""
 import asyncio
 import re
-from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real-outputs"
-if not FIXTURES.is_dir():  # CI runs in a fresh clone with shared/ beside it
-    FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real-outputs"
+from tests.fixtures_path import configured  # the one fixture locator
+
+FIXTURES = configured()
 
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared/fixtures/real-outputs not found")
 

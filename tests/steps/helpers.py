@@ -3,7 +3,6 @@ inventory's vars, the shipped steps, and a way to judge one step's verify on
 an output exactly as the engine does (parse, per-host verdict, fleet verdict)."""
 from __future__ import annotations
 
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -11,13 +10,14 @@ from typing import Any
 from runbook import parsers
 from runbook.criteria.fleet import judge_fleet
 from runbook.criteria.host import judge_host, parse_output
-from runbook.inventory.load import host_vars, load_inventory
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Runbook
+from runbook.inventory.load import host_vars, load_inventory
+from tests.fixtures_path import configured
 
 REPO = Path(__file__).resolve().parents[2]
 # $RUNBOOK_FIXTURES, else the shared corpus beside the checkout (as tests/parsers_host does)
-FIXTURES = Path(os.environ.get("RUNBOOK_FIXTURES") or REPO.parent / "shared" / "fixtures" / "real-outputs")
+FIXTURES = configured()
 STEPS = REPO / "steps"
 INVENTORY = REPO / "inventory" / "seed-cluster.yaml"
 

@@ -123,7 +123,7 @@ def test_header_of_another_format(run):
     ls = lines(run)
     ls[0] = b'{"runbook_store": 9}\n'
     run.write_bytes(b"".join(ls))
-    open_fails(run.parent.parent, "journal format 9; this runbook reads format 1")
+    open_fails(run.parent.parent, "journal format 9; this runbook reads formats 1, 2")
 
 
 def test_header_only(run):
@@ -178,3 +178,15 @@ def test_event_missing_a_field(run):
     ls[3] = encode_batch(batch)
     run.write_bytes(b"".join(ls))
     open_fails(run.parent.parent, r"journal.jsonl:4: event 5 \(HostFinished\) does not fit its type")
+
+
+def test_a_changed_header_breaks_the_chain(run):
+    """The header line (run id, created: the log's start time) is covered by the
+    hash chain: the first event's prev is the header's hash."""
+    ls = lines(run)
+    header = json.loads(ls[0])
+    header["created"] += 3600
+    ls[0] = json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
+    run.write_bytes(b"".join(ls))
+    open_fails(run.parent.parent, "event 1: hash chain broken: its prev is not the hash of the "
+                                  "journal's header line")

@@ -3,7 +3,7 @@ session does); reopening the run gives back exactly the state the engine had."""
 from __future__ import annotations
 
 from runbook.engine.runner import Engine
-from runbook.engine.targets import ordered
+from runbook.definition.targets import ordered
 from runbook.inventory.load import load_inventory
 from runbook.definition.loader import load_runbook
 from runbook.run.state import RunState

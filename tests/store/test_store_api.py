@@ -11,7 +11,7 @@ from tinydb import where
 
 from runbook.run.events import (HostFinished, HostKeyRecorded, HostOutput, HostStarted,
                                    OperatorDecision, PendingActionChanged, RunFinished)
-from runbook.store.canonical import GENESIS, journal_entry_hash
+from runbook.store.canonical import GENESIS, header_genesis, journal_entry_hash
 from runbook.errors import UsageError
 from runbook.definition.model import Status
 from runbook.store import NoRun, Store, StoreError, operator_name
@@ -31,7 +31,8 @@ def test_create_records_the_run_and_reopens_it(tmp_path):
     with Store.open(tmp_path) as store:
         assert store.run_info()["run_id"] == run_id
         assert store.journal()[0]["event"]["type"] == "RunStarted"
-        assert store.journal()[0]["prev"] == GENESIS
+        # the first entry is chained to the header line: the chain covers it
+        assert store.journal()[0]["prev"] == header_genesis(store.header) != GENESIS
 
 
 def test_open_picks_the_latest_run_and_names_a_missing_one(tmp_path):
@@ -152,7 +153,7 @@ def test_snapshot_is_json_and_matches_the_journal(tmp_path):
     assert snap["statuses"] == {"ofed": {"gpu01": "pass", "gpu02": "pass"}}
     assert snap["pending_actions"][0]["host"] == "gpu02"
     assert snap["head"] == snap["journal"][-1]["hash"] == snap["run"]["head"]
-    prev = GENESIS
+    prev = header_genesis(snap["journal_header"])
     for e in snap["journal"]:
         assert e["prev"] == prev and e["hash"] == journal_entry_hash(e["seq"], prev, e["event"])
         prev = e["hash"]

@@ -129,7 +129,9 @@ def test_bad_known_hosts_line_is_reported_with_file_and_line(tmp_path):
     kh.write_text("# comment\n[127.0.0.1]:22 ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPlaceholder\nnonsense\n")
     with pytest.raises(InputError) as e:
         HostKeyPolicy([kh])
-    assert str(e.value).startswith(f"{kh}:3: bad known_hosts entry")
+    # both garbage lines, the unreadable key too (issue 16: never silently ignored)
+    assert str(e.value).startswith(f"{kh}:2: bad known_hosts entry: not a public key")
+    assert f"\n{kh}:3: bad known_hosts entry" in str(e.value)
 
 
 def test_trust_new_needs_a_pin_file():

@@ -103,3 +103,13 @@ def test_a_step_changed_since_its_results_were_recorded_is_called_stale():
     assert view.step_text("ofed-version", "gpu01").stale
     assert any("changed since their results were recorded: ofed-version" in n for n in view.resume_notes())
     assert view_of(fixed_events(project), project).stale_steps() == []
+
+
+def test_one_list_of_keys_feeds_the_footer_the_help_and_the_palette():
+    from runbook.tui.commands import ACTIONS
+    from runbook.tui.keys import HELP, KEYS, check_help_rows
+    from runbook.tui.screens.main import MainScreen
+
+    assert [(b.key, b.action) for b in MainScreen.BINDINGS] == [(k.key, k.action) for k in KEYS]
+    assert {a for _t, _h, a in ACTIONS} <= {k.action for k in KEYS}
+    assert MainScreen.HELP_ROWS is HELP and check_help_rows() == []

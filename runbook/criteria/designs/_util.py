@@ -1,14 +1,8 @@
 """Small helpers shared by the design comparators (not a comparator module)."""
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
-
-
-def fold(hosts: Iterable[str]) -> str:
-    hosts = list(hosts)
-    return str(NodeSet.fromlist(hosts)) if hosts else ""
 
 
 def pkey_number(value: Any) -> int:

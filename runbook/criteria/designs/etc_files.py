@@ -13,7 +13,7 @@ from collections import Counter
 from typing import Any
 
 from ..design import Comparator
-from ._util import fold
+from ...inventory.hostsel import fold
 
 
 def etc_consistent(records: dict[str, Any], variables: dict[str, dict]) -> dict[str, list[str]]:

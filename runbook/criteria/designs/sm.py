@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..design import Comparator
-from ._util import fold
+from ...inventory.hostsel import fold
 
 
 def _state(record: dict) -> str:

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from ...run.events import Event, HostFinished, HostOutput, HostStarted
 from ...definition.model import Status
 from ..feed import Feed
+from ..keys import HELP, KEYS
 from ..runview import RunView, StepRow, folded
 from ..widgets.header_bar import HeaderBar
 from ..widgets.host_reason import HostReason
@@ -38,12 +39,14 @@ ATTENTION = (("fail", frozenset({"fail"})), ("unknown", frozenset({"unknown", "i
              ("blocked", frozenset({"blocked"})))
 
 
-def output_lines(ev: HostFinished) -> list[str]:
-    lines = [f"$ {ev.command}"] if ev.command else []
-    lines += ev.stdout.splitlines()
-    lines += [f"[stderr] {line}" for line in ev.stderr.splitlines()]
-    exit_part = f" (exit {ev.exit_status})" if ev.exit_status is not None else ""
-    lines.append(f"→ {ev.status}{exit_part}: {ev.reason}" if ev.reason else f"→ {ev.status}{exit_part}")
+def output_lines(command: str, stdout: str, stderr: str, status: str, exit_status: int | None,
+                 reason: str) -> list[str]:
+    """One host's result as the output pane shows it (live or from the store)."""
+    lines = [f"$ {command}"] if command else []
+    lines += stdout.splitlines()
+    lines += [f"[stderr] {line}" for line in stderr.splitlines()]
+    exit_part = f" (exit {exit_status})" if exit_status is not None else ""
+    lines.append(f"→ {status}{exit_part}: {reason}" if reason else f"→ {status}{exit_part}")
     return lines
 
 
@@ -51,40 +54,9 @@ class MainScreen(MainActions, Screen):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
-    BINDINGS = [
-        Binding("v", "verify", "Verify"),
-        Binding("p", "verify_phase", "Phase"),
-        Binding("c", "verify_rest", "Continue", show=False),
-        Binding("f", "rerun_failed", "Re-run failed"),
-        Binding("a", "apply", "Apply"),
-        Binding("r", "rollback", "Rollback"),
-        Binding("s", "decide('skip')", "Skip"),
-        Binding("w", "decide('waive')", "Waive"),
-        Binding("n", "decide('note')", "Note"),
-        Binding("g", "cycle_filter", "Filter"),
-        Binding("e", "export", "Export"),
-        Binding("x", "stop", "Stop"),
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
-        Binding("V", "verify_host", "Verify host", show=False),
-        Binding("A", "apply_host", "Apply on host", show=False),
-        Binding("R", "rollback_host", "Rollback host", show=False),
-        Binding("i", "reverify_interrupted", "Re-verify interrupted", show=False),
-        Binding("escape", "dismiss_notice", "Dismiss", show=False),
-    ]
-    # What the help screen lists (keys that are not obvious from the footer too).
-    KEYS = [
-        ("v", "verify the step on all its hosts"), ("V", "verify the selected host only"),
-        ("p / c", "verify the whole phase / continue the whole runbook (what has not passed yet)"),
-        ("f", "re-run the failed / unknown / interrupted hosts"),
-        ("i", "re-verify every host interrupted last time, in every step"),
-        ("a / A", "apply on the failing hosts / the selected host (asks first)"),
-        ("r / R", "roll back to the recorded values / on the selected host (asks first)"),
-        ("s w n", "skip, waive, note (a reason is required)"),
-        ("g", "grid filter: all → failing → unknown"), ("e", "export the signed completion log"),
-        ("x", "stop the run (hosts in flight are recorded as interrupted)"),
-        ("?", "this help"), ("q", "quit (progress is already saved)"),
-    ]
+    # One list of keys (tui/keys.py): the footer, the help screen and the palette.
+    BINDINGS = [Binding(k.key, k.action, k.label, show=k.footer) for k in KEYS]
+    HELP_ROWS = HELP
 
     def __init__(self, session: Any, *, blink: bool = True, repaint_every: float = 0.1,
                  export_output: str | None = None, export_key: str | None = None):
@@ -139,11 +111,9 @@ class MainScreen(MainActions, Screen):
         # watchers, not messages, so a busy event loop does not add a hop per DOM level.
         self.watch(steps, "highlighted", self._step_moved, init=False)
         self.watch(self.grid, "cursor_host", self._host_moved, init=False)
-        engine = getattr(self.session, "engine", None)
-        if engine is not None and engine.stream_output:
-            # Only the host on show streams its lines (one host's output at a time): the
-            # others' outputs arrive whole when their commands end, and stay in the store.
-            engine.stream_output = self.wants_lines
+        # Only the host on show streams its lines (one host's output at a time): the
+        # others' outputs arrive whole when their commands end, and stay in the store.
+        self.session.stream_only(self.wants_lines)
         self._show_host()
         self.set_interval(self.repaint_every, self.repaint)
 
@@ -205,19 +175,14 @@ class MainScreen(MainActions, Screen):
 
     def stored_output(self, step_id: str, host: str) -> list[str] | None:
         """The latest output of (step, host) from the store, for hosts not run in this session."""
-        store = self.session.store
-        latest = getattr(getattr(store, "index", None), "latest", None)
-        record = latest.get((step_id, host)) if latest is not None else None
-        if not record or record.get("status") == "running":
-            return None
         try:
-            r = store.result_view(record)
+            r = self.session.store.latest_result(step_id, host)
         except Exception as exc:  # noqa: BLE001 - a missing blob must not break navigation
             return [f"(the stored output could not be read: {exc})"]
-        return output_lines(HostFinished(r["step_id"], r["action"], r["host"], str(r.get("status", "")),
-                                         r.get("reason") or "", command=r.get("command") or "",
-                                         exit_status=r.get("exit_status"), stdout=r.get("stdout") or "",
-                                         stderr=r.get("stderr") or ""))
+        if r is None:
+            return None
+        return output_lines(r.get("command") or "", r.get("stdout") or "", r.get("stderr") or "",
+                            str(r.get("status", "")), r.get("exit_status"), r.get("reason") or "")
 
     def action_cycle_filter(self) -> None:
         names = list(FILTERS)
@@ -248,7 +213,8 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace((ev.step_id, ev.host), output_lines(ev))
+                log.replace((ev.step_id, ev.host), output_lines(ev.command, ev.stdout, ev.stderr,
+                                                                ev.status, ev.exit_status, ev.reason))
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)

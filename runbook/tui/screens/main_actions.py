@@ -236,7 +236,7 @@ class MainActions:
 
     # --- help / quit -------------------------------------------------------------
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.KEYS))
+        self.app.push_screen(HelpScreen(self.HELP_ROWS))
 
     def action_quit(self) -> None:
         running = self.running()

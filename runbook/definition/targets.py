@@ -1,10 +1,8 @@
-"""Which steps run, in which order, on which hosts; and per-host gating by `needs`."""
+"""Which steps run, in which order, on which hosts."""
 from __future__ import annotations
 
-from typing import Callable
-
 from ..inventory.load import select_hosts
-from ..definition.model import SATISFIED, Inventory, Runbook, Status, Step
+from .model import Inventory, Runbook, Step
 
 
 def ordered(runbook: Runbook, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
@@ -44,27 +42,3 @@ def targets(step: Step, inventory: Inventory, limit: list[str] | None = None) ->
         wanted = set(limit)
         hosts = [h for h in hosts if h in wanted]
     return hosts
-
-
-def blocked_reason(step: Step, host: str, runbook: Runbook, inventory: Inventory,
-                   status_of: Callable[[str, str], Status]) -> str | None:
-    """Why `host` may not run `step` yet, or None. A prerequisite that targets
-    the host is judged on that host; one that does not (say, an SM-node step
-    needed by a compute step) must be satisfied on all of its own hosts."""
-    for need in step.needs:
-        try:
-            pre = runbook.step(need)
-        except KeyError:
-            continue
-        pre_hosts = select_hosts(inventory, pre.hosts)
-        if host in pre_hosts:
-            st = status_of(need, host)
-            if st not in SATISFIED:
-                return f"needs {need}, which is {st.value} on this host"
-        else:
-            bad = [h for h in pre_hosts if status_of(need, h) not in SATISFIED]
-            if bad:
-                from ..inventory.load import fold
-
-                return f"needs {need}, not yet passed on {fold(bad)}"
-    return None

@@ -1,0 +1,255 @@
+"""The run's progress database: the rulebook's projection of the journal,
+persisted as a tinydb database (`<run>/progress.json`) so that reopening a
+run reads one file and only the journal lines written after it.
+
+The journal stays the record of truth; this file is a checkpoint of it. It
+says which journal head it reflects (event count, head hash, byte offset of
+the end of its last line); opening a run checks that the journal holds that
+head at that place, loads the checkpoint and applies only the events after
+it. When the file is missing, damaged (its checksum), edited, or does not
+match the journal, the run is rebuilt from the journal and the user is told
+so in one line. Written atomically (ProgressStorage.write), at step
+boundaries and at most every CHECKPOINT_SECONDS during a long step.
+
+Tables (query them with tinydb's own API, see README.md):
+  progress    one document per step x host: status and reason (as judged by
+              run/rules.py when written; recorded_status/recorded_reason when
+              a decision is on top of the result), action, attempts,
+              exit_status, command, started, ended, output_sha256, and the
+              step_sha256 / inventory_sha256 it was judged with; before
+  decisions   skips, waivers, notes, approvals in journal order
+  pending     open pending actions (reboot owed)
+  host_keys   one per host
+  meta        one document: format, run_id, events, head, offset, line,
+              line_start, the run's RunStarted and the rest of the run state
+
+File format: line 1 `{"runbook_progress": 1, "crc32": CRC-32 of line 2}`,
+line 2 the tinydb data as one JSON object ({table: {doc_id: document}}).
+The CRC catches damage and hand edits (then the run is rebuilt from the
+journal); it is no defence against forgery, which the journal's hash chain
+and the signed log are for. orjson, when installed, reads and writes it
+(reopening a 100k-event run is dominated by this decode).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+from ClusterShell.NodeSet import NodeSet
+from tinydb.storages import Storage
+
+from ..definition.model import Status
+from ..run.state import Decision, Outcome, RunState
+from .storage import fsync_dir
+
+PROGRESS_NAME = "progress.json"
+HEADER_KEY = "runbook_progress"
+FORMAT = 1
+CHECKPOINT_SECONDS = 5.0
+
+
+try:  # a faster JSON codec when it is installed; the file is the same JSON either way
+    import orjson
+
+    _loads = orjson.loads
+
+    def _dumps(data: Any) -> bytes:
+        return orjson.dumps(data)
+except ImportError:  # pragma: no cover - depends on the machine
+    _loads = json.loads
+
+    def _dumps(data: Any) -> bytes:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+class ProgressUnusable(Exception):
+    """The progress file cannot be used (the message says why); rebuild from the journal."""
+
+
+class ProgressStorage(Storage):
+    """A tinydb Storage for the progress database: reads check the checksum,
+    writes go to a temporary file that is fsynced, renamed into place, and the
+    directory fsynced, so the file is always either the old or the new one.
+
+        db = TinyDB("state/RUN/progress.json", storage=ProgressStorage)
+        db.table("progress").search(where("status") == "fail")
+    """
+
+    def __init__(self, path: str | Path, create_dirs: bool = False):
+        self.path = Path(path)
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ProgressUnusable(f"cannot be read ({exc.strerror})") from None
+        head, sep, payload = raw.partition(b"\n")
+        try:
+            header = json.loads(head)
+        except ValueError:
+            raise ProgressUnusable("is damaged (its first line is not JSON)") from None
+        if not isinstance(header, dict) or header.get(HEADER_KEY) != FORMAT:
+            raise ProgressUnusable("is not a progress database of this version")
+        if not sep or zlib.crc32(payload) != header.get("crc32"):
+            raise ProgressUnusable("does not match its checksum (damaged or edited)")
+        try:
+            data = _loads(payload)
+        except ValueError:
+            raise ProgressUnusable("is damaged (bad JSON)") from None
+        if not isinstance(data, dict):
+            raise ProgressUnusable("is damaged (not a database)")
+        return data
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        payload = _dumps(data)
+        header = json.dumps({HEADER_KEY: FORMAT, "crc32": zlib.crc32(payload)})
+        write_atomic(self.path, header.encode() + b"\n" + payload)
+
+    def close(self) -> None:
+        pass
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """temp file, fsync, rename over `path`, fsync the directory."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        tmp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+# --- the projection as tinydb data, and back --------------------------------
+def _table(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {str(i): d for i, d in enumerate(docs, start=1)}
+
+
+def progress_doc(state: RunState, step: str, host: str, at: float) -> dict[str, Any]:
+    """The `progress` document of one step x host."""
+    o = state.outcomes[(step, host)]
+    judged = state.judge(step, host, at)
+    doc = {"step_id": step, "host": host, "status": judged.status.value, "reason": judged.reason,
+           "action": o.action, "attempts": o.attempts, "exit_status": o.exit_status,
+           "command": o.command, "started": o.started, "ended": o.ended,
+           "output_sha256": o.output_sha256, "step_sha256": o.step_sha256,
+           "inventory_sha256": o.inventory_sha256}
+    if judged.status != o.status or judged.reason != o.reason:  # a decision is on top
+        doc.update(recorded_status=o.status.value, recorded_reason=o.reason)
+    before = state.befores.get((step, host))
+    if before is not None:
+        doc["before"] = before
+    return doc
+
+
+class ProgressDocs:
+    """The `progress` documents, rebuilt only for the step x host pairs whose
+    result or decisions changed since the last checkpoint (and those under a
+    decision with an expiry, whose judgement moves with the clock): a
+    checkpoint's cost follows what changed, not the size of the run."""
+
+    def __init__(self) -> None:
+        self.docs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.dirty: set[tuple[str, str]] = set()
+        self.dirty_steps: set[str] = set()
+        self.everything = True
+
+    def changed(self, step: str, host: str | None = None) -> None:
+        if host is None:
+            self.dirty_steps.add(step)
+        else:
+            self.dirty.add((step, host))
+
+    def current(self, state: RunState, at: float) -> list[dict[str, Any]]:
+        timed = {d.step_id for d in state.decisions if d.expires is not None}
+        docs = self.docs
+        for key in state.outcomes:
+            if self.everything or key in self.dirty or key[0] in self.dirty_steps \
+                    or key[0] in timed or key not in docs:
+                docs[key] = progress_doc(state, key[0], key[1], at)
+        self.dirty.clear()
+        self.dirty_steps.clear()
+        self.everything = False
+        return [docs[key] for key in state.outcomes]
+
+
+def to_data(state: RunState, blob_refs: list[tuple[str, int, str]], position: dict[str, Any],
+            at: float | None = None, docs: ProgressDocs | None = None) -> dict[str, dict[str, Any]]:
+    """The projection as tinydb data. `position`: run_id, events, head, offset,
+    line and line_start (the journal line the last event is on)."""
+    at = time.time() if at is None else at
+    progress = (docs or ProgressDocs()).current(state, at)
+    decisions = [{"kind": d.kind, "step_id": d.step_id, "hosts": d.hosts_text, "operator": d.operator,
+                  "reason": d.reason, "time": d.time, "expires": d.expires} for d in state.decisions]
+    meta = dict(position, format=FORMAT, written=at, run=state.run, finished=state.finished,
+                interruptions=state.interruptions, step_hashes=state.step_hashes,
+                step_inventory=state.step_inventory,
+                step_targets={k: list(v) for k, v in state.step_targets.items()},
+                blobs=[list(b) for b in blob_refs], pending_keys=[list(k) for k in state.pending])
+    return {"meta": {"1": meta}, "progress": _table(progress), "decisions": _table(decisions),
+            "pending": _table(list(state.pending.values())),
+            "host_keys": _table([dict(v, host=h) for h, v in state.host_keys.items()])}
+
+
+def from_data(data: dict[str, Any]) -> tuple[RunState, list[tuple[str, int, str]], dict[str, Any]]:
+    """The state, the blob references and the journal position (meta) the data
+    reflects; ProgressUnusable when it is not a whole projection."""
+    try:
+        return _from_data(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ProgressUnusable(f"is incomplete ({type(exc).__name__}: {exc})") from None
+
+
+def _docs(data: dict[str, Any], table: str) -> list[dict[str, Any]]:
+    # written as 1..n in order, and JSON objects keep their order when read
+    return list(data[table].values())
+
+
+_STATUS = {s.value: s for s in Status}
+
+
+def _from_data(data: dict[str, Any]) -> tuple[RunState, list[tuple[str, int, str]], dict[str, Any]]:
+    meta = data["meta"]["1"]
+    if meta["format"] != FORMAT:
+        raise ValueError(f"format {meta['format']!r}")
+    state = RunState()
+    state.run = meta["run"]
+    state.finished = meta["finished"]
+    state.interruptions = list(meta["interruptions"])
+    state.step_hashes = dict(meta["step_hashes"])
+    state.step_inventory = dict(meta["step_inventory"])
+    state.step_targets = {k: dict.fromkeys(v) for k, v in meta["step_targets"].items()}
+    outcomes, befores, status = state.outcomes, state.befores, _STATUS
+    for d in _docs(data, "progress"):
+        key = (d["step_id"], d["host"])
+        raw = d.get("recorded_status")
+        outcomes[key] = Outcome(status[raw or d["status"]], d["action"],
+                                d["recorded_reason"] if raw else d["reason"], d["exit_status"],
+                                d["command"], d["started"], d["ended"], d["attempts"],
+                                d["output_sha256"], d["step_sha256"], d["inventory_sha256"])
+        if "before" in d:
+            befores[key] = d["before"]
+    for d in _docs(data, "decisions"):
+        hosts = frozenset(NodeSet(d["hosts"])) if d["hosts"] else None
+        state.decisions.append(Decision(d["kind"], d["step_id"], hosts, d["operator"], d["reason"],
+                                        d["time"], d["expires"], d["hosts"]))
+    pending = _docs(data, "pending")
+    state.pending = {tuple(k): p for k, p in zip(meta["pending_keys"], pending, strict=True)}
+    for d in _docs(data, "host_keys"):
+        d = dict(d)
+        state.host_keys[d.pop("host")] = d
+    blobs = [(str(sha), int(seq), str(what)) for sha, seq, what in meta["blobs"]]
+    return state, blobs, meta
