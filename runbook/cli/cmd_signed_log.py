@@ -27,8 +27,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                              "in ssh-agent, 'agent' or SHA256:FINGERPRINT for an agent key "
                              "(default: the first key in ssh-agent)")
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
-                        help="the log file; FILE.sig, FILE.md and FILE.html are written beside "
-                             "it (default: completion-log-RUN_ID.json)")
+                        help="the log file NAME.json; NAME.json.sig, NAME.md and NAME.html are "
+                             "written beside it (default: completion-log-RUN_ID.json)")
     parser.add_argument("--identity", metavar="ID", default=None,
                         help="signer identity, the principal in allowed_signers "
                              "(default: the key's comment, else the run's operator)")
