@@ -17,6 +17,7 @@ from ..criteria.describe import describe
 from ..criteria.spec import parse_check
 from ..run import rules
 from ..definition.model import Status
+from .rail_view import rail_pictures
 from .verdicts import fold
 
 # Glyphs carry the status without colour (print, colour blindness); the legend lists them.
@@ -90,7 +91,7 @@ class ReportView:
     waivers: list[dict] = field(default_factory=list)
     scope: dict = field(default_factory=dict)
     appendix: list[tuple[str, str]] = field(default_factory=list)  # (label, long before value)
-    rail_cabling: list[dict] = field(default_factory=list)  # records of the rail-cabling step
+    rail_pictures: list = field(default_factory=list)  # rail_view.RailPicture, one per rail-cabling step
 
 
 def when(value: Any) -> str:
@@ -209,7 +210,8 @@ def build_view(doc: dict, log_name: str, log_sha256: str) -> ReportView:
         definition_changes=doc.get("definition_changes") or [],
         verdict=verdict, exit_code=code,
         open_items=open_items(phase_views, summary.get("open_pending_actions", [])),
-        waivers=waivers(doc.get("decisions", [])), scope=scope, appendix=appendix)
+        waivers=waivers(doc.get("decisions", [])), scope=scope, appendix=appendix,
+        rail_pictures=rail_pictures(doc))
 
 
 def definition_change_row(c: dict) -> list[str]:

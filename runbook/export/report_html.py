@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from .matrix_svg import FILL, render_legend, render_matrix_svg
+from .rail_svg import render_rail_svg
 from .report_data import (GLYPH, STATUS_ORDER, Evidence, ReportView, StepView, decision_text,
                           definition_change_row, exit_text, when)
 
@@ -54,7 +55,7 @@ def render_html(view: ReportView) -> str:
              f"<style>{CSS}</style></head><body>",
              f"<h1>Completion report — {e(view.site)}</h1>", _sign_off(view), _meta(view),
              _phase_summary(view), "<h2>Hosts × steps</h2>", render_legend(),
-             f'<div class="matrix-wrap">{render_matrix_svg(view)}</div>',
+             f'<div class="matrix-wrap">{render_matrix_svg(view)}</div>', _rails(view),
              "<h2>Steps</h2>"]
     for phase in view.phases:
         parts.append(f"<h3>Phase {e(phase.name)}</h3>")
@@ -88,6 +89,19 @@ def _sign_off(view: ReportView) -> str:
             f"<strong>Overall verdict: {e(view.verdict.upper())}</strong></p>"
             '<h2 id="sign-off">Sign-off</h2><table class="meta signoff">' + "".join(
                 f"<tr><td>{e(k)}</td><td>{v}</td></tr>" for k, v in rows) + "</table>")
+
+
+def _rails(view: ReportView) -> str:
+    out = []
+    for pic in view.rail_pictures:
+        out.append(f"<h2>Rail cabling (<code>{e(pic.step_id)}</code>)</h2>"
+                   "<p>Each host's IB ports and the leaf:port each one reaches; under each port, the leaf "
+                   "most hosts reach on it. ✗ marks a link the verdict names as wrong, with the designed "
+                   "leaf after ≠.</p>")
+        out.append(f'<div class="matrix-wrap">{render_rail_svg(pic)}</div>')
+        if pic.unreadable:
+            out.append(f"<p>Output not readable on: {e(', '.join(pic.unreadable))}</p>")
+    return "".join(out)
 
 
 def _appendix(view: ReportView) -> str:

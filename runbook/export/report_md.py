@@ -7,6 +7,7 @@ import re
 
 from .report_data import (GLYPH, STATUS_ORDER, ReportView, StepView, decision_text, definition_change_row,
                           exit_text, when)
+from .rail_svg import cell_text
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
@@ -45,7 +46,7 @@ def render_markdown(view: ReportView) -> str:
             f"- Log: {md(view.log_name)} (SHA-256 {view.log_sha256}), signature "
             f"{md(view.log_name)}.sig", ""]
     out += _phase_summary(view)
-    out += _matrix(view)
+    out += _matrix(view) + _rails(view)
     out += ["## Steps", ""]
     for phase in view.phases:
         out += [f"### Phase {md(phase.name)}", ""]
@@ -112,6 +113,22 @@ def _matrix(view: ReportView) -> list[str]:
                  if host in view.verdicts.get(sid, {}) else " " for sid in view.step_ids]
         out.append(f"| {md(host)} | " + " | ".join(cells) + " |")
     return out + [""]
+
+
+def _rails(view: ReportView) -> list[str]:
+    out = []
+    for pic in view.rail_pictures:
+        out += [f"## Rail cabling ({md(pic.step_id)})", "",
+                "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf).", "",
+                "| Host | " + " | ".join(f"{md(d)} → {md(pic.rail_leaf(d) or '?')}" for d in pic.devices) + " |",
+                "|---|" + "---|" * len(pic.devices)]
+        for host, row in pic.rows.items():
+            out.append(f"| {md(host)} | " + " | ".join(md(cell_text(row[d])) if d in row else " "
+                                                       for d in pic.devices) + " |")
+        if pic.unreadable:
+            out.append(f"\nOutput not readable on: {md(', '.join(pic.unreadable))}")
+        out.append("")
+    return out
 
 
 def _step(step: StepView) -> list[str]:
