@@ -73,7 +73,7 @@ def rail_pictures(doc: dict) -> list[RailPicture]:
             host = r.get("host", "")
             try:
                 record = parse(parser, r.get("stdout") or "")
-            except Exception:  # noqa: BLE001 - any unreadable output: said, not drawn
+            except Exception:  # any unreadable output: said, not drawn
                 pic.unreadable.append(host)
                 continue
             reason = (verdicts.get(sid, {}).get(host) or {}).get("reason", "")

@@ -74,8 +74,8 @@ def _sign_off(view: ReportView) -> list[str]:
     out += [f"  - {md(w.get('step_id'))} on {md(w.get('hosts') or 'whole step')} by {md(w.get('operator'))}: "
             f"{md(w.get('reason'))} (expires {when(w.get('expires')) or 'never'})" for w in view.waivers]
     out += [f"- Signer: {md(s.get('identity'))}, {md(s.get('key_type'))} key {md(s.get('fingerprint'))}",
-            f"- Verify: get the signer's public key from the signer (not from this report), make an "
-            f"allowed_signers file from it and run the commands under [Signature](#signature).", ""]
+            "- Verify: get the signer's public key from the signer (not from this report), make an "
+            "allowed_signers file from it and run the commands under [Signature](#signature).", ""]
     return out
 
 
