@@ -27,8 +27,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                              "in ssh-agent, 'agent' or SHA256:FINGERPRINT for an agent key "
                              "(default: the first key in ssh-agent)")
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
-                        help="the log file; FILE.sig, FILE.md and FILE.html are written beside "
-                             "it (default: completion-log-RUN_ID.json)")
+                        help="the log file NAME.json; NAME.json.sig, NAME.md and NAME.html are "
+                             "written beside it (default: completion-log-RUN_ID.json)")
     parser.add_argument("--identity", metavar="ID", default=None,
                         help="signer identity, the principal in allowed_signers "
                              "(default: the key's comment, else the run's operator)")
@@ -36,6 +36,10 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ssh-agent socket (default: $SSH_AUTH_SOCK)")
     parser.add_argument("--snapshot", metavar="FILE", dest="snapshot_file", default=None,
                         help="export a store snapshot saved as JSON instead of the state store")
+    parser.add_argument("--pdf", action="store_true",
+                        help="also print the report to NAME.pdf with a headless Chromium "
+                             "(RUNBOOK_CHROMIUM names one); without one it says how to get one and "
+                             "exits 2 after writing the log and reports")
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,6 +105,14 @@ def cli_export(args: argparse.Namespace,
     signer = {"identity": result.identity, "allowed_signers": result.allowed_signers_line}
     for line in verify_commands(signer, result.log.name):
         print(f"  {line}")
+    if getattr(args, "pdf", False):
+        from ..export.pdf import PdfError, print_pdf
+
+        try:
+            print(f"pdf        {print_pdf(result.html, result.html.with_suffix('.pdf'))}")
+        except PdfError as exc:
+            print(f"runbook export: {exc}", file=sys.stderr)
+            return exc.exit_code
     return EXIT_OK
 
 

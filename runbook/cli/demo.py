@@ -110,5 +110,5 @@ def _headless(run_args: argparse.Namespace, base: Path) -> int:
     eprint(f"\nrunbook demo: done. What is still failing above is what no apply can fix (a dead node, a "
            f"wrong cable, ...): waive or note it with `runbook waive STEP --hosts H --reason ... "
            f"--state {run_args.state} --inventory {run_args.inventory}`.")
-    eprint(f"runbook demo: the run's verdict exit code is {rc}; report: {out}.html")
+    eprint(f"runbook demo: the run's verdict exit code is {rc}; report: {out.with_suffix('.html')}")
     return rc if export_rc == 0 else export_rc  # the verdict, as `runbook run` would exit

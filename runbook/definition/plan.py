@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..criteria.describe import describe
 from ..inventory.load import fold, host_vars
 from .targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
@@ -74,14 +75,32 @@ def _design_values(action: Action, hosts: list[str], inventory: Inventory) -> li
     return out
 
 
+def _criteria(action: Action, hosts: list[str], inventory: Inventory) -> tuple[list[str], list[dict]]:
+    """The criteria with each host's values filled in. Hosts whose criteria read
+    the same are folded; `criteria` is the first group's (all hosts' when they agree)."""
+    by_text: dict[tuple[str, ...], list[str]] = {}
+    for h in hosts:
+        variables = dict(host_vars(inventory, h))
+        texts = tuple(describe(c, variables) for c in action.expect) or ("exit status == 0",)
+        by_text.setdefault(texts, []).append(h)
+    if not by_text:  # no host selected: as written
+        return [describe(c) for c in action.expect] or ["exit status == 0"], []
+    groups = [{"hosts": fold(hs), "criteria": list(texts)} for texts, hs in by_text.items()]
+    if len(groups) > 3:  # rendered per host (it names the host): one example, as for commands
+        groups = [{"hosts": fold(hosts), "criteria": groups[0]["criteria"], "example_for": groups[0]["hosts"]}]
+    return groups[0]["criteria"], groups if len(groups) > 1 or groups[0].get("example_for") else []
+
+
 def _action(action: Action | None, hosts: list[str], inventory: Inventory) -> dict[str, Any] | None:
     if action is None:
         return None
+    criteria, per_hosts = _criteria(action, hosts, inventory)
     return {
         "run": action.run,
         "commands": _commands(action, hosts, inventory),
         "parse": action.parse,
-        "criteria": [c.describe() for c in action.expect] or ["exit status == 0"],
+        "criteria": criteria,
+        **({"criteria_by_hosts": per_hosts} if per_hosts else {}),
         "design_values": _design_values(action, hosts, inventory),
         "timeout": action.timeout,
         "then": action.then,

@@ -15,7 +15,12 @@ def _md_action(name: str, a: dict[str, Any] | None) -> list[str]:
         out += [where + ":", "", "  ```sh", *body, "  ```"]
     if name == "Verify":
         out += ["", "Pass criteria" + (f" (output read as `{a['parse']}`)" if a.get("parse") else "") + ":"]
-        out += [f"- {c}" for c in a["criteria"]]
+        if a.get("criteria_by_hosts"):
+            for group in a["criteria_by_hosts"]:
+                ex = f" (per host; shown for `{group['example_for']}`)" if group.get("example_for") else ""
+                out += [f"- on `{group['hosts']}`{ex}:"] + [f"  - {c}" for c in group["criteria"]]
+        else:
+            out += [f"- {c}" for c in a["criteria"]]
         if a.get("design_values"):
             out += ["", "Design values:"]
             out += [f"- `{d['name']}` = `{d['value']}` on `{d['hosts']}`" if not d.get("variants") else
@@ -72,8 +77,12 @@ def to_text(plan: dict[str, Any]) -> str:
                     lines.append(f"    {name:8} {where}: {first}")
                     lines.extend(f"    {'':8} {'':{len(where)}}  {r}" for r in rest)
                 if name == "verify":
-                    for crit in a["criteria"]:
-                        lines.append(f"    expect   {crit}")
+                    for group in a.get("criteria_by_hosts") or [{"hosts": "", "criteria": a["criteria"]}]:
+                        where = f"{group['hosts']}: " if group["hosts"] else ""
+                        if group.get("example_for"):
+                            where = f"{group['hosts']} (per host; e.g. {group['example_for']}): "
+                        for crit in group["criteria"]:
+                            lines.append(f"    expect   {where}{crit}")
                     for d in a.get("design_values", []):
                         lines.append(f"    design   {d['name']} = {d['value']}  [{d['hosts']}]" if not d.get("variants")
                                      else f"    design   {d['name']}: per host (e.g. {d['value']} on {d['example_for']})")

@@ -92,6 +92,7 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "signer": dict(signer),
         "claims": CLAIMS,
     }
+    _approved_commands(doc["decisions"], doc["results"])
     doc.update(log_versions.sections(snapshot, _map_step, _map_inventory, jsonable))
     try:
         doc["summary"] = verdicts.summarize(doc)
@@ -191,6 +192,29 @@ def _map_decision(d: dict) -> dict:
         "time": jsonable(d.get("time")),
         "expires": jsonable(d.get("expires")),
     }
+
+
+def _approved_commands(decisions: list[dict], results: list[dict]) -> None:
+    """Each approval gets the commands as they ran on its hosts (the results of
+    that apply or rollback after it), folded by NodeSet: the journal's reason
+    names the step's template, the customer reads what was executed."""
+    for d in decisions:
+        if d["kind"] != "approve":
+            continue
+        action = d["reason"].split(" ", 1)[0]  # "apply confirmed: ..." / "rollback confirmed: ..."
+        hosts = set(verdicts.expand(d["hosts"])) if d["hosts"] else set()
+        start = d["time"] if isinstance(d["time"], (int, float)) else None
+        by_command: dict[str, list[str]] = {}
+        taken: set[str] = set()
+        for r in results:
+            if (r["step_id"], r["action"]) != (d["step_id"], action) or r["host"] not in hosts \
+                    or r["host"] in taken:
+                continue
+            if start is not None and isinstance(r["started"], (int, float)) and r["started"] < start:
+                continue
+            taken.add(r["host"])  # the first run after the approval is the approved one
+            by_command.setdefault(r["command"], []).append(r["host"])
+        d["commands"] = [{"hosts": verdicts.fold(hs), "command": cmd} for cmd, hs in by_command.items()]
 
 
 def _map_pending(p: dict) -> dict:

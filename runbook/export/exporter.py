@@ -1,4 +1,6 @@
-"""export_run: snapshot -> FILE (canonical JSON), FILE.sig (SSHSIG), FILE.md, FILE.html.
+"""export_run: snapshot -> NAME.json (canonical JSON), NAME.json.sig (SSHSIG), NAME.md,
+NAME.html (report_paths). The signature keeps the log's full name (ssh-keygen's
+convention); the reports drop `.json` (NAME.md, not NAME.json.md).
 
 The log is checked with the verifier's own content checks before it is signed:
 a log our verifier would reject is never signed.
@@ -75,7 +77,7 @@ def export_run(snapshot: dict, out: Path, *, sign_key: str | None, identity: str
         raise ExportError(f"the new signature does not verify: {check.message}")
     log_sha256 = sha256_hex(raw)
     view = build_view(parsed, out.name, log_sha256)
-    paths = (out, Path(f"{out}.sig"), Path(f"{out}.md"), Path(f"{out}.html"))
+    paths = report_paths(out)
     contents = (raw, signature, render_markdown(view).encode(), render_html(view).encode())
     for path, data in zip(paths, contents):
         _write_atomic(path, data)
@@ -83,6 +85,14 @@ def export_run(snapshot: dict, out: Path, *, sign_key: str | None, identity: str
                         fingerprint=signer.fingerprint, key_type=signer.key_type,
                         allowed_signers_line=signer_info["allowed_signers"],
                         warnings=store_output_mismatches(snapshot))
+
+
+def report_paths(out: Path) -> tuple[Path, Path, Path, Path]:
+    """The log, its signature, the Markdown and HTML reports for OUT. A `.json`
+    suffix is the log's own; the reports replace it (run.json -> run.md)."""
+    out = Path(out)
+    stem = out.with_suffix("") if out.suffix == ".json" else out
+    return out, Path(f"{out}.sig"), Path(f"{stem}.md"), Path(f"{stem}.html")
 
 
 def _identity(explicit: str | None, snapshot: dict, comment: str) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from html import escape
 
 from .matrix_svg import FILL, render_legend, render_matrix_svg
-from .report_data import (GLYPH, STATUS_ORDER, Evidence, ReportView, StepView, compact,
+from .rail_svg import render_rail_svg
+from .report_data import (GLYPH, STATUS_ORDER, Evidence, ReportView, StepView, decision_text,
                           definition_change_row, exit_text, when)
 
 CSS = """
@@ -52,16 +53,62 @@ def render_html(view: ReportView) -> str:
     parts = ['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
              f"<title>Completion report — {e(view.site)} — {e(run.get('run_id'))}</title>",
              f"<style>{CSS}</style></head><body>",
-             f"<h1>Completion report — {e(view.site)}</h1>", _meta(view),
+             f"<h1>Completion report — {e(view.site)}</h1>", _sign_off(view), _meta(view),
              _phase_summary(view), "<h2>Hosts × steps</h2>", render_legend(),
-             f'<div class="matrix-wrap">{render_matrix_svg(view)}</div>',
+             f'<div class="matrix-wrap">{render_matrix_svg(view)}</div>', _rails(view),
              "<h2>Steps</h2>"]
     for phase in view.phases:
         parts.append(f"<h3>Phase {e(phase.name)}</h3>")
         parts += [_step(s) for s in phase.steps]
     parts += [_decisions(view), _changes(view), _definition_changes(view), _pending(view), _host_keys(view),
-              _signature(view), "</body></html>"]
+              _signature(view), _appendix(view), "</body></html>"]
     return "\n".join(p for p in parts if p) + "\n"
+
+
+def _sign_off(view: ReportView) -> str:
+    """The verdict and the sign-off block, first on the page (report_md.py has the same)."""
+    sc, s = view.scope, view.signer
+    colour = FILL.get(view.verdict, "#fff")
+    items = "".join(f"<li>{e(i)}</li>" for i in view.open_items)
+    waived = "".join(
+        f"<li><code>{e(w.get('step_id'))}</code> on {e(w.get('hosts') or 'whole step')} by "
+        f"{e(w.get('operator'))}: {e(w.get('reason'))} (expires {e(when(w.get('expires')) or 'never')})</li>"
+        for w in view.waivers)
+    rows = [("Site", e(view.site)),
+            ("Scope", f"{sc.get('host_count', 0)} hosts <span class=\"nodeset\">{e(sc.get('hosts'))}</span>, "
+                      f"{sc.get('steps', 0)} steps in {len(sc.get('phases', []))} phases; runbook SHA-256 "
+                      f"<code>{e(sc.get('runbook_sha256'))}</code>, inventory SHA-256 "
+                      f"<code>{e(sc.get('inventory_sha256'))}</code>"),
+            ("Verdict", f"<strong>{e(view.verdict.upper())}</strong> (exit code {view.exit_code})"),
+            ("Open items", f"<ul>{items}</ul>" if items else "none"),
+            ("Waivers", f"<ul>{waived}</ul>" if waived else "none"),
+            ("Signer", f"{e(s.get('identity'))}, {e(s.get('key_type'))} key <code>{e(s.get('fingerprint'))}</code>"),
+            ("Verify", "get the signer's public key from the signer (not from this report), make an "
+                       "allowed_signers file from it and run the commands under Signature, below")]
+    return (f'<p class="verdict" style="border-left:8px solid {colour};padding-left:8px">'
+            f"<strong>Overall verdict: {e(view.verdict.upper())}</strong></p>"
+            '<h2 id="sign-off">Sign-off</h2><table class="meta signoff">' + "".join(
+                f"<tr><td>{e(k)}</td><td>{v}</td></tr>" for k, v in rows) + "</table>")
+
+
+def _rails(view: ReportView) -> str:
+    out = []
+    for pic in view.rail_pictures:
+        out.append(f"<h2>Rail cabling (<code>{e(pic.step_id)}</code>)</h2>"
+                   "<p>Each host's IB ports and the leaf:port each one reaches; under each port, the leaf "
+                   "most hosts reach on it. ✗ marks a link the verdict names as wrong, with the designed "
+                   "leaf after ≠.</p>")
+        out.append(f'<div class="matrix-wrap">{render_rail_svg(pic)}</div>')
+        if pic.unreadable:
+            out.append(f"<p>Output not readable on: {e(', '.join(pic.unreadable))}</p>")
+    return "".join(out)
+
+
+def _appendix(view: ReportView) -> str:
+    if not view.appendix:
+        return ""
+    return "<h2>Appendix: long values before the changes</h2>" + "".join(
+        f"<p>A{i}. {e(label)}</p><pre>{e(value)}</pre>" for i, (label, value) in enumerate(view.appendix, 1))
 
 
 def _meta(view: ReportView) -> str:
@@ -95,6 +142,8 @@ def _step(step: StepView) -> str:
            f"<strong>{e(step.status.upper())}</strong></h4>"]
     if step.why:
         out.append(f'<p class="why">{e(step.why)}</p>')
+    if step.criteria:
+        out.append("<p>Pass when: " + "; ".join(e(c) for c in step.criteria) + "</p>")
     if step.hosts_by_status:
         out.append("<ul>" + "".join(
             f'<li>{e(s.replace("_", " "))}: <span class="nodeset">{e(h)}</span></li>'
@@ -103,7 +152,10 @@ def _step(step: StepView) -> str:
     for d in step.decisions:
         out.append(f'<p class="note">{e(d.get("kind"))} <span class="nodeset">'
                    f'{e(d.get("hosts") or "whole step")}</span> by {e(d.get("operator"))} at '
-                   f'{e(when(d.get("time")))}: {e(d.get("reason"))}</p>')
+                   f'{e(when(d.get("time")))}: {e(decision_text(d))}</p>')
+        for c in d.get("commands") or []:
+            out.append(f'<p class="note">ran on <span class="nodeset">{e(c.get("hosts"))}</span>: '
+                       f'<code>{e(c.get("command"))}</code></p>')
     out.append("</div>")
     return "".join(out)
 
@@ -116,7 +168,7 @@ def _evidence(ev: Evidence) -> str:
                    f"exit status {e(exit_text(ev.exit_status))}")
     out.append("</p>")
     if ev.excerpt:
-        out.append("<pre>" + e("\n".join(ev.excerpt)) + "</pre>")
+        out.append(f"<p>output from line {ev.first_line}:</p><pre>" + e("\n".join(ev.excerpt)) + "</pre>")
     return "".join(out)
 
 
@@ -132,14 +184,15 @@ def _decisions(view: ReportView) -> str:
     return _table("Waivers, skips and notes", ["Kind", "Step", "Hosts", "Who", "When", "Why",
                                                 "Expires"],
                   [[d.get("kind"), d.get("step_id"), d.get("hosts") or "whole step",
-                    d.get("operator"), when(d.get("time")), d.get("reason"), when(d.get("expires"))]
+                    d.get("operator"), when(d.get("time")), decision_text(d), when(d.get("expires"))]
                    for d in view.decisions])
 
 
 def _changes(view: ReportView) -> str:
-    return _table("Changes applied and rolled back", ["Step", "Host", "Action", "Status", "Before"],
-                  [[c.get("step_id"), c.get("host"), c.get("action"), c.get("status"),
-                    compact(c.get("before"))] for c in view.changes])
+    return _table("Changes applied and rolled back",
+                  ["Step", "Host", "Action", "Final status", "Host now", "Before"],
+                  [[c.get("step_id"), c.get("host"), c.get("action"), c.get("final"), c.get("now"),
+                    c.get("before_text")] for c in view.changes])
 
 
 def _definition_changes(view: ReportView) -> str:
@@ -161,7 +214,7 @@ def _host_keys(view: ReportView) -> str:
 
 def _signature(view: ReportView) -> str:
     s = view.signer
-    return ("<h2>Signature</h2>"
+    return ('<h2 id="signature">Signature</h2>'
             f"<p>Signed by <strong>{e(s.get('identity'))}</strong> with {e(s.get('key_type'))} "
             f"key <code>{e(s.get('fingerprint'))}</code> (SSHSIG, namespace <code>runbook</code>)."
             "</p><p>The signature proves the log is unchanged since it was signed, by the holder "

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 
-from .report_data import (GLYPH, STATUS_ORDER, ReportView, StepView, compact, definition_change_row,
+from .report_data import (GLYPH, STATUS_ORDER, ReportView, StepView, decision_text, definition_change_row,
                           exit_text, when)
+from .rail_svg import cell_text
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
@@ -35,6 +36,8 @@ def _code(text: str) -> str:
 def render_markdown(view: ReportView) -> str:
     run = view.run
     out = [f"# Completion report — {md(view.site)}", ""]
+    out += _sign_off(view)
+    out += ["## Run", ""]
     out += [f"- Run: {md(run.get('run_id'))}",
             f"- Operator(s): {md(', '.join(run.get('operators') or [run.get('operator', '')]))}",
             f"- Started: {when(run.get('started'))}; "
@@ -43,15 +46,46 @@ def render_markdown(view: ReportView) -> str:
             f"- Log: {md(view.log_name)} (SHA-256 {view.log_sha256}), signature "
             f"{md(view.log_name)}.sig", ""]
     out += _phase_summary(view)
-    out += _matrix(view)
+    out += _matrix(view) + _rails(view)
     out += ["## Steps", ""]
     for phase in view.phases:
         out += [f"### Phase {md(phase.name)}", ""]
         for step in phase.steps:
             out += _step(step)
     out += _decisions(view) + _changes(view) + _definition_changes(view) + _pending(view) + _host_keys(view)
-    out += _signature(view)
+    out += _signature(view) + _appendix(view)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _sign_off(view: ReportView) -> list[str]:
+    """The first thing the customer reads: the verdict, what it covers, what is
+    still open or waived, who signed and how to check the signature."""
+    sc, s = view.scope, view.signer
+    out = [f"**Overall verdict: {view.verdict.upper()}** (exit code {view.exit_code})", "",
+           "## Sign-off", "",
+           f"- Site: {md(view.site)}",
+           f"- Scope: {sc.get('host_count', 0)} hosts {_code(sc.get('hosts', ''))}, "
+           f"{sc.get('steps', 0)} steps in {len(sc.get('phases', []))} phases; runbook SHA-256 "
+           f"{md(sc.get('runbook_sha256'))}, inventory SHA-256 {md(sc.get('inventory_sha256'))}",
+           f"- Verdict: **{view.verdict.upper()}**"]
+    out.append(f"- Open items: {len(view.open_items) or 'none'}")
+    out += [f"  - {md(item)}" for item in view.open_items]
+    out.append(f"- Waivers: {len(view.waivers) or 'none'}")
+    out += [f"  - {md(w.get('step_id'))} on {md(w.get('hosts') or 'whole step')} by {md(w.get('operator'))}: "
+            f"{md(w.get('reason'))} (expires {when(w.get('expires')) or 'never'})" for w in view.waivers]
+    out += [f"- Signer: {md(s.get('identity'))}, {md(s.get('key_type'))} key {md(s.get('fingerprint'))}",
+            "- Verify: get the signer's public key from the signer (not from this report), make an "
+            "allowed_signers file from it and run the commands under [Signature](#signature).", ""]
+    return out
+
+
+def _appendix(view: ReportView) -> list[str]:
+    if not view.appendix:
+        return []
+    out = ["", "## Appendix: long values before the changes", ""]
+    for i, (label, value) in enumerate(view.appendix, 1):
+        out += [f"A{i}. {md(label)}", ""] + fenced([value]) + [""]
+    return out
 
 
 def _phase_summary(view: ReportView) -> list[str]:
@@ -81,11 +115,29 @@ def _matrix(view: ReportView) -> list[str]:
     return out + [""]
 
 
+def _rails(view: ReportView) -> list[str]:
+    out = []
+    for pic in view.rail_pictures:
+        out += [f"## Rail cabling ({md(pic.step_id)})", "",
+                "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf).", "",
+                "| Host | " + " | ".join(f"{md(d)} → {md(pic.rail_leaf(d) or '?')}" for d in pic.devices) + " |",
+                "|---|" + "---|" * len(pic.devices)]
+        for host, row in pic.rows.items():
+            out.append(f"| {md(host)} | " + " | ".join(md(cell_text(row[d])) if d in row else " "
+                                                       for d in pic.devices) + " |")
+        if pic.unreadable:
+            out.append(f"\nOutput not readable on: {md(', '.join(pic.unreadable))}")
+        out.append("")
+    return out
+
+
 def _step(step: StepView) -> list[str]:
     out = [f"#### {GLYPH.get(step.status, '')} {md(step.id)} — {md(step.title)}: "
            f"**{step.status.upper()}**", ""]
     if step.why:
         out += [f"> {md(step.why)}", ""]
+    if step.criteria:
+        out += ["Pass when: " + "; ".join(md(c) for c in step.criteria), ""]
     for status, hosts in step.hosts_by_status.items():
         out.append(f"- {status}: {_code(hosts)}")
     for ev in step.evidence:
@@ -93,10 +145,12 @@ def _step(step: StepView) -> list[str]:
         if ev.command:
             out.append(f"command {_code(ev.command)}, exit status {md(exit_text(ev.exit_status))}")
         if ev.excerpt:
-            out += [""] + fenced(ev.excerpt)
+            out += ["", f"output from line {ev.first_line}:"] + fenced(ev.excerpt)
     for d in step.decisions:
         out.append(f"- {md(d.get('kind'))} {_code(d.get('hosts') or 'whole step')} by "
-                   f"{md(d.get('operator'))} at {when(d.get('time'))}: {md(d.get('reason'))}")
+                   f"{md(d.get('operator'))} at {when(d.get('time'))}: {md(decision_text(d))}")
+        for c in d.get("commands") or []:
+            out.append(f"  - ran on {_code(c.get('hosts', ''))}: {_code(' '.join(str(c.get('command', '')).split()))}")
     return out + [""]
 
 
@@ -109,18 +163,18 @@ def _decisions(view: ReportView) -> list[str]:
     for d in view.decisions:
         out.append(f"| {md(d.get('kind'))} | {md(d.get('step_id'))} | "
                    f"{md(d.get('hosts') or 'whole step')} | {md(d.get('operator'))} | "
-                   f"{when(d.get('time'))} | {md(d.get('reason'))} | {when(d.get('expires'))} |")
+                   f"{when(d.get('time'))} | {md(decision_text(d))} | {when(d.get('expires'))} |")
     return out + [""]
 
 
 def _changes(view: ReportView) -> list[str]:
     if not view.changes:
         return []
-    out = ["## Changes applied and rolled back", "", "| Step | Host | Action | Status | Before |",
-           "|---|---|---|---|---|"]
+    out = ["## Changes applied and rolled back", "", "| Step | Host | Action | Final status | Host now | Before |",
+           "|---|---|---|---|---|---|"]
     for c in view.changes:
         out.append(f"| {md(c.get('step_id'))} | {md(c.get('host'))} | {md(c.get('action'))} | "
-                   f"{md(c.get('status'))} | {md(compact(c.get('before')))} |")
+                   f"{md(c.get('final'))} | {md(c.get('now'))} | {md(c.get('before_text'))} |")
     return out + [""]
 
 

@@ -65,9 +65,9 @@ class SnapshotBuilder:
         return self
 
     def step(self, step_id: str, phase: str = "nic-mode", title: str = "", run: str = "true",
-             why: str = "Because the design says so.") -> "SnapshotBuilder":
+             why: str = "Because the design says so.", expect: list | None = None) -> "SnapshotBuilder":
         definition = {"id": step_id, "title": title or step_id, "why": why, "hosts": "compute",
-                      "verify": {"run": run, "expect": [{"exit": 0}], "timeout": 30.0}}
+                      "verify": {"run": run, "expect": expect or [{"exit": 0}], "timeout": 30.0}}
         sha = Step(step_id, definition["title"], phase, phase, why, "compute", None,
                    definition=definition).sha256
         self.steps.append({"id": step_id, "phase": phase, "title": definition["title"],
@@ -76,8 +76,8 @@ class SnapshotBuilder:
 
     def result(self, step_id: str, host: str, status: str = "pass", *, action: str = "verify",
                stdout: str = "ok\n", stderr: str = "", reason: str = "", exit_status: int = 0,
-               before: dict | None = None, attempt: int = 1) -> dict:
-        command = f"{step_id} --check"
+               before: dict | None = None, attempt: int = 1, command: str = "") -> dict:
+        command = command or f"{step_id} --check"
         started = self.tick()
         self.record(ev.HostStarted(step_id, action, host, command, attempt, time=started))
         fin = self.record(ev.HostFinished(step_id, action, host, status, reason, command,

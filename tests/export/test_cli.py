@@ -45,8 +45,10 @@ def signed(tmp_path: Path, keys: dict, capsys: pytest.CaptureFixture) -> tuple[P
 
 def test_export_writes_the_four_files(signed: tuple[Path, Path]) -> None:
     log, _ = signed
-    for suffix in ("", ".sig", ".md", ".html"):
-        assert Path(f"{log}{suffix}").stat().st_size > 0
+    assert log.name == "log.json"
+    for name in ("log.json", "log.json.sig", "log.md", "log.html"):
+        assert (log.parent / name).stat().st_size > 0
+    assert not Path(f"{log}.md").exists() and not Path(f"{log}.html").exists()
 
 
 def test_export_uses_the_wired_store_loader(tmp_path: Path, keys: dict,

@@ -96,4 +96,4 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
         assert theirs.returncode == 0, theirs.stderr
     log = json.loads(out.read_text())
     assert any(d["kind"] == "waive" and d["operator"] == "tester" for d in log["decisions"])
-    assert out.with_suffix(".json.html").exists() and out.with_suffix(".json.md").exists()
+    assert out.with_suffix(".html").exists() and out.with_suffix(".md").exists()

@@ -102,12 +102,12 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     assert all(isinstance(c["time"], float) and c["time"] > log["run"]["started"]
                for c in log["definition_changes"])
 
-    report = (empty / "log.json.md").read_text()
+    report = (empty / "log.md").read_text()
     section = report[report.index("## Definitions changed during the run"):]
     assert f"| step definition | ofed-version | {older['ofed-version']['sha256'][:12]} | {ofed_new[:12]} |" \
         in section, section
     assert "| inventory |" in section and "Definitions changed during the run" in \
-        (empty / "log.json.html").read_text()
+        (empty / "log.html").read_text()
 
     # without a trusted signer an intact log is not OK (exit 5, docs/security.md)
     assert cli_in(empty, "verify-log", str(out)).returncode == 5

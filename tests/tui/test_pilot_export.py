@@ -30,8 +30,8 @@ async def test_export_writes_a_log_that_verifies(fixed_session, tmp_path, monkey
     report = verify_log(out)
     assert report.ok, report.problems
     assert report.signer_identity == "tester@example"
-    for suffix in (".sig", ".md", ".html"):
-        assert (tmp_path / "out" / f"log.json{suffix}").exists()
+    for name in ("log.json.sig", "log.md", "log.html"):
+        assert (tmp_path / "out" / name).exists()
 
 
 async def test_export_failure_is_a_message_not_a_crash(fixed_session, tmp_path, monkeypatch):

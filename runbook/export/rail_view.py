@@ -1,0 +1,86 @@
+"""The rail cabling picture's data, from the signed log alone: for each host the
+rail-cabling step judged, which leaf each of its IB ports reaches (parsed again
+from the recorded output with the step's own parser) and which links the
+verdict names as wrong. Drawn by rail_svg.py."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..criteria.designs.cabling import _guids, _switch_name
+from ..parsers import parse
+
+_EXPECTED = re.compile(r"expected on (\S+)")
+
+
+@dataclass
+class RailLink:
+    dev: str
+    pci: str
+    leaf: str  # "" when the port is seen on no switch
+    port: Any
+    wrong: bool = False
+    expected: str = ""  # the designed leaf, when the verdict names it
+
+
+@dataclass
+class RailPicture:
+    step_id: str
+    devices: list[str]  # columns, in device order
+    rows: dict[str, dict[str, RailLink]] = field(default_factory=dict)  # host -> dev -> link
+    unreadable: list[str] = field(default_factory=list)
+
+    def rail_leaf(self, dev: str) -> str:
+        """The leaf most hosts reach on this device (the rail's leaf, by the fleet)."""
+        leaves = [r[dev].leaf for r in self.rows.values() if dev in r and r[dev].leaf]
+        return max(set(leaves), key=leaves.count) if leaves else ""
+
+
+def _uses_rail_cabling(step: dict) -> str | None:
+    verify = (step.get("definition") or {}).get("verify") or {}
+    if any(isinstance(c, dict) and c.get("design") == "rail-cabling" for c in verify.get("expect") or []):
+        return verify.get("parse")
+    return None
+
+
+def _host_links(record: dict, reason: str) -> dict[str, RailLink]:
+    pci_of = {dev: pci for pci, dev in (record.get("pci_map") or {}).items() if dev}
+    out = {}
+    for dev, ca in sorted((record.get("by_name") or {}).items()):
+        guids = _guids(ca)
+        where = [link for link in record.get("ca_links") or [] if link["guid"] in guids]
+        leaf, port = (_switch_name(where[0]["remote"]), where[0]["remote_port"]) if where else ("", "")
+        said = [part for part in re.split(r";\s*", reason or "") if f"({dev})" in part or f" {dev} " in part]
+        wrong = any("found on" in p or "not seen" in p for p in said)
+        expected = next((m.group(1) for p in said for m in [_EXPECTED.search(p)] if m), "")
+        out[dev] = RailLink(dev, pci_of.get(dev, ""), leaf, port, wrong, expected.rstrip(";,)"))
+    return out
+
+
+def rail_pictures(doc: dict) -> list[RailPicture]:
+    pictures = []
+    verdicts = (doc.get("summary") or {}).get("verdicts") or {}
+    for step in doc.get("steps") or []:
+        parser = _uses_rail_cabling(step)
+        if not parser:
+            continue
+        sid = step.get("id", "")
+        pic = RailPicture(sid, [])
+        for r in doc.get("results") or []:
+            if r.get("step_id") != sid or r.get("action") != "verify":
+                continue
+            host = r.get("host", "")
+            try:
+                record = parse(parser, r.get("stdout") or "")
+            except Exception:  # any unreadable output: said, not drawn
+                pic.unreadable.append(host)
+                continue
+            reason = (verdicts.get(sid, {}).get(host) or {}).get("reason", "")
+            pic.rows[host] = _host_links(record, reason)
+        devices = sorted({d for row in pic.rows.values() for d in row},
+                         key=lambda d: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", d)])
+        pic.devices = devices
+        if pic.rows or pic.unreadable:
+            pictures.append(pic)
+    return pictures
