@@ -79,6 +79,8 @@ class HeaderFacts:
     hosts: int
     pending: tuple[str, ...] = ()  # "reboot owed: gpu[07,31]"
     activity: str = ""  # "verify link-type-ib 312/1000", while a run is going
+    steps_skipped: int = 0  # shown beside the passes, never counted in them
+    steps_waived: int = 0
 
 
 @dataclass(frozen=True)
@@ -189,10 +191,12 @@ class RunView:
         rows = self.rows() if rows is None else rows
         # Passed means passed: a skipped or waived step is counted as such, not as a pass.
         passed = sum(1 for r in rows if r.status == Status.PASS.value)
+        skipped = sum(1 for r in rows if r.status == Status.SKIPPED.value)
+        waived = sum(1 for r in rows if r.status == Status.WAIVED.value)
         run = self.state.run
         site = str(run.get("site", "")) or _site(self.inventory)
         return HeaderFacts(site, str(run.get("run_id", "")), str(run.get("operator", "")), passed, len(rows),
-                           len(self.inventory.hosts), self.pending_lines(), activity)
+                           len(self.inventory.hosts), self.pending_lines(), activity, skipped, waived)
 
     def first_open_step(self) -> str | None:
         """Where to put the cursor on opening: the first step not yet passed."""
@@ -211,6 +215,10 @@ class RunView:
 
     def stale_steps(self) -> list[str]:
         return [s.id for s in self.runbook.steps if self.is_stale(s.id)]
+
+    def is_new(self) -> bool:
+        """Nothing verified, applied or decided yet: the run's first start."""
+        return not self.state.outcomes and not self.state.decisions
 
     def resume_notes(self) -> list[str]:
         """What happened since last time: commands interrupted, definitions changed."""

@@ -34,6 +34,9 @@ from .main_actions import MainActions
 
 LIST_EVERY = 0.5  # seconds between step-list redraws while a step streams
 
+# Shown once, on a run's first start (a new user's two keys).
+FIRST_START = "c runs everything, ? lists the keys"
+
 # What the line above the grid folds into NodeSets: (glyph of, statuses).
 ATTENTION = (("fail", frozenset({"fail"})), ("unknown", frozenset({"unknown", "interrupted"})),
              ("blocked", frozenset({"blocked"})))
@@ -81,7 +84,8 @@ class MainScreen(MainActions, Screen):
         step = self.step_id
         hosts = self.view.hosts_of(step) if step else []
         yield HeaderBar(self.view.header(list(self.rows.values())), id="header")
-        yield Static("\n".join(f"⚠ {n}" for n in self.notes), id="notice", classes="" if self.notes else "-hidden")
+        lines = [f"⚠ {n}" for n in self.notes] or ([f"→ {FIRST_START}"] if self.view.is_new() else [])
+        yield Static("\n".join(lines), id="notice", classes="" if lines else "-hidden")
         with Horizontal(id="body"):
             yield StepList(list(self.rows.values()), id="steps")
             with Vertical(id="right"):
