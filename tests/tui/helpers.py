@@ -22,3 +22,8 @@ async def run_to_end(app, pilot) -> None:
 
 def counts(app, step_id: str) -> dict[str, int]:
     return dict(app.main.query_one("#steps").rows[step_id].counts)
+
+
+def toasts(app) -> list[tuple[str, str]]:
+    """(title, message) of the toasts on screen, oldest first."""
+    return [(n.title, n.message) for n in app._notifications]

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 
 from ...run.events import Event, HostFinished, HostOutput, HostStarted
 from ...definition.model import Status
+from ..announce import Announcer
 from ..feed import Feed
 from ..keys import HELP, KEYS
 from ..runview import RunView, StepRow, folded
@@ -71,6 +72,8 @@ class MainScreen(MainActions, Screen):
         self.export_output = export_output
         self.export_key = export_key
         self.feed = Feed()
+        self.announcer = Announcer()  # toasts in words, one per finished step
+        self._said: list = []  # announcements due at the next repaint (after the screen shows it)
         self.rows: dict[str, StepRow] = {r.step_id: r for r in self.view.rows()}
         self.step_id: str | None = self.view.first_open_step()
         self.notes = self.view.resume_notes()
@@ -193,6 +196,12 @@ class MainScreen(MainActions, Screen):
         self.grid.set_filter(names[(names.index(self.grid.filter) + 1) % len(names)])
         self._show_host()
 
+    def on_screen_resume(self) -> None:
+        """A dialog closed: the toasts it held back show now."""
+        show = getattr(self.app, "show_held_toasts", None)
+        if show is not None:
+            show()
+
     def action_dismiss_notice(self) -> None:
         self.query_one("#notice").add_class("-hidden")
 
@@ -222,6 +231,7 @@ class MainScreen(MainActions, Screen):
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)
+        self._said += self.announcer.feed(others)
         self.feed.events_seen += len(batch) - len(others)
 
     def repaint(self, everything: bool = False) -> bool:
@@ -256,7 +266,6 @@ class MainScreen(MainActions, Screen):
                 self.detail.show(self.view.step_text(step, host))
             self._show_summary()
         header.show(self.view.header(list(self.rows.values()), activity))
-        for finished in ch.finished_steps:
-            self._announce(finished)
+        self._announce()
         self.repaints += 1
         return True

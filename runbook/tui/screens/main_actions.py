@@ -11,9 +11,7 @@ from typing import Any, Callable
 from textual import work
 from textual.worker import Worker, WorkerState
 
-from ...run.events import StepFinished
 from ...errors import RunbookError
-from ...glyphs import glyph
 from ...definition.model import Step
 from ..runview import folded, restored_values
 from .ask import AskScreen
@@ -69,6 +67,7 @@ class MainActions:
                                        confirm=self.confirm, on_events=self.on_events)
         finally:
             self.feed.stop()
+            self._said += self.announcer.flush()
             self.repaint(everything=True)
         if action in ("apply", "rollback") and not self._asked:
             why = "no host fails verify" if action == "apply" else "no apply was recorded on these hosts"
@@ -166,12 +165,10 @@ class MainActions:
             self.notify("stopped: hosts that were running are recorded as interrupted; f re-runs them",
                         severity="warning")
 
-    def _announce(self, ev: StepFinished) -> None:
-        counts = " ".join(f"{glyph(k)} {v}" for k, v in sorted(ev.counts.items()) if v)
-        bad = "  ".join(x for x in (ev.failing and f"✖ {ev.failing}", ev.unknown and f"? {ev.unknown}") if x)
-        severity = "warning" if ev.failing or ev.unknown else "information"
-        self.notify(f"{counts}" + (f"\n{bad}" if bad else ""), title=f"{ev.action} {ev.step_id}: {ev.status}",
-                    severity=severity, timeout=6)
+    def _announce(self) -> None:
+        said, self._said = self._said, []
+        for a in said:
+            self.notify(a.message, title=a.title, severity=a.severity, timeout=6)
 
     def action_stop(self) -> None:
         running = self.running()
