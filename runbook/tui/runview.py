@@ -67,6 +67,7 @@ class StepRow:
     status: str
     counts: tuple[tuple[str, int], ...]  # (status, n) in COUNT_ORDER, zeros left out
     manual: bool = False
+    fixable: bool = False  # the step has an apply: `a` can fix what fails
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class StepText:
     before: dict[str, Any] | None = None
     stale: bool = False
     then: str | None = None
+    decisions: list[str] = field(default_factory=list)  # notes, waivers, skips on this step, oldest first
 
 
 def restored_values(step: Step, before: Any) -> dict[str, Any] | None:
@@ -164,7 +166,7 @@ class RunView:
         values = [Status(v) for v in self.statuses(step_id, at).values()]
         status = rules.step_status(values).value
         return StepRow(step.id, step.phase, step.phase_title, step.title, status,
-                       ordered_counts(rules.counts(values)), step.manual)
+                       ordered_counts(rules.counts(values)), step.manual, step.apply is not None)
 
     def rows(self, at: float | None = None) -> list[StepRow]:
         at = time.time() if at is None else at
@@ -234,6 +236,22 @@ class RunView:
                          "re-verify them with v on each step")
         return notes
 
+    def decision_lines(self, step_id: str, at: float | None = None) -> list[str]:
+        """The notes, waivers and skips recorded on a step, as the step pane shows them:
+        "note by alice on gpu[01-04]: walked rack 1", a waiver with its expiry."""
+        at = time.time() if at is None else at
+        lines = []
+        for d in self.state.decisions:
+            if d.step_id != step_id or d.kind not in rules.DECIDING:
+                continue
+            where = f" on {d.hosts_text}" if d.hosts_text else ""
+            until = ""
+            if d.expires is not None:
+                day = time.strftime("%Y-%m-%d %H:%M", time.localtime(d.expires))
+                until = f" (expired {day})" if at >= d.expires else f" (until {day})"
+            lines.append(f"{d.kind} by {d.operator}{where}{until}: {d.reason}")
+        return lines
+
     # --- the selected host ---------------------------------------------
     def host_facts(self, step_id: str, host: str) -> HostFacts:
         out = self.state.outcome(step_id, host)
@@ -250,6 +268,7 @@ class RunView:
         text = StepText(step.id, step.title, step.why.strip(), host, folded(everyone), len(everyone),
                         hints=list(step.hints), checklist=list(step.checklist), needs=list(step.needs),
                         before=restored_values(step, before), stale=self.is_stale(step_id))
+        text.decisions = self.decision_lines(step_id)
         variables = host_vars(self.inventory, host) if host else {}
         for label in ("verify", "apply", "rollback"):
             action: Action | None = getattr(step, label)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -183,21 +184,25 @@ class MainActions:
             return
         hosts = ""
         if kind == "waive":
-            grid = self.grid
-            hosts = folded(grid.hosts_with(frozenset({"fail", "unknown", "interrupted", "blocked"})))
+            # Only what fails is proposed: an unknown or interrupted host has not been judged,
+            # so waiving it would accept a result nobody has seen (it can still be typed in).
+            statuses = self.view.statuses(self.step_id)
+            hosts = folded([h for h, st in statuses.items() if st == "fail"])
         self.app.push_screen(ReasonScreen(kind, self.step_id, hosts, blink=self.blink), self.record_decision)
 
     def record_decision(self, given: ReasonGiven | None) -> None:
         if given is None or self.step_id is None:
             return
+        expires = time.time() + given.expires_days * 86400 if given.expires_days else None
         try:
-            ev = self.session.decide(given.kind, self.step_id, given.hosts, given.reason)
+            ev = self.session.decide(given.kind, self.step_id, given.hosts, given.reason, expires)
         except RunbookError as exc:
             self.notify(str(exc), title=f"{given.kind} not recorded", severity="error")
             return
         self.feed.changes.decisions.append(ev)
         self.repaint()
-        self.notify(f"{given.kind} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'}")
+        until = f" until {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires))}" if expires else ""
+        self.notify(f"{given.kind} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'}{until}")
 
     # --- export ----------------------------------------------------------------
     def action_export(self) -> None:
