@@ -15,7 +15,7 @@ from textual.worker import Worker, WorkerState
 from ...errors import RunbookError
 from ...definition.model import Step
 from ..runview import folded, restored_values
-from .ask import AskScreen
+from .quit import QuitScreen
 from .confirm import ConfirmScreen
 from .export import ExportAsked, ExportScreen
 from .help import HelpScreen
@@ -245,10 +245,20 @@ class MainActions:
         if not running:
             self.app.exit()
             return
-        activity = self.feed.activity() or "a step"
-        question = (f"Commands are running ({activity}).\nQuit anyway? Every finished result is saved; "
+        question = ("Commands are running.\nQuit anyway? Every finished result is saved; "
                     "hosts still running are recorded as interrupted and re-run with f next time.")
-        self.app.push_screen(AskScreen(question, yes="Quit", no="Keep running"), self._quit_answered)
+        self.app.push_screen(QuitScreen(question, self.quit_progress), self._quit_answered)
+
+    def quit_progress(self) -> str:
+        """Drawn live in the quit question: how far the run is, which hosts quitting cuts off."""
+        if not self.running():
+            return "now: the run has finished; quitting interrupts nothing"
+        progress = self.feed.progress
+        if progress is None:
+            return "now: starting"
+        running = [h for h, st in self.view.statuses(progress.step_id).items() if st == "running"]
+        still = f" · still running on {folded(running)}" if running else ""
+        return f"now: {progress.text()}{still}"
 
     def _quit_answered(self, yes: bool | None) -> None:
         if yes:
