@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..engine.hostrun import command_for
-from ..definition.targets import targets
-from ..glyphs import COUNT_ORDER
-from ..inventory.load import fold, host_vars
 from ..definition.model import Action, Inventory, Runbook, Status, Step
 from ..definition.plan import BEFORE_PLACEHOLDER
+from ..definition.targets import targets
+from ..definition.template import lookup, placeholders
+from ..engine.hostrun import command_for
+from ..glyphs import COUNT_ORDER
+from ..inventory.load import fold, host_vars
 from ..run import rules
 from ..run.state import RunState
-from ..definition.template import lookup, placeholders
 
 
 @lru_cache(maxsize=256)
@@ -52,7 +52,7 @@ def _before_stub(action: Action) -> dict:
 def _command(action: Action, variables: dict, before: Any) -> str:
     try:
         return command_for(action, variables, before if before is not None else _before_stub(action))
-    except Exception as exc:  # noqa: BLE001 - shown in the pane; the run reports it per host
+    except Exception as exc:
         return f"<cannot build the command: {exc}>"
 
 

@@ -1,7 +1,7 @@
 """Waiting on the app, never sleeping blindly."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 15.0, what: str = "") -> None:

@@ -6,19 +6,20 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual import work
 from textual.worker import Worker, WorkerState
 
-from ...errors import RunbookError
 from ...definition.model import Step
+from ...errors import RunbookError
 from ..runview import folded, restored_values
-from .quit import QuitScreen
 from .confirm import ConfirmScreen
 from .export import ExportAsked, ExportScreen
 from .help import HelpScreen
+from .quit import QuitScreen
 from .reason import ReasonGiven, ReasonScreen
 
 RUN_GROUP = "run"
@@ -270,6 +271,6 @@ class MainActions:
             w.cancel()
             try:
                 await w.wait()
-            except Exception:  # noqa: BLE001 - cancelled or failed: either way it is over
+            except Exception:
                 pass
         self.app.exit()

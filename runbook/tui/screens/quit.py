@@ -2,7 +2,7 @@
 under it, so the engineer sees what quitting would cut off right now."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical

@@ -60,7 +60,7 @@ class ReasonScreen(FormScreen):
             yield Label("reason (required)")
             yield Input(placeholder="why", id="reason-text")
             if self.kind == "waive":
-                yield Label("expires after (days; the waiver lapses and the hosts count as failing again)")
+                yield Label("expires after (days; then the hosts count as failing again)")
                 yield Input(WAIVE_DAYS, id="reason-days")
             yield Static("", id="reason-error")
             with Horizontal(classes="buttons"):
