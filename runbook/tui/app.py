@@ -6,15 +6,19 @@ tests and the screenshot script all build the app through it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen, Screen
 
 from .commands import StepCommands, main_screen_commands
 from .screens.main import MainScreen
+
+MAX_TOASTS = 3  # toasts on screen at once: a new one pushes the oldest out
 
 
 class RunbookApp(App[int]):
@@ -28,6 +32,7 @@ class RunbookApp(App[int]):
                  export_output: str | None = None, export_key: str | None = None):
         super().__init__()
         self.session = session
+        self._held: list[tuple[str, dict]] = []  # toasts raised while a dialog was open
         self.main = MainScreen(session, blink=blink, repaint_every=repaint_every, export_output=export_output,
                                export_key=export_key)
 
@@ -35,6 +40,37 @@ class RunbookApp(App[int]):
         site = self.main.view.header().site
         self.sub_title = site
         self.push_screen(self.main)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Toasts never cover a dialog (they wait until it is closed, then show for their
+        full time) and never stack deep (the oldest goes). Markup off: messages carry
+        host names and commands, whose brackets are text."""
+        kw = dict(title=title, severity=severity, timeout=timeout, markup=False)
+        if self._dialog_open():
+            self._held.append((message, kw))
+            return
+        self._make_room(1)
+        super().notify(message, **kw)
+
+    def _dialog_open(self) -> bool:
+        try:
+            return isinstance(self.screen, ModalScreen)
+        except Exception:
+            return False
+
+    def _make_room(self, n: int) -> None:
+        # Textual keeps no public count of the toasts shown; its collection is read here.
+        shown = list(self._notifications)
+        for old in shown[:max(0, len(shown) + n - MAX_TOASTS)]:
+            self._unnotify(old, refresh=False)
+
+    def show_held_toasts(self) -> None:
+        """Called when the main screen is back on top: the toasts a dialog held back."""
+        held, self._held = self._held[-MAX_TOASTS:], []
+        for message, kw in held:
+            self._make_room(1)
+            super().notify(message, **kw)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from main_screen_commands(screen)

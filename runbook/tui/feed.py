@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
-                             PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
+from ..run.events import (
+    Event,
+    HostFinished,
+    HostOutput,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunInterrupted,
+    StepFinished,
+    StepStarted,
+)
 
 
 @dataclass

@@ -19,7 +19,7 @@ KEYS: list[Key] = [
     Key("v", "verify", "Verify", palette=("Verify step", "verify the selected step on all its hosts"), order=1),
     Key("p", "verify_phase", "Phase", palette=(
         "Verify phase", "verify every step of the selected step's phase (what has not passed yet)"), order=2),
-    Key("c", "verify_rest", "Continue", footer=False, palette=(
+    Key("c", "verify_rest", "Continue", palette=(
         "Continue the runbook", "verify every step, top to bottom, on what has not passed yet"), order=3),
     Key("f", "rerun_failed", "Re-run failed", palette=(
         "Re-run failed hosts", "verify again the failed, unknown and interrupted hosts"), order=5),

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..engine.hostrun import command_for
-from ..definition.targets import targets
-from ..glyphs import COUNT_ORDER
-from ..inventory.load import fold, host_vars
 from ..definition.model import Action, Inventory, Runbook, Status, Step
 from ..definition.plan import BEFORE_PLACEHOLDER
+from ..definition.targets import targets
+from ..definition.template import lookup, placeholders
+from ..engine.hostrun import command_for
+from ..glyphs import COUNT_ORDER
+from ..inventory.load import fold, host_vars
 from ..run import rules
 from ..run.state import RunState
-from ..definition.template import lookup, placeholders
 
 
 @lru_cache(maxsize=256)
@@ -52,7 +52,7 @@ def _before_stub(action: Action) -> dict:
 def _command(action: Action, variables: dict, before: Any) -> str:
     try:
         return command_for(action, variables, before if before is not None else _before_stub(action))
-    except Exception as exc:  # noqa: BLE001 - shown in the pane; the run reports it per host
+    except Exception as exc:
         return f"<cannot build the command: {exc}>"
 
 
@@ -67,6 +67,7 @@ class StepRow:
     status: str
     counts: tuple[tuple[str, int], ...]  # (status, n) in COUNT_ORDER, zeros left out
     manual: bool = False
+    fixable: bool = False  # the step has an apply: `a` can fix what fails
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class HeaderFacts:
     hosts: int
     pending: tuple[str, ...] = ()  # "reboot owed: gpu[07,31]"
     activity: str = ""  # "verify link-type-ib 312/1000", while a run is going
+    steps_skipped: int = 0  # shown beside the passes, never counted in them
+    steps_waived: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,7 @@ class StepText:
     before: dict[str, Any] | None = None
     stale: bool = False
     then: str | None = None
+    decisions: list[str] = field(default_factory=list)  # notes, waivers, skips on this step, oldest first
 
 
 def restored_values(step: Step, before: Any) -> dict[str, Any] | None:
@@ -162,7 +166,7 @@ class RunView:
         values = [Status(v) for v in self.statuses(step_id, at).values()]
         status = rules.step_status(values).value
         return StepRow(step.id, step.phase, step.phase_title, step.title, status,
-                       ordered_counts(rules.counts(values)), step.manual)
+                       ordered_counts(rules.counts(values)), step.manual, step.apply is not None)
 
     def rows(self, at: float | None = None) -> list[StepRow]:
         at = time.time() if at is None else at
@@ -189,10 +193,12 @@ class RunView:
         rows = self.rows() if rows is None else rows
         # Passed means passed: a skipped or waived step is counted as such, not as a pass.
         passed = sum(1 for r in rows if r.status == Status.PASS.value)
+        skipped = sum(1 for r in rows if r.status == Status.SKIPPED.value)
+        waived = sum(1 for r in rows if r.status == Status.WAIVED.value)
         run = self.state.run
         site = str(run.get("site", "")) or _site(self.inventory)
         return HeaderFacts(site, str(run.get("run_id", "")), str(run.get("operator", "")), passed, len(rows),
-                           len(self.inventory.hosts), self.pending_lines(), activity)
+                           len(self.inventory.hosts), self.pending_lines(), activity, skipped, waived)
 
     def first_open_step(self) -> str | None:
         """Where to put the cursor on opening: the first step not yet passed."""
@@ -212,6 +218,10 @@ class RunView:
     def stale_steps(self) -> list[str]:
         return [s.id for s in self.runbook.steps if self.is_stale(s.id)]
 
+    def is_new(self) -> bool:
+        """Nothing verified, applied or decided yet: the run's first start."""
+        return not self.state.outcomes and not self.state.decisions
+
     def resume_notes(self) -> list[str]:
         """What happened since last time: commands interrupted, definitions changed."""
         notes = []
@@ -225,6 +235,22 @@ class RunView:
             notes.append(f"changed since their results were recorded: {', '.join(stale)}; "
                          "re-verify them with v on each step")
         return notes
+
+    def decision_lines(self, step_id: str, at: float | None = None) -> list[str]:
+        """The notes, waivers and skips recorded on a step, as the step pane shows them:
+        "note by alice on gpu[01-04]: walked rack 1", a waiver with its expiry."""
+        at = time.time() if at is None else at
+        lines = []
+        for d in self.state.decisions:
+            if d.step_id != step_id or d.kind not in rules.DECIDING:
+                continue
+            where = f" on {d.hosts_text}" if d.hosts_text else ""
+            until = ""
+            if d.expires is not None:
+                day = time.strftime("%Y-%m-%d %H:%M", time.localtime(d.expires))
+                until = f" (expired {day})" if at >= d.expires else f" (until {day})"
+            lines.append(f"{d.kind} by {d.operator}{where}{until}: {d.reason}")
+        return lines
 
     # --- the selected host ---------------------------------------------
     def host_facts(self, step_id: str, host: str) -> HostFacts:
@@ -242,6 +268,7 @@ class RunView:
         text = StepText(step.id, step.title, step.why.strip(), host, folded(everyone), len(everyone),
                         hints=list(step.hints), checklist=list(step.checklist), needs=list(step.needs),
                         before=restored_values(step, before), stale=self.is_stale(step_id))
+        text.decisions = self.decision_lines(step_id)
         variables = host_vars(self.inventory, host) if host else {}
         for label in ("verify", "apply", "rollback"):
             action: Action | None = getattr(step, label)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from runbook.workspace.session import Session
 from runbook.store.store import Store
+from runbook.workspace.session import Session
 
 from .events_fixture import DATA, fixed_events, fixed_project
 

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runbook.run.events import (
+    Event,
+    HostFinished,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunStarted,
+    StepFinished,
+    StepStarted,
+)
 from runbook.workspace.project import Project, load_project
-from runbook.run.events import (Event, HostFinished, HostStarted, OperatorDecision, PendingActionChanged,
-                                   RunStarted, StepFinished, StepStarted)
 
 DATA = Path(__file__).parent / "data"
 T0 = 1_700_000_000.0

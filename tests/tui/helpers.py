@@ -1,7 +1,7 @@
 """Waiting on the app, never sleeping blindly."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 
 async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 15.0, what: str = "") -> None:
@@ -22,3 +22,8 @@ async def run_to_end(app, pilot) -> None:
 
 def counts(app, step_id: str) -> dict[str, int]:
     return dict(app.main.query_one("#steps").rows[step_id].counts)
+
+
+def toasts(app) -> list[tuple[str, str]]:
+    """(title, message) of the toasts on screen, oldest first."""
+    return [(n.title, n.message) for n in app._notifications]

@@ -4,7 +4,7 @@ from runbook.tui.app import make_app
 from runbook.tui.screens.confirm import ConfirmScreen
 
 from .conftest import open_session
-from .helpers import counts, run_to_end, wait_until
+from .helpers import counts, run_to_end, toasts, wait_until
 
 
 async def test_verify_a_step_changes_the_grid_and_the_counts(lab, tmp_path):
@@ -19,6 +19,7 @@ async def test_verify_a_step_changes_the_grid_and_the_counts(lab, tmp_path):
             await pilot.press("v")
             await run_to_end(app, pilot)
             assert counts(app, "ssh-reachable") == {"unknown": 1, "pass": 9}
+            assert ("verify ssh-reachable", "9 passed; unknown on gpu05") in toasts(app)  # in words
             assert grid.status_of("gpu05") == "unknown" and grid.status_of("gpu01") == "pass"
             assert app.main.query_one("#host-summary").render().plain.endswith("? gpu05")
             assert app.main.query_one("#header").facts.activity == ""  # the run is over
@@ -55,6 +56,7 @@ async def test_apply_goes_through_the_confirmation_and_cancel_changes_nothing(la
             await pilot.press("y")
             await run_to_end(app, pilot)
             assert app.main.grid.status_of("gpu03") == "pass"  # applied, rebooted, verified again
+            assert ("apply link-type-ib", "applied on 1 host; re-verify passed") in toasts(app)
             assert counts(app, "link-type-ib")["pass"] == 7  # gpu05 is unreachable: blocked
             assert session.state.before("link-type-ib", "gpu03") is not None
             assert not session.state.pending  # the reboot was done

@@ -27,6 +27,8 @@ async def test_quitting_mid_run_and_reopening_loses_nothing(tmp_path):
                 await pilot.press("q")
                 await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")
                 assert "Commands are running" in app.screen.question
+                progress = app.screen.query_one("#quit-progress").render().plain
+                assert progress == f"now: verify ssh-reachable {len(hosts) - 1}/{len(hosts)} · still running on {HANGING}"
                 await pilot.press("y")
                 await wait_until(pilot, lambda: app.return_code is not None, what="the app to exit")
         finally:
@@ -101,6 +103,35 @@ async def test_stop_records_the_running_hosts_as_interrupted_and_the_ui_stays(tm
             journal = [e["event"] for e in session.store.journal()]
             assert any(e["type"] == "HostFinished" and e["host"] == HANGING and e["status"] == "interrupted"
                        for e in journal)
+        finally:
+            await session.close()
+    finally:
+        await lab.stop()
+
+
+async def test_the_quit_question_shows_the_run_progress_live(tmp_path):
+    lab = await start_lab(tmp_path / "lab", "scenario-slow.yaml", slow_seconds=2.0)
+    try:
+        session = open_session(lab, tmp_path / "state")
+        hosts = list(session.inventory.hosts)
+        app = make_app(session, blink=False)
+        try:
+            async with app.run_test(size=(80, 24)) as pilot:
+                app.main.go_to_step("ssh-reachable")
+                await pilot.press("v")
+                await wait_until(pilot, lambda: app.main.feed.progress is not None
+                                 and app.main.feed.progress.done == len(hosts) - 1, what="all but the slow host")
+                await pilot.press("q")
+                await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")
+                line = app.screen.query_one("#quit-progress")
+                assert f"{len(hosts) - 1}/{len(hosts)} · still running on {HANGING}" in line.render().plain
+                # the slow host answers while the question is open: the line follows
+                await wait_until(pilot, lambda: "the run has finished" in line.render().plain,
+                                 what="the progress line to follow the run")
+                await pilot.press("n")
+                await pilot.pause()
+                assert app.screen is app.main and app.return_code is None
+                assert session.state.status("ssh-reachable", HANGING).value == "pass"
         finally:
             await session.close()
     finally:

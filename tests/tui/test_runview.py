@@ -113,3 +113,23 @@ def test_one_list_of_keys_feeds_the_footer_the_help_and_the_palette():
     assert [(b.key, b.action) for b in MainScreen.BINDINGS] == [(k.key, k.action) for k in KEYS]
     assert {a for _t, _h, a in ACTIONS} <= {k.action for k in KEYS}
     assert MainScreen.HELP_ROWS is HELP and check_help_rows() == []
+
+
+def test_header_counts_passes_only_and_shows_skipped_and_waived_beside():
+    from runbook.run.events import OperatorDecision
+    from runbook.tui.widgets.header_bar import header_text
+
+    project = fixed_project()
+    events = fixed_events(project) + [
+        HostFinished("ofed-version", "verify", "gpu12", "pass", ""),
+        OperatorDecision("waive", "ssh-reachable", "gpu12", "alice", "PSU swap tomorrow"),
+        OperatorDecision("skip", "link-type-ib", "", "alice", "cards on order")]
+    view = view_of(events, project)
+    statuses = {r.step_id: r.status for r in view.rows()}
+    assert statuses["ssh-reachable"] == "waived" and statuses["ofed-version"] == "pass"
+    assert statuses["link-type-ib"] == "skipped"
+    h = view.header()
+    assert (h.steps_passed, h.steps_skipped, h.steps_waived) == (1, 1, 1)  # passes only
+    assert "1/4 steps passed · 1 skipped · 1 waived" in header_text(h).plain
+    # nothing skipped or waived: nothing said about them
+    assert "skipped" not in header_text(view_of(fixed_events(project), project).header()).plain

@@ -11,6 +11,8 @@ from textual.widgets import Button, Input
 
 class FormScreen(ModalScreen):
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    # Below 30 rows the form drops its spacing (runbook.tcss), so its buttons stay on screen.
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
     FIRST_FIELD = ""  # the id of the Input focused when the form opens
 
     def __init__(self, *, blink: bool = True):

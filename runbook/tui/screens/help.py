@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from ...glyphs import GLYPH, style
+from ..widgets.step_list import FIX_MARK, MANUAL_MARK
 
 NAVIGATION = [
     ("tab / shift+tab", "next / previous pane"),
@@ -51,6 +52,8 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(help_table(self.keys))
                 yield Static(Text("\nstatus glyphs", style="bold"))
                 yield Static(legend())
+                yield Static(f"{MANUAL_MARK} manual step (confirm it with a note, n)   "
+                             f"{FIX_MARK} has a fix (a applies it, asks first)")
                 yield Static(Text("\nProgress is saved as it happens: quitting and reopening loses nothing. "
                                   "Failing hosts are shown as NodeSets (gpu[07,31]) ready to paste.",
                                   style="dim"))

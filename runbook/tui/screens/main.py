@@ -18,8 +18,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from ...run.events import Event, HostFinished, HostOutput, HostStarted
 from ...definition.model import Status
+from ...run.events import Event, HostFinished, HostOutput, HostStarted
+from ..announce import Announcer
 from ..feed import Feed
 from ..keys import HELP, KEYS
 from ..runview import RunView, StepRow, folded
@@ -33,6 +34,9 @@ from ..widgets.step_list import StepList
 from .main_actions import MainActions
 
 LIST_EVERY = 0.5  # seconds between step-list redraws while a step streams
+
+# Shown once, on a run's first start (a new user's two keys).
+FIRST_START = "c runs everything, ? lists the keys"
 
 # What the line above the grid folds into NodeSets: (glyph of, statuses).
 ATTENTION = (("fail", frozenset({"fail"})), ("unknown", frozenset({"unknown", "interrupted"})),
@@ -68,6 +72,8 @@ class MainScreen(MainActions, Screen):
         self.export_output = export_output
         self.export_key = export_key
         self.feed = Feed()
+        self.announcer = Announcer()  # toasts in words, one per finished step
+        self._said: list = []  # announcements due at the next repaint (after the screen shows it)
         self.rows: dict[str, StepRow] = {r.step_id: r for r in self.view.rows()}
         self.step_id: str | None = self.view.first_open_step()
         self.notes = self.view.resume_notes()
@@ -81,7 +87,8 @@ class MainScreen(MainActions, Screen):
         step = self.step_id
         hosts = self.view.hosts_of(step) if step else []
         yield HeaderBar(self.view.header(list(self.rows.values())), id="header")
-        yield Static("\n".join(f"⚠ {n}" for n in self.notes), id="notice", classes="" if self.notes else "-hidden")
+        lines = [f"⚠ {n}" for n in self.notes] or ([f"→ {FIRST_START}"] if self.view.is_new() else [])
+        yield Static("\n".join(lines), id="notice", classes="" if lines else "-hidden")
         with Horizontal(id="body"):
             yield StepList(list(self.rows.values()), id="steps")
             with Vertical(id="right"):
@@ -177,7 +184,7 @@ class MainScreen(MainActions, Screen):
         """The latest output of (step, host) from the store, for hosts not run in this session."""
         try:
             r = self.session.store.latest_result(step_id, host)
-        except Exception as exc:  # noqa: BLE001 - a missing blob must not break navigation
+        except Exception as exc:
             return [f"(the stored output could not be read: {exc})"]
         if r is None:
             return None
@@ -188,6 +195,12 @@ class MainScreen(MainActions, Screen):
         names = list(FILTERS)
         self.grid.set_filter(names[(names.index(self.grid.filter) + 1) % len(names)])
         self._show_host()
+
+    def on_screen_resume(self) -> None:
+        """A dialog closed: the toasts it held back show now."""
+        show = getattr(self.app, "show_held_toasts", None)
+        if show is not None:
+            show()
 
     def action_dismiss_notice(self) -> None:
         self.query_one("#notice").add_class("-hidden")
@@ -218,6 +231,7 @@ class MainScreen(MainActions, Screen):
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)
+        self._said += self.announcer.feed(others)
         self.feed.events_seen += len(batch) - len(others)
 
     def repaint(self, everything: bool = False) -> bool:
@@ -252,7 +266,6 @@ class MainScreen(MainActions, Screen):
                 self.detail.show(self.view.step_text(step, host))
             self._show_summary()
         header.show(self.view.header(list(self.rows.values()), activity))
-        for finished in ch.finished_steps:
-            self._announce(finished)
+        self._announce()
         self.repaints += 1
         return True

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual import work
 from textual.worker import Worker, WorkerState
 
-from ...run.events import StepFinished
-from ...errors import RunbookError
-from ...glyphs import glyph
 from ...definition.model import Step
+from ...errors import RunbookError
 from ..runview import folded, restored_values
-from .ask import AskScreen
 from .confirm import ConfirmScreen
 from .export import ExportAsked, ExportScreen
 from .help import HelpScreen
+from .quit import QuitScreen
 from .reason import ReasonGiven, ReasonScreen
 
 RUN_GROUP = "run"
@@ -69,6 +69,7 @@ class MainActions:
                                        confirm=self.confirm, on_events=self.on_events)
         finally:
             self.feed.stop()
+            self._said += self.announcer.flush()
             self.repaint(everything=True)
         if action in ("apply", "rollback") and not self._asked:
             why = "no host fails verify" if action == "apply" else "no apply was recorded on these hosts"
@@ -166,12 +167,10 @@ class MainActions:
             self.notify("stopped: hosts that were running are recorded as interrupted; f re-runs them",
                         severity="warning")
 
-    def _announce(self, ev: StepFinished) -> None:
-        counts = " ".join(f"{glyph(k)} {v}" for k, v in sorted(ev.counts.items()) if v)
-        bad = "  ".join(x for x in (ev.failing and f"✖ {ev.failing}", ev.unknown and f"? {ev.unknown}") if x)
-        severity = "warning" if ev.failing or ev.unknown else "information"
-        self.notify(f"{counts}" + (f"\n{bad}" if bad else ""), title=f"{ev.action} {ev.step_id}: {ev.status}",
-                    severity=severity, timeout=6)
+    def _announce(self) -> None:
+        said, self._said = self._said, []
+        for a in said:
+            self.notify(a.message, title=a.title, severity=a.severity, timeout=6)
 
     def action_stop(self) -> None:
         running = self.running()
@@ -186,21 +185,25 @@ class MainActions:
             return
         hosts = ""
         if kind == "waive":
-            grid = self.grid
-            hosts = folded(grid.hosts_with(frozenset({"fail", "unknown", "interrupted", "blocked"})))
+            # Only what fails is proposed: an unknown or interrupted host has not been judged,
+            # so waiving it would accept a result nobody has seen (it can still be typed in).
+            statuses = self.view.statuses(self.step_id)
+            hosts = folded([h for h, st in statuses.items() if st == "fail"])
         self.app.push_screen(ReasonScreen(kind, self.step_id, hosts, blink=self.blink), self.record_decision)
 
     def record_decision(self, given: ReasonGiven | None) -> None:
         if given is None or self.step_id is None:
             return
+        expires = time.time() + given.expires_days * 86400 if given.expires_days else None
         try:
-            ev = self.session.decide(given.kind, self.step_id, given.hosts, given.reason)
+            ev = self.session.decide(given.kind, self.step_id, given.hosts, given.reason, expires)
         except RunbookError as exc:
             self.notify(str(exc), title=f"{given.kind} not recorded", severity="error")
             return
         self.feed.changes.decisions.append(ev)
         self.repaint()
-        self.notify(f"{given.kind} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'}")
+        until = f" until {time.strftime('%Y-%m-%d %H:%M', time.localtime(expires))}" if expires else ""
+        self.notify(f"{given.kind} recorded for {ev.step_id} on {ev.hosts or 'all its hosts'}{until}")
 
     # --- export ----------------------------------------------------------------
     def action_export(self) -> None:
@@ -243,10 +246,20 @@ class MainActions:
         if not running:
             self.app.exit()
             return
-        activity = self.feed.activity() or "a step"
-        question = (f"Commands are running ({activity}).\nQuit anyway? Every finished result is saved; "
+        question = ("Commands are running.\nQuit anyway? Every finished result is saved; "
                     "hosts still running are recorded as interrupted and re-run with f next time.")
-        self.app.push_screen(AskScreen(question, yes="Quit", no="Keep running"), self._quit_answered)
+        self.app.push_screen(QuitScreen(question, self.quit_progress), self._quit_answered)
+
+    def quit_progress(self) -> str:
+        """Drawn live in the quit question: how far the run is, which hosts quitting cuts off."""
+        if not self.running():
+            return "now: the run has finished; quitting interrupts nothing"
+        progress = self.feed.progress
+        if progress is None:
+            return "now: starting"
+        running = [h for h, st in self.view.statuses(progress.step_id).items() if st == "running"]
+        still = f" · still running on {folded(running)}" if running else ""
+        return f"now: {progress.text()}{still}"
 
     def _quit_answered(self, yes: bool | None) -> None:
         if yes:
@@ -258,6 +271,6 @@ class MainActions:
             w.cancel()
             try:
                 await w.wait()
-            except Exception:  # noqa: BLE001 - cancelled or failed: either way it is over
+            except Exception:
                 pass
         self.app.exit()

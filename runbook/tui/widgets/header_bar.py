@@ -13,6 +13,10 @@ def header_text(f: HeaderFacts) -> Text:
     text.append(f" {f.site or 'site ?'}", style="bold")
     text.append(" │ ")
     text.append(f"{f.steps_passed}/{f.steps_total} steps passed", style="bold")
+    # Skipped and waived are not passes: shown beside the count, never in it.
+    for n, what in ((f.steps_skipped, "skipped"), (f.steps_waived, "waived")):
+        if n:
+            text.append(f" · {n} {what}")
     text.append(f" · {f.hosts} hosts")
     for line in f.pending:
         text.append(" │ ")

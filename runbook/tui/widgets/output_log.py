@@ -8,7 +8,7 @@ evicted oldest-first; the full output stays in the store.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from typing import Hashable
+from collections.abc import Hashable
 
 from textual.widgets import Log
 

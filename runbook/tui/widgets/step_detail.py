@@ -37,6 +37,8 @@ def detail_renderable(t: StepText | None) -> Group:
         parts.append(Text("before: " + ", ".join(f"{k}={v}" for k, v in t.before.items()), style="cyan"))
     if t.criteria:
         parts.append(Text("pass when: " + "; ".join(t.criteria)))
+    for line in t.decisions:
+        parts.append(Text(line, style="magenta"))
     for item in t.checklist:
         parts.append(Text(f"☐ {item}"))
     for i, hint in enumerate(t.hints, 1):

@@ -22,8 +22,14 @@ from .status_text import counts_text, status_text
 PHASE_PREFIX = "phase:"
 
 
+# Marks after a step's id: a manual step (confirmed with a note), a step with a fix (apply).
+MANUAL_MARK = "✎"
+FIX_MARK = "⚒"
+
+
 def step_prompt(row: StepRow, width: int) -> Text:
-    left = status_text(row.status, row.step_id + (" ✎" if row.manual else ""))
+    marks = (f" {MANUAL_MARK}" if row.manual else "") + (f" {FIX_MARK}" if row.fixable else "")
+    left = status_text(row.status, row.step_id + marks)
     right = counts_text(row.counts)
     room = max(width, 8) - right.cell_len - 1
     if left.cell_len > room:
