@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 from ..errors import EXIT_OK, RunbookError, UsageError
-from ..workspace.project import eprint
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 NAME = "runbook-bundle"
@@ -40,6 +39,12 @@ PYTHON=${PYTHON:-python3}
 "$venv/bin/python" -m pip install --no-index --find-links "$here/wheels" runbook
 echo "installed: $venv/bin/runbook   (try: $venv/bin/runbook demo --headless --nodes 4)"
 """
+
+
+def eprint(*args) -> None:
+    # not workspace.project's: importing it loads the inventory and YAML stack on every
+    # `runbook` start, since build_parser imports this module (bench/cold_start.py)
+    print(*args, file=sys.stderr)
 
 
 def add_arguments(p) -> None:

@@ -73,7 +73,7 @@ def _open(args, project, **kw) -> Session:
 
 
 def cmd_run(args) -> int:
-    project = load_project(args.steps, args.inventory)
+    project = load_project(args.steps, args.inventory, state=args.state)
     if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
     console = Console(stderr=True, soft_wrap=True)
@@ -197,7 +197,7 @@ def cmd_runs(args) -> int:
 
 
 def cmd_decide(args) -> int:
-    project = load_project(args.steps, args.inventory)
+    project = load_project(args.steps, args.inventory, state=args.state)
     check_step_ids(project.runbook, [args.step])
     session = _open(args, project)
     try:

@@ -6,10 +6,7 @@ The CLI dispatcher calls add_arguments(parser) and run(args); until it exists,
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
-import logging
-import signal
 import sys
 from pathlib import Path
 
@@ -50,6 +47,9 @@ def _say(text: str) -> None:
 
 
 async def serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import signal
+
     from .scenario import DEFAULT
 
     scenario = args.scenario or DEFAULT
@@ -119,6 +119,11 @@ def _own_scenario(path: str | None) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    # asyncio and logging load here, not at import: build_parser imports this module for
+    # every `runbook` command, `--version` included
+    import asyncio
+    import logging
+
     try:
         Path(args.dir).mkdir(parents=True, exist_ok=True)
         logging.basicConfig(filename=str(Path(args.dir) / "sim.log"), level=logging.WARNING)

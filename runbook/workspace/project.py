@@ -20,9 +20,11 @@ class Project:
     inventory_path: Path
 
 
-def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True) -> Project:
+def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True,
+                 state: str | Path | None = None) -> Project:
     """Load both; with `check`, every problem of both (and of their combination)
-    is raised at once as FILE:LINE: messages."""
+    is raised at once as FILE:LINE: messages. With `state`, a clean lint of the same
+    files is remembered there and not repeated (workspace/lint_cache.py)."""
     problems = []
     runbook = inv = None
     try:
@@ -34,13 +36,27 @@ def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True
     except InputError as exc:
         problems.extend(exc.problems)
     if runbook is not None and inv is not None and check:
-        problems.extend(lint(runbook, inv))
+        problems.extend(_lint(runbook, inv, state))
     if problems:
         if not Path(steps).exists() or not Path(inventory).exists():
             problems.append(Problem(str(Path.cwd()), None, "this is not a site directory: work in one made by "
                                     "`runbook init DIR`, or pass --steps DIR --inventory PATH"))
         raise InputError(problems)
     return Project(runbook, inv, Path(steps), Path(inventory))
+
+
+def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None) -> list[Problem]:
+    if state is None:
+        return lint(runbook, inv)
+    from . import lint_cache
+
+    k = lint_cache.key(runbook, inv)
+    if lint_cache.known_clean(state, k):
+        return []
+    problems = lint(runbook, inv)
+    if not problems:
+        lint_cache.remember_clean(state, k)
+    return problems
 
 
 def eprint(*args) -> None:

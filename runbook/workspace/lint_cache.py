@@ -1,0 +1,64 @@
+"""A clean lint result, remembered under the state directory so that a `runbook run`
+does not lint the same steps and inventory again (lint is ~0.2 s at 50 hosts and grows
+with hosts x steps; bench/cold_start.py). Only "no problems" is remembered, under a key
+that hashes the bytes of the step files and of the inventory files (Runbook.sha256,
+Inventory.sha256) and the source of the code lint depends on: any change
+to one of them is a different key, so lint runs again. Nothing is trusted without it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from .. import __version__
+from ..definition.model import Inventory, Runbook
+
+DIR_NAME = "lint-cache"
+PACKAGE = Path(__file__).resolve().parent.parent
+# what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
+CODE = ("definition", "inventory", "criteria", "parsers")
+
+
+def _code_fingerprint() -> str:
+    digest = hashlib.sha256(__version__.encode())
+    files = sorted(PACKAGE.glob("*.py")) + sorted(f for d in CODE for f in (PACKAGE / d).rglob("*.py"))
+    for path in files:
+        digest.update(f"\0{path.relative_to(PACKAGE)}\0".encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def key(runbook: Runbook, inventory: Inventory) -> str | None:
+    if not (runbook.sha256 and inventory.sha256):
+        return None
+    try:
+        code = _code_fingerprint()
+    except OSError:
+        return None
+    return hashlib.sha256(f"{runbook.sha256}\n{inventory.sha256}\n{code}".encode()).hexdigest()
+
+
+def known_clean(state_dir: str | Path, k: str | None) -> bool:
+    if k is None:
+        return False
+    try:
+        record = json.loads((Path(state_dir) / DIR_NAME / k).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and record.get("key") == k and record.get("problems") == 0
+
+
+def remember_clean(state_dir: str | Path, k: str | None) -> None:
+    """Only in a state directory that exists already: a command that then fails on its
+    arguments leaves nothing behind."""
+    if k is None or not Path(state_dir).is_dir():
+        return
+    directory = Path(state_dir) / DIR_NAME
+    try:
+        directory.mkdir(exist_ok=True)
+        tmp = directory / f".tmp-{os.getpid()}"
+        tmp.write_text(json.dumps({"key": k, "problems": 0}), encoding="utf-8")
+        os.replace(tmp, directory / k)
+    except OSError:
+        pass  # a cache: lint simply runs again next time
