@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..criteria.describe import describe
 from ..definition.model import Action, Inventory, Runbook, Status, Step
 from ..definition.plan import BEFORE_PLACEHOLDER
 from ..definition.targets import targets
@@ -277,7 +278,9 @@ class RunView:
             command = _command(action, variables, before) if host else action.run
             text.commands.append((label, command))
             if label == "verify":
-                text.criteria = [c.describe() for c in action.expect] or ["exit status == 0"]
+                # with the selected host's values, as the plan shows them ("version eq 23.10-...")
+                text.criteria = [describe(c, dict(variables) if host else None) for c in action.expect] \
+                    or ["exit status == 0"]
             if label == "apply":
                 text.then = action.then
         return text

@@ -60,7 +60,7 @@ def test_step_text_renders_commands_for_the_selected_host_and_the_recorded_befor
     assert commands["verify"] == "mlxconfig -d mlx5_0 q LINK_TYPE_P1"
     assert commands["apply"] == "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=1"
     assert "<before>" in commands["rollback"]  # nothing recorded yet for gpu07
-    assert text.criteria == ["LINK_TYPE_P1 eq 'IB(1)'"] and text.then == "reboot"
+    assert text.criteria == ["LINK_TYPE_P1 eq IB(1)"] and text.then == "reboot"
     view.state.befores[("link-type-ib", "gpu07")] = {"LINK_TYPE_P1": "2"}
     assert dict(view.step_text("link-type-ib", "gpu07").commands)["rollback"] == \
         "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=2"

@@ -28,7 +28,7 @@ class ExportScreen(FormScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
             yield Static("Export the signed completion log", id="export-title")
-            yield Label("log file (FILE.sig, FILE.md, FILE.html are written beside it)")
+            yield Label("log file NAME.json (NAME.json.sig, NAME.md, NAME.html are written beside it)")
             yield Input(self.output, id="export-output")
             yield Label("signing key (empty = the first key in ssh-agent)")
             yield Input(self.sign_key, placeholder="~/.ssh/id_ed25519", id="export-key")
