@@ -174,6 +174,11 @@ class Engine:
     async def _verify(self, step: Step, hosts: list[str]) -> None:
         if not hosts or step.verify is None:
             return
+        if step.kind != "each":  # run_on: one, pairs:, launch: (runbook/engine/kinds/)
+            from .kinds import run_kind
+
+            await run_kind(self, step, hosts)
+            return
         runnable = []
         for h in hosts:
             why = blocked_reason(step, h, self.runbook, self.inventory, self.state.status)

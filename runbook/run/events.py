@@ -92,6 +92,11 @@ class HostFinished(Event):
     attempt: int = 1
     record: Any = None  # parsed structured record, when a parser ran
     before: dict[str, Any] | None = None  # values verify measured before apply (for rollback)
+    # Step kinds (docs/step-kinds.md): the host that ran the command when it is not
+    # this one, the partner(s) of a pair or job, and the link or port the verdict names.
+    via: str = ""
+    peer: str = ""
+    link: str = ""
 
 
 @dataclass(frozen=True)
