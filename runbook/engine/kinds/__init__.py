@@ -7,6 +7,7 @@ its verify; nothing else of the engine changes."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 from ...definition.model import Step
 
@@ -15,6 +16,7 @@ async def run_kind(engine, step: Step, hosts: list[str]) -> None:
     from .common import Ctx
 
     ctx = Ctx(engine, step)
+    await _maybe(getattr(engine, "_settle", None))  # statuses read below are durable ones
     runnable = ctx.start(hosts)
     try:
         if runnable:
@@ -35,4 +37,13 @@ async def run_kind(engine, step: Step, hosts: list[str]) -> None:
     except asyncio.CancelledError:
         raise  # the runner records the hosts still running as interrupted
     ctx.unfinished_unknown()
-    engine._step_finished(step, "verify", hosts)
+    done = engine._step_finished(step, "verify", hosts)
+    if inspect.isawaitable(done):
+        await done
+
+
+async def _maybe(func) -> None:
+    if func is not None:
+        r = func()
+        if inspect.isawaitable(r):
+            await r
