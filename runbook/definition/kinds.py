@@ -43,7 +43,15 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
         add(_line(step, "run_on"), f"step {sid}: run_on: one needs `judge_each:` {{items, hosts, name}} "
             "(which items of the record are judged and which hosts each one is attributed to)")
         return None
-    _unknown(add, each, {"items", "hosts", "name"}, f"step {sid}: judge_each")
+    _unknown(add, each, {"items", "hosts", "name", "unseen", "covered"}, f"step {sid}: judge_each")
+    unseen, covered = each.get("unseen", "unknown"), each.get("covered", "")
+    if unseen not in ("unknown", "pass"):
+        add(_line(each, "unseen"), f"step {sid}: judge_each.unseen must be unknown or pass, found {unseen!r}")
+        unseen = "unknown"
+    if unseen == "pass" and (not isinstance(covered, str) or not covered):
+        add(_line(each, "unseen"), f"step {sid}: judge_each.unseen: pass needs `covered:`, the record's count "
+            "of nodes the tool checked (a host passes unseen only when the sweep covered the fleet)")
+        unseen = "unknown"
     items, hosts, name = each.get("items"), each.get("hosts"), each.get("name", "")
     if not isinstance(items, str) or not items:
         add(_line(each, "items"), f"step {sid}: judge_each.items must be a path to a list in the record")
@@ -57,7 +65,8 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
     if not isinstance(run_from, str):
         add(_line(step, "run_from"), f"step {sid}: run_from must be a host selector (text)")
         run_from = ""
-    return RunOnOne(run_from=run_from, items=items, item_hosts=tuple(hosts), item_name=str(name or ""))
+    return RunOnOne(run_from=run_from, items=items, item_hosts=tuple(hosts), item_name=str(name or ""),
+                    unseen=unseen, covered=str(covered or ""))
 
 
 def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:

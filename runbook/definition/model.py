@@ -155,7 +155,11 @@ class RunOnOne:
     run_from: str = ""  # selector of the runner candidates ("" = the step's hosts)
     items: str = ""  # dotted path to the list of items in the record
     item_hosts: tuple[str, ...] = ()  # fields of an item that name hosts (its ends)
-    item_name: str = ""  # field naming the item in reasons (a link, a port)
+    item_name: str = ""  # fields naming the item in reasons (a link, a port), comma-separated
+    # A host no item names: "unknown" (not seen), or "pass" when the record's
+    # `covered` number (nodes the tool checked) is at least the hosts judged.
+    unseen: str = "unknown"
+    covered: str = ""
 
 
 @dataclass(frozen=True)

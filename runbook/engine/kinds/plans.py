@@ -18,11 +18,11 @@ class PairTest:
 
     @property
     def cnic(self) -> dict[str, Any]:
-        return dict(self.client_nic)
+        return _unkey(self.client_nic)
 
     @property
     def snic(self) -> dict[str, Any]:
-        return dict(self.server_nic)
+        return _unkey(self.server_nic)
 
     def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
         """(host, device) of both sides: a NIC (and the GPU next to it) is in one test at a time."""
@@ -40,7 +40,13 @@ def end_label(host: str, nic: dict[str, Any]) -> str:
 
 
 def _key(nic: dict[str, Any]) -> tuple:
-    return tuple(sorted((k, v) for k, v in nic.items() if isinstance(v, (str, int, float))))
+    """A NIC entry made hashable (lists become tuples; _unkey turns them back)."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in nic.items()
+                        if isinstance(v, (str, int, float, list))))
+
+
+def _unkey(key: tuple) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in key}
 
 
 def rails_of(hosts: list[str], nics: Nics) -> dict[int, dict[str, dict]]:

@@ -20,6 +20,14 @@ def _item_hosts(item: Any, fields: tuple[str, ...]) -> list[str]:
     return found
 
 
+def _name(item: Any, fields: str) -> str:
+    parts = []
+    for f in (x.strip() for x in fields.split(",") if x.strip()):
+        for v in select(item, f):
+            parts.append(f"port {v}" if f == "port" else str(v))
+    return " ".join(parts)
+
+
 def judge_items(ctx: Ctx, record: Any, hosts: list[str]) -> dict[str, list[tuple[str, Status, str]]]:
     """host -> [(item name, status, reason)] for every item attributed to a host of `hosts`."""
     spec, verify = ctx.step.run_on, ctx.step.verify
@@ -31,7 +39,7 @@ def judge_items(ctx: Ctx, record: Any, hosts: list[str]) -> dict[str, list[tuple
     if len(items) == 1 and isinstance(items[0], list):
         items = items[0]
     for i, item in enumerate(items):
-        name = (select(item, spec.item_name) or [f"{spec.items}[{i}]"])[0] if spec.item_name else f"{spec.items}[{i}]"
+        name = _name(item, spec.item_name) or f"{spec.items}[{i}]"
         for h in dict.fromkeys(_item_hosts(item, spec.item_hosts)):
             if h not in wanted:
                 continue
@@ -69,10 +77,17 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
             ctx.finish(h, status, f"on {via}: {why}{taken}", res, via=via)
         return
     judged = judge_items(ctx, res.record, hosts)
+    covered = _covered(res.record, spec.covered) if spec.unseen == "pass" else None
     for h in hosts:
         items = judged.get(h)
+        if not items and covered is not None and covered >= len(ctx.engine._all_targets(ctx.step)):
+            ctx.finish(h, Status.PASS, f"nothing reported for it by {via} ({spec.covered} = {covered}){taken}",
+                       res, via=via, record={"items": []})
+            continue
         if not items:
-            ctx.finish(h, Status.UNKNOWN, f"not seen in {via}'s output{taken}", res, via=via, record={})
+            why = f"not seen in {via}'s output" if covered is None else \
+                f"{spec.covered} = {covered}: fewer nodes checked than the hosts judged"
+            ctx.finish(h, Status.UNKNOWN, why + taken, res, via=via, record={})
             continue
         bad = [(n, s, r) for n, s, r in items if s != Status.PASS]
         record = {"items": [{"name": n, "status": s.value, "reason": r} for n, s, r in items]}
@@ -84,3 +99,8 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
         links = ", ".join(n for n, _s, _r in bad)
         reason = "; ".join(f"{n}: {r}" for n, _s, r in bad[:4]) + (f"; … {len(bad) - 4} more" if len(bad) > 4 else "")
         ctx.finish(h, status, reason + taken, res, via=via, link=links, record=record)
+
+
+def _covered(record: Any, path: str) -> int | None:
+    found = [v for v in select(record, path) if isinstance(v, int) and not isinstance(v, bool)]
+    return found[0] if found else None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from .. import perfmodel
+from .. import linkfaults, pathmodel, perfmodel
 from .base import Ctx
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -53,7 +53,8 @@ def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int]
                 return (f"{n.name}: Test NCCL failure common.cu:1005 'unhandled system error "
                         "(run with NCCL_DEBUG=INFO for details)'\n"), 3
         base = float(ctx.cluster.design.var("nccl_inter_busbw_gbps", 38.0))
-        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) for n in nodes)
+        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) * linkfaults.nccl_factor(n)
+                                                  for n in nodes)
     else:
         base = float(ctx.cluster.design.var("nccl_intra_busbw_gbps", 18.5))
         peak = base * perfmodel.HEADROOM * perfmodel.intra_factor(nodes[0])
@@ -190,6 +191,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.out.write("\n************************************\n* Waiting for client to connect... *\n"
                      "************************************\n")
         fut = asyncio.get_running_loop().create_future()
+        fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
         ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
         try:
             value, rlid = await asyncio.wait_for(fut, 120)
@@ -204,12 +206,13 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
                      " Unable to init the socket connection\n")
         return 1
     # The peer's port: the one the waiting server uses, else the same device name.
-    pnic = peer.state.nic(nic.dev) or peer.state.nics[0]
+    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done()]
+    pnic = (peer.state.nic(waiting[0].dev) if waiting else None) or peer.state.nic(nic.dev) or peer.state.nics[0]
     pst = ctx.fabric.status(peer.state, pnic)
     if st.layer != "InfiniBand" or pst.layer != "InfiniBand" or pst.state != "Active":
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
-    value = min(perfmodel.port_gbits(node, nic), perfmodel.port_gbits(peer.state, pnic))
+    value = pathmodel.pair_gbits(ctx.fabric, node, nic, peer.state, pnic)
     waiting = peer.rendezvous.get("ib_write_bw") or []
     while waiting:
         fut = waiting.pop(0)

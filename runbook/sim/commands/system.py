@@ -99,6 +99,10 @@ def chronyc(ctx: Ctx, args, io) -> int:
 
 
 def numactl(ctx: Ctx, args, io) -> int:
+    from .numabind import run_bound, wants_binding
+
+    if wants_binding(args):
+        return run_bound(ctx, args, io)  # awaited by the shell
     if not args or args[0] not in ("-H", "--hardware"):
         if args and args[0] in ("-s", "--show"):
             io.out.write(f"policy: default\npreferred node: current\nphyscpubind: "

@@ -1,0 +1,44 @@
+"""Faults of links and of a node's speed, for the fabric acceptance steps:
+`cable_ber` (a marginal cable: symbol errors on both ends, and the link's
+RDMA bandwidth drops as packets are retransmitted) and `slow_node` (a node
+that slows every NCCL job it is part of, with no error anywhere: throttled
+GPUs or a power-capped BIOS profile). The state is kept in node.faults
+("cable_ber:mlx5_2"), so it persists with the node."""
+from __future__ import annotations
+
+BER_BANDWIDTH = 0.55  # share of line rate left on a link retransmitting (marginal cable)
+BER_SYMBOL_ERRORS = 4873  # symbol errors counted on each end since the counters were cleared
+BER_RECOVERIES = 3
+SLOW_NODE_NCCL = 0.6  # NCCL bus bandwidth share of a job that includes the slow node
+
+
+def cable_ber(cluster, node, dev):
+    from .faults import FaultError
+
+    nic = node.nic(dev)
+    if nic is None or not nic.cable:
+        raise FaultError(f"{node.name} has no cabled device {dev!r}")
+    node.faults.append(f"cable_ber:{dev}")
+
+
+def slow_node(cluster, node, _):
+    pass  # the name in node.faults is the state (nccl_factor below)
+
+
+def ber_devs(node) -> set[str]:
+    return {f.split(":", 1)[1] for f in node.faults if f.startswith("cable_ber:")}
+
+
+def link_factor(node, nic) -> float:
+    return BER_BANDWIDTH if nic.dev in ber_devs(node) else 1.0
+
+
+def nccl_factor(node) -> float:
+    """A node's extra NCCL factor: slow_node, and a marginal rail link's share
+    (one rail of four at BER_BANDWIDTH, as perfmodel.inter_factor counts a slow port)."""
+    factor = SLOW_NODE_NCCL if "slow_node" in node.faults else 1.0
+    compute = [n for n in node.nics if n.role == "compute"]
+    for nic in compute:
+        if nic.dev in ber_devs(node):
+            factor -= (1 - BER_BANDWIDTH) / max(1, len(compute))
+    return factor
