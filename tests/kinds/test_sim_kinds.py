@@ -1,0 +1,82 @@
+"""The fabric acceptance steps (steps/66-fabric-acceptance.yaml) run by the real
+engine over SSH against simulated labs: the compliant lab passes them all;
+each new fault is caught on exactly its host (and link) by its steps; and the
+issue's demo case, a marginal cable on one link plus a slow node, names
+exactly that link and that host."""
+from __future__ import annotations
+
+import pytest
+
+from runbook.engine.kinds.split import bound
+from tests.steps.simlab import LabRun, run_scenarios
+
+KIND_STEPS = ("fabric-health", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall")
+NODES = 8
+CABLE = ("gpu03", "mlx5_2")
+SLOW = "gpu06"
+
+
+async def _lab(directory, faults):
+    run = await LabRun.start(directory, nodes=NODES, faults=faults)
+    try:
+        await run.run(None)
+        table = run.table()
+        finished = {(s, h): run.finished(s, "verify", h) for s in KIND_STEPS for h in table.get(s, {})}
+        return table, finished
+    finally:
+        await run.stop()
+
+
+@pytest.fixture(scope="module")
+def labs(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("kinds")
+
+    async def compliant(d):
+        return await _lab(d, None)
+
+    async def demo(d):
+        return await _lab(d, {CABLE[0]: [{"cable_ber": CABLE[1]}], SLOW: ["slow_node"]})
+
+    return run_scenarios(directory, {"compliant": compliant, "demo": demo})
+
+
+def failing(table, step):
+    return {h for h, (status, _r) in table[step].items() if status != "pass"}
+
+
+def test_the_compliant_lab_passes_every_fabric_acceptance_step(labs):
+    table, _ = labs["compliant"]
+    for step in KIND_STEPS:
+        assert len(table[step]) == NODES, step
+        assert failing(table, step) == set(), (step, table[step])
+
+
+def test_the_marginal_cable_is_named_on_its_link_only(labs):
+    table, finished = labs["demo"]
+    host, dev = CABLE
+    for step in ("fabric-health", "ib-pair-bw", "ib-cross-rail-bw"):
+        assert failing(table, step) == {host}, (step, table[step])
+        assert table[step][host][0] == "fail"
+    assert "gpu03 mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
+    assert finished[("fabric-health", host)].via == "sm01"
+    for step in ("ib-pair-bw", "ib-cross-rail-bw"):
+        ev = finished[(step, host)]
+        assert ev.link == f"{host} {dev} (rail 3)" and f"the link {host} {dev}" in ev.reason
+
+
+def test_the_slow_node_is_named_by_the_split(labs):
+    table, finished = labs["demo"]
+    assert failing(table, "nccl-alltoall") == {SLOW}
+    ev = finished[("nccl-alltoall", SLOW)]
+    assert ev.via == "gpu01" and "slow" in ev.reason
+    assert ev.record["rounds"] <= bound(NODES)
+    assert ev.record["jobs"][0]["hosts"] == f"gpu[01-{NODES:02d}]" and ev.record["jobs"][0]["status"] == "fail"
+
+
+def test_demo_done_when_exactly_that_link_and_that_host(labs):
+    table, finished = labs["demo"]
+    named_links = {finished[(s, h)].link for s in KIND_STEPS for h in table[s]
+                   if table[s][h][0] == "fail" and finished[(s, h)].link and s != "fabric-health"}
+    named_slow = {h for h in table["nccl-alltoall"] if table["nccl-alltoall"][h][0] == "fail"}
+    assert named_links == {"gpu03 mlx5_2 (rail 3)"}
+    assert named_slow == {SLOW}
