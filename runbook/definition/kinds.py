@@ -9,7 +9,7 @@ from .model import LaunchSpec, PairsSpec, RunOnOne
 
 PLANS = ("rail", "cross_rail", "ring", "list")
 RUN_ON_KEYS = {"run_from", "items", "item_hosts", "item_name"}
-PAIRS_KEYS = {"plan", "server", "ready", "list", "concurrency", "ready_timeout"}
+PAIRS_KEYS = {"plan", "server", "ready", "list", "concurrency", "ready_timeout", "cleanup"}
 LAUNCH_KEYS = {"launcher", "split", "max_parallel"}
 
 Add = Callable[[int | None, str], None]
@@ -107,7 +107,11 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         add(_line(node, "ready_timeout"), f"{what}.ready_timeout must be a positive number of seconds")
         timeout = 30
-    return PairsSpec(plan=plan, server=server, ready=ready, pairs=tuple(explicit),
+    cleanup = node.get("cleanup", "")
+    if not isinstance(cleanup, str):
+        add(_line(node, "cleanup"), f"{what}.cleanup must be a command (stops a server left behind, by its port)")
+        cleanup = ""
+    return PairsSpec(plan=plan, server=server, ready=ready, pairs=tuple(explicit), cleanup=cleanup,
                      concurrency=_count(add, node, "concurrency", 8, what), ready_timeout=float(timeout))
 
 

@@ -13,7 +13,7 @@ from .template import has_default, placeholders
 # Variables that exist at run time without being in the inventory.
 RUNTIME_ROOTS = {"before", "inventory_hostname", "group_names", "groups", "hostvars"}
 # ... and those a step kind adds (docs/step-kinds.md).
-KIND_ROOTS = {"pairs": {"peer", "nic", "peer_nic", "rail"}, "launch": {"launch_hosts", "launch_count"}}
+KIND_ROOTS = {"pairs": {"peer", "nic", "peer_nic", "rail", "port"}, "launch": {"launch_hosts", "launch_count"}}
 
 
 def _templates(action: Action) -> Iterator[tuple[str, int]]:
@@ -84,8 +84,9 @@ def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | 
     problems = _kind_problems(step, inventory, hosts)
     extra = KIND_ROOTS.get(step.kind, set())
     server = step.pairs.server if step.pairs is not None else None
+    cleanup = step.pairs.cleanup or None if step.pairs is not None else None
     for name, action in (("verify", step.verify), ("apply", step.apply), ("rollback", step.rollback),
-                         ("pairs.server", server)):
+                         ("pairs.server", server), ("pairs.cleanup", cleanup)):
         if action is None:
             continue
         templates = [(action, step.line)] if isinstance(action, str) else _templates(action)

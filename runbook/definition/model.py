@@ -172,6 +172,9 @@ class PairsSpec:
     pairs: tuple[tuple[str, str], ...] = ()  # plan `list`: (client, server)
     concurrency: int = 8
     ready_timeout: float = 30.0
+    # run on the server's host before its first test and after a test cut short:
+    # stops a server a killed run left behind (by its port, `{{ port }}`)
+    cleanup: str = ""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 `cable_ber` (a marginal cable: symbol errors on both ends, and the link's
 RDMA bandwidth drops as packets are retransmitted) and `slow_node` (a node
 that slows every NCCL job it is part of, with no error anywhere: throttled
-GPUs or a power-capped BIOS profile). The state is kept in node.faults
-("cable_ber:mlx5_2"), so it persists with the node."""
+GPUs or a power-capped BIOS profile). The state is the NIC's `marginal` flag
+and the fault's name in node.faults, so it persists with the node."""
 from __future__ import annotations
 
 BER_BANDWIDTH = 0.55  # share of line rate left on a link retransmitting (marginal cable)
@@ -18,7 +18,7 @@ def cable_ber(cluster, node, dev):
     nic = node.nic(dev)
     if nic is None or not nic.cable:
         raise FaultError(f"{node.name} has no cabled device {dev!r}")
-    node.faults.append(f"cable_ber:{dev}")
+    nic.marginal = True
 
 
 def slow_node(cluster, node, _):
@@ -26,7 +26,7 @@ def slow_node(cluster, node, _):
 
 
 def ber_devs(node) -> set[str]:
-    return {f.split(":", 1)[1] for f in node.faults if f.startswith("cable_ber:")}
+    return {n.dev for n in node.nics if n.marginal}
 
 
 def link_factor(node, nic) -> float:

@@ -43,8 +43,11 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
         if banner.search(line):
             ready.set()
 
-    server_vars = {"peer": _peer(ctx, t.client), "nic": t.snic, "peer_nic": t.cnic, "rail": t.snic.get("rail")}
-    client_vars = {"peer": _peer(ctx, t.server), "nic": t.cnic, "peer_nic": t.snic, "rail": t.cnic.get("rail")}
+    port = port_of(t.snic)
+    server_vars = {"peer": _peer(ctx, t.client), "nic": t.snic, "peer_nic": t.cnic, "rail": t.snic.get("rail"),
+                   "port": port}
+    client_vars = {"peer": _peer(ctx, t.server), "nic": t.cnic, "peer_nic": t.snic, "rail": t.cnic.get("rail"),
+                   "port": port}
     server_action = Action(run=spec.server, timeout=verify.timeout + spec.ready_timeout)
     for h, tmpl, extra in ((t.server, spec.server, server_vars), (t.client, verify.run, client_vars)):
         try:
@@ -67,16 +70,41 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
         except asyncio.TimeoutError:
             srv = await _stop(server)
         return client, srv
+    except asyncio.CancelledError:
+        if not server.done():  # stopped mid-test: the server must not stay behind on the node
+            server.cancel()
+            await asyncio.shield(cleanup(ctx, t.server, t.snic))
+        raise
     finally:
         waiter.cancel()
         if not server.done():
             server.cancel()
+            await cleanup(ctx, t.server, t.snic)
 
 
 def Verdict_unknown(reason: str):  # noqa: N802 - reads like the constructor it wraps
     from ...criteria.verdict import Verdict
 
     return Verdict(Status.UNKNOWN, reason)
+
+
+BASE_PORT = 18515  # perftest's default TCP port; one port per rail so a node's servers do not collide
+
+
+def port_of(nic: dict[str, Any]) -> int:
+    return BASE_PORT + int(nic.get("rail") or 0)
+
+
+async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
+    """Stop a server left on `host`'s port for `nic` (by the step's `cleanup:`), best effort."""
+    spec = ctx.step.pairs
+    if not spec.cleanup:
+        return
+    action = Action(run=spec.cleanup, timeout=30.0)
+    try:
+        await asyncio.wait_for(ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35)
+    except (asyncio.TimeoutError, OSError):
+        pass
 
 
 async def _stop(task: asyncio.Task) -> Result | None:
@@ -126,6 +154,9 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     # Resume: only the tests with a host still to do; their partners may be done hosts.
     wanted = set(hosts)
     tests = [t for t in plan(spec.plan, all_hosts, nics, spec.pairs) if {t.client, t.server} & wanted]
+    # A run killed mid-test may have left servers listening: stop them by their port first.
+    servers = {(t.server, t.server_nic): t for t in tests}
+    await asyncio.gather(*(cleanup(ctx, t.server, t.snic) for t in servers.values()))
     results = await schedule(ctx, tests, spec.concurrency)
 
     slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}

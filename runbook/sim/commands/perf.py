@@ -157,7 +157,7 @@ def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid:
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
-    dev, size, gbits, peer_name = None, 65536, False, None
+    dev, size, gbits, peer_name, tcp_port = None, 65536, False, None, 18515
     i = 0
     while i < len(args):
         a = args[i]
@@ -167,7 +167,10 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         if a in ("-s", "--size") and i + 1 < len(args):
             size, i = int(args[i + 1]), i + 2
             continue
-        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-D", "--duration", "-p", "--port",
+        if a in ("-p", "--port") and i + 1 < len(args) and args[i + 1].isdigit():
+            tcp_port, i = int(args[i + 1]), i + 2
+            continue
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-D", "--duration",
                  "-n", "--iters", "-m", "--mtu"):
             i += 2
             continue
@@ -191,13 +194,24 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.out.write("\n************************************\n* Waiting for client to connect... *\n"
                      "************************************\n")
         fut = asyncio.get_running_loop().create_future()
+        servers = ctx.machine.rendezvous.setdefault("ib_write_bw", [])
+        if any(not f.done() and f.port == tcp_port for f in servers):
+            io.err.write(f" Couldn't listen to port {tcp_port}\n Couldn't connect to the other side\n")
+            return 1
         fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
-        ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
+        fut.port = tcp_port  # what `fuser -k PORT/tcp` finds it by (commands/fuser.py)
+        servers.append(fut)
         try:
-            value, rlid = await asyncio.wait_for(fut, 120)
+            got = await asyncio.wait_for(fut, 120)
         except asyncio.TimeoutError:
             io.err.write(" Timeout waiting for a client\n")
             return 1
+        finally:
+            if fut in servers:
+                servers.remove(fut)
+        if got is None:  # killed (fuser -k): the shell's "Killed", status 128+9
+            return 137
+        value, rlid = got
         io.out.write(_perftest_result(value, gbits, size, st.lid, rlid))
         return 0
     peer = ctx.machine.peer(peer_name)
@@ -206,19 +220,18 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
                      " Unable to init the socket connection\n")
         return 1
     # The peer's port: the one the waiting server uses, else the same device name.
-    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done()]
+    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done() and f.port == tcp_port]
     pnic = (peer.state.nic(waiting[0].dev) if waiting else None) or peer.state.nic(nic.dev) or peer.state.nics[0]
     pst = ctx.fabric.status(peer.state, pnic)
     if st.layer != "InfiniBand" or pst.layer != "InfiniBand" or pst.state != "Active":
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
     value = pathmodel.pair_gbits(ctx.fabric, node, nic, peer.state, pnic)
-    waiting = peer.rendezvous.get("ib_write_bw") or []
-    while waiting:
-        fut = waiting.pop(0)
-        if not fut.done():
-            fut.set_result((value, st.lid))
-            break
+    if not waiting:
+        io.err.write(f" Couldn't connect to {peer_name}:{tcp_port}\nUnable to open file descriptor for socket connection"
+                     " Unable to init the socket connection\n")
+        return 1
+    waiting[0].set_result((value, st.lid))
     await asyncio.sleep(0.05)
     io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid))
     return 0
