@@ -191,13 +191,14 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         return 1
     io.out.write(_perftest_header(nic.dev, gbits, st.layer))
     if peer_name is None:  # server: wait for a client to pair with
-        io.out.write("\n************************************\n* Waiting for client to connect... *\n"
-                     "************************************\n")
         fut = asyncio.get_running_loop().create_future()
         servers = ctx.machine.rendezvous.setdefault("ib_write_bw", [])
         if any(not f.done() and f.port == tcp_port for f in servers):
             io.err.write(f" Couldn't listen to port {tcp_port}\n Couldn't connect to the other side\n")
             return 1
+        # printed once it listens (perftest binds its TCP port first)
+        io.out.write("\n************************************\n* Waiting for client to connect... *\n"
+                     "************************************\n")
         fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
         fut.port = tcp_port  # what `fuser -k PORT/tcp` finds it by (commands/fuser.py)
         servers.append(fut)
