@@ -42,6 +42,7 @@ class Ctx:
         self.engine = engine
         self.step = step
         self.open: set[str] = set()  # hosts started, not yet finished
+        self.selected: set[str] = set()  # the hosts this run judges (others only serve as partners)
         self.cancelled = False
 
     # --- inventory -------------------------------------------------------
@@ -62,17 +63,29 @@ class Ctx:
                 e._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:
                 runnable.append(h)
+        self.selected = set(runnable)
         e._emit(StepStarted(step.id, "verify", tuple(runnable), step.sha256, inventory_sha256=e.inventory.sha256))
         return runnable
 
     def running(self, host: str, command: str) -> None:
         """The host takes part from now on (RUNNING: a kill leaves it interrupted)."""
-        if host not in self.open:
+        if host in self.selected and host not in self.open:
             self.open.add(host)
             self.engine._emit(HostStarted(self.step.id, "verify", host, command))
 
+    def partners(self) -> list[str]:
+        """Targets that may take part: the hosts judged now and those already satisfied
+        (a blocked or unselected host never serves as a partner)."""
+        from ...definition.model import SATISFIED
+
+        state = self.engine.state
+        return [h for h in self.engine._all_targets(self.step)
+                if h in self.selected or state.status(self.step.id, h) in SATISFIED]
+
     def finish(self, host: str, status: Status, reason: str, res: Result | None = None, *,
                via: str = "", peer: str = "", link: str = "", record: Any = None) -> None:
+        if host not in self.selected:
+            return
         self.open.discard(host)
         stale = getattr(self.engine, "stale", None)
         if stale is not None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from ...definition.model import SATISFIED, Status
+from ...definition.model import Status
 from .common import Ctx, Result
 from .split import isolate
 
@@ -18,8 +18,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
     tried: list[str] = []
     members = list(hosts)
     if len(members) == 1:  # resume of one host: run it with a host that already passed
-        done = [h for h in ctx.engine._all_targets(ctx.step)
-                if h not in members and ctx.engine.state.status(ctx.step.id, h) in SATISFIED]
+        done = [h for h in ctx.partners() if h not in members]
         members += done[:1]
 
     async def probe(group: list[str]) -> tuple[Status, Any]:

@@ -150,7 +150,7 @@ async def schedule(ctx: Ctx, tests: list[PairTest], concurrency: int) -> dict[Pa
 async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     spec = ctx.step.pairs
     nics = _nics(ctx)
-    all_hosts = list(ctx.engine._all_targets(ctx.step))
+    all_hosts = ctx.partners()
     # Resume: only the tests with a host still to do; their partners may be done hosts.
     wanted = set(hosts)
     tests = [t for t in plan(spec.plan, all_hosts, nics, spec.pairs) if {t.client, t.server} & wanted]
