@@ -42,3 +42,14 @@ def nccl_factor(node) -> float:
         if nic.dev in ber_devs(node):
             factor -= (1 - BER_BANDWIDTH) / max(1, len(compute))
     return factor
+
+
+def sm_standby_missing(cluster, node, _):
+    """The designed standby's OpenSM has died (still enabled: it starts again at boot)."""
+    from .faults import FaultError
+
+    standby = str(cluster.design.var("sm_standby", ""))
+    if node.name != standby:
+        raise FaultError(f"sm_standby_missing applies to the designed standby ({standby or 'none designed'}), "
+                         f"not {node.name}")
+    node.opensm.running = False

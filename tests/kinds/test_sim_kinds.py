@@ -37,7 +37,15 @@ def labs(tmp_path_factory):
     async def demo(d):
         return await _lab(d, {CABLE[0]: [{"cable_ber": CABLE[1]}], SLOW: ["slow_node"]})
 
-    return run_scenarios(directory, {"compliant": compliant, "demo": demo})
+    async def no_standby(d):
+        run = await LabRun.start(d, nodes=2, faults={"sm02": ["sm_standby_missing"]})
+        try:
+            await run.run(None)
+            return run.table(), {}
+        finally:
+            await run.stop()
+
+    return run_scenarios(directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby})
 
 
 def failing(table, step):
@@ -80,3 +88,13 @@ def test_demo_done_when_exactly_that_link_and_that_host(labs):
     named_slow = {h for h in table["nccl-alltoall"] if table["nccl-alltoall"][h][0] == "fail"}
     assert named_links == {"gpu03 mlx5_2 (rail 3)"}
     assert named_slow == {SLOW}
+
+
+def test_a_missing_standby_is_caught_on_the_standby_only(labs):
+    table, _ = labs["no_standby"]
+    assert table["opensm-active"]["sm02"][0] == "fail" and table["opensm-active"]["sm01"][0] == "pass"
+    assert table["sm-master-standby"]["sm02"][0] == "blocked"
+    assert table["sm-master-standby"]["sm01"][0] == "pass"
+    # nothing else is blamed (the fabric steps wait for the SM steps: blocked, not failed)
+    for step in KIND_STEPS:
+        assert {h for h, (st, _r) in table[step].items() if st == "fail"} == set(), (step, table[step])

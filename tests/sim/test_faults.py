@@ -36,6 +36,8 @@ HARDWARE = {
     "peermem_missing": ("gpu01", "lsmod | grep -c '^nvidia_peermem '", "0", "1"),
     # both ends of the marginal link (the HCA port and its leaf port), ALL + port lines each
     "cable_ber": ("gpu01", "ibqueryerrors | grep -c 'SymbolErrorCounter == 4873'", "4", "0"),
+    "sm_standby_missing": ("sm02", "systemctl is-active opensm; systemctl is-enabled opensm", "inactive\nenabled",
+                           "active\nenabled"),
     "slow_node": ("gpu01", "mpirun -H gpu01:8,gpu02:8 all_reduce_perf -b 1G -e 1G -g 1 | grep -c 'Avg bus bandwidth    : 2'",
                   "1", "0"),
 }
