@@ -39,8 +39,14 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
         add(_line(step, "run_on"), f"step {sid}: run_on must be `one`, found {node!r}")
         return None
     each = step.get("judge_each")
+    run_from = step.get("run_from", "")
+    if not isinstance(run_from, str):
+        add(_line(step, "run_from"), f"step {sid}: run_from must be a host selector (text)")
+        run_from = ""
+    if each is None:  # every host judged on the whole record (design comparators find their part)
+        return RunOnOne(run_from=run_from)
     if not isinstance(each, dict):
-        add(_line(step, "run_on"), f"step {sid}: run_on: one needs `judge_each:` {{items, hosts, name}} "
+        add(_line(step, "judge_each"), f"step {sid}: judge_each must be a mapping {{items, hosts, name}} "
             "(which items of the record are judged and which hosts each one is attributed to)")
         return None
     _unknown(add, each, {"items", "hosts", "name", "unseen", "covered"}, f"step {sid}: judge_each")
@@ -61,10 +67,6 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
     if not isinstance(hosts, list) or not hosts or not all(isinstance(h, str) and h for h in hosts):
         add(_line(each, "hosts"), f"step {sid}: judge_each.hosts must list the item's fields that name hosts")
         return None
-    run_from = step.get("run_from", "")
-    if not isinstance(run_from, str):
-        add(_line(step, "run_from"), f"step {sid}: run_from must be a host selector (text)")
-        run_from = ""
     return RunOnOne(run_from=run_from, items=items, item_hosts=tuple(hosts), item_name=str(name or ""),
                     unseen=unseen, covered=str(covered or ""))
 

@@ -55,6 +55,7 @@ class Fabric:
             lid += 1
         self.spines = spine_names
         self.lid_of: dict[tuple[str, str], int] = {}
+        self.down_uplinks: set[tuple[str, str]] = set()  # (leaf, spine) links without light
         for j, sm in enumerate(self.sms):
             self.lid_of[(sm.name, sm.nics[0].dev)] = j + 1
         for node in self.compute:
@@ -88,6 +89,8 @@ class Fabric:
         for li, leaf in enumerate(leaves):
             for si, spine in enumerate(self.spines):
                 lp = self._uplink_base[leaf] + si
+                if (leaf, spine) in self.down_uplinks:  # sim/linkfaults.py spine_link_down
+                    continue
                 self.switches[leaf].peers[lp] = ("switch", spine, li + 1)
                 self.switches[spine].peers[li + 1] = ("switch", leaf, lp)
         for node in list(self.sms) + self.compute:

@@ -53,3 +53,21 @@ def sm_standby_missing(cluster, node, _):
         raise FaultError(f"sm_standby_missing applies to the designed standby ({standby or 'none designed'}), "
                          f"not {node.name}")
     node.opensm.running = False
+
+
+def spine_link_down(cluster, node, arg):
+    """The link between a leaf and a spine has no light ("leaf02:spine03"; by
+    default the first rail leaf and the last spine). The SM routes around it: a
+    single flow still gets through, the fabric has less bandwidth. It is a fault
+    of the fabric, put on an SM node of the scenario; it lasts while the lab
+    runs (a restarted lab rebuilds the fabric from the scenario)."""
+    from .faults import FaultError
+
+    fab = cluster.fabric
+    leaf, _, spine = (arg or "").partition(":")
+    leaf = leaf or next(iter(fab.rail_leaf.values()))
+    spine = spine or fab.spines[-1]
+    if leaf not in fab.switches or spine not in fab.spines:
+        raise FaultError(f"spine_link_down needs LEAF:SPINE of this fabric, not {arg!r}")
+    fab.down_uplinks.add((leaf, spine))
+    fab.rebuild_ports()

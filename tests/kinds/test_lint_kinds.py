@@ -49,7 +49,7 @@ BASE = """\
 
 @pytest.mark.parametrize("extra, line, expected", [
     ("run_on: many\nverify: {run: x}\n", 8, "run_on must be `one`"),
-    ("run_on: one\nverify: {run: x}\n", 8, "needs `judge_each:`"),
+    ("run_on: one\njudge_each: [a]\nverify: {run: x}\n", 9, "judge_each must be a mapping"),
     ("run_on: one\njudge_each: {items: errors, hosts: []}\nverify: {run: x}\n", 9, "judge_each.hosts"),
     ("run_on: one\njudge_each: {items: e, hosts: [n], unseen: pass}\nverify: {run: x}\n", 9, "needs `covered:`"),
     ("pairs: {plan: star, server: s, ready: r}\nverify: {run: x}\n", 8, "plan must be one of rail"),

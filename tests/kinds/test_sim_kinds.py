@@ -45,7 +45,16 @@ def labs(tmp_path_factory):
         finally:
             await run.stop()
 
-    return run_scenarios(directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby})
+    async def spine(d):
+        run = await LabRun.start(d, nodes=2, faults={"sm01": [{"spine_link_down": "leaf02:spine03"}]})
+        try:
+            await run.run(None)
+            return run.table(), {h: run.finished("leaf-spine-links", "verify", h) for h in ("sm01", "sm02")}
+        finally:
+            await run.stop()
+
+    return run_scenarios(directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby,
+                                     "spine": spine})
 
 
 def failing(table, step):
@@ -57,6 +66,22 @@ def test_the_compliant_lab_passes_every_fabric_acceptance_step(labs):
     for step in KIND_STEPS:
         assert len(table[step]) == NODES, step
         assert failing(table, step) == set(), (step, table[step])
+
+
+def test_the_compliant_lab_has_every_uplink(labs):
+    table, _ = labs["compliant"]
+    assert {h: row[0] for h, row in table["leaf-spine-links"].items()} == {"sm01": "pass", "sm02": "pass"}
+
+
+def test_a_dark_uplink_is_named_and_nothing_else(labs):
+    table, finished = labs["spine"]
+    for sm in ("sm01", "sm02"):  # both judged on the one sweep
+        assert table["leaf-spine-links"][sm][0] == "fail"
+        assert finished[sm].reason.startswith("leaf02 → spine03: expected 1 Active link(s), found 0")
+        assert "leaf01" not in finished[sm].reason and "spine04" not in finished[sm].reason
+    assert finished["sm01"].via == "" and finished["sm02"].via == "sm01"  # run once, from sm01
+    for step in KIND_STEPS:  # one uplink of four: a flow routes around it, no node is slow
+        assert {h for h, (st, _r) in table[step].items() if st != "pass"} == set(), (step, table[step])
 
 
 def test_the_marginal_cable_is_named_on_its_link_only(labs):
