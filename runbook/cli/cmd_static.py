@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 from .. import parsers
-from ..errors import EXIT_OK, InputError, Problem, UsageError
-from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..definition.plan import build_plan
 from ..definition.plan_render import to_markdown, to_text
+from ..errors import EXIT_OK, InputError, Problem, UsageError
+from ..inventory.load import ansible_host, ansible_list, dumps, load_inventory, select_hosts
 from ..workspace.project import eprint, load_project
 
 
@@ -51,6 +51,13 @@ def cmd_inventory(args) -> int:
 
 
 def cmd_parse(args) -> int:
+    if args.list:
+        for name in parsers.names():
+            parser = parsers.get(name)
+            sys.stdout.write(f"{name:24} {parser.description or parser.reads}\n")
+        return EXIT_OK
+    if not args.parser:
+        raise UsageError("parse: name a parser (runbook parse --list shows them)")
     try:
         parser = parsers.get(args.parser)
     except KeyError as exc:
@@ -65,15 +72,19 @@ def cmd_parse(args) -> int:
         text = sys.stdin.read()
         where = "<stdin>"
     try:
-        record = parser(text)
+        # Lenient unless --strict: an engineer pastes fragments; a step's verify
+        # (criteria/host.py) calls the strict parsers.parse.
+        reading = parser.read(text, lenient=not args.strict)
     except parsers.ParseError as exc:
         raise InputError(Problem(where, None, f"not readable as {args.parser} output: {exc}")) from None
     if args.json:
-        json.dump(record, sys.stdout, indent=2, default=str)
+        json.dump(reading.record, sys.stdout, indent=2, default=str)
         sys.stdout.write("\n")
     else:
         from rich.console import Console
         from rich.pretty import Pretty
 
-        Console().print(Pretty(record))
+        Console().print(Pretty(reading.record))
+    for what in reading.missing:
+        eprint(f"{where}: partial {args.parser} output, missing: {what}")
     return EXIT_OK

@@ -38,10 +38,18 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--list", action="store_true", default=True)
     g.add_argument("--host")
 
-    p = sub.add_parser("parse", help="read a saved or pasted tool output")
-    p.add_argument("parser", help="parser name, e.g. mlxconfig, ibstat, nvidia-smi-topo")
+    p = sub.add_parser(
+        "parse", help="read a saved or pasted tool output",
+        description="Read a saved or pasted tool output with one of the parsers (`runbook parse --list` "
+                    "lists them, one line each). A fragment is read as far as it goes: what is missing "
+                    "is said on stderr, exit 0 when something was read, 2 when nothing was.")
+    p.add_argument("parser", nargs="?", help="parser name, e.g. mlxconfig, ibstat, nvidia-smi-topo "
+                                             "(see --list)")
     p.add_argument("file", nargs="?", help="file with the output (default: stdin)")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
+    p.add_argument("--list", action="store_true", help="list the parsers, one line each, and exit")
+    p.add_argument("--strict", action="store_true",
+                   help="require the complete output, as a step's verify does (exit 2 on a fragment)")
 
     p = sub.add_parser("run", help="verify / apply / rollback steps over SSH")
     _common(p)
@@ -123,8 +131,8 @@ def dispatch(args) -> int:
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":
-        from .cmd_signed_log import cli_export
         from .cmd_export import load_snapshot
+        from .cmd_signed_log import cli_export
 
         return cli_export(args, load_snapshot)
     if args.command == "verify-log":

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from .base import ParseError, Parser, Record
+from .base import Gaps, ParseError, Parser, Reading, Record
 
-__all__ = ["ParseError", "Parser", "Record", "get", "names", "parse"]
+__all__ = ["Gaps", "ParseError", "Parser", "Reading", "Record", "get", "names", "parse", "read"]
 
 
 @cache
@@ -31,4 +31,10 @@ def get(name: str) -> Parser:
 
 
 def parse(name: str, text: str) -> Record:
+    """Strict: the complete output is required (what a step's verify uses)."""
     return get(name)(text)
+
+
+def read(name: str, text: str, *, lenient: bool = False) -> Reading:
+    """The record and, when lenient, what the (pasted, partial) text lacked."""
+    return get(name).read(text, lenient=lenient)

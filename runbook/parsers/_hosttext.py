@@ -70,3 +70,26 @@ def number_with_unit(value: str | None, unit: str) -> float | None:
         return None
     m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*" + re.escape(unit) + r"\s*", value)
     return float(m.group(1)) if m else None
+
+
+# Launcher labels in front of every line of a multi-rank job: `srun -l` ("0: ",
+# " 12: ") and Open MPI `mpirun --tag-output` ("[1,0]<stdout>:").
+_SRUN_LABEL = re.compile(r"^\s*(?P<id>\d+):\s")
+_MPI_LABEL = re.compile(r"^\[(?P<id>\d+,\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
+
+
+def strip_rank_label(line: str) -> tuple[str, str | None]:
+    """(line without its launcher label, "srun" | "mpirun" | None)."""
+    line, kind, _ = split_rank_label(line)
+    return line, kind
+
+
+def split_rank_label(line: str) -> tuple[str, str | None, str | None]:
+    """(line without its label, "srun" | "mpirun" | None, the rank it names: "0", "1,0")."""
+    m = _MPI_LABEL.match(line)
+    if m:
+        return line[m.end():], "mpirun", m["id"]
+    m = _SRUN_LABEL.match(line)
+    if m:
+        return line[m.end():], "srun", m["id"]
+    return line, None, None

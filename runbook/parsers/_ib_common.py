@@ -12,7 +12,7 @@ compared with each other:
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from .base import ParseError
 

@@ -80,4 +80,5 @@ def parse_chronyc_tracking(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="chronyc-tracking", reads="chronyc tracking", func=parse_chronyc_tracking)]
+PARSERS = [Parser(name="chronyc-tracking", reads="chronyc tracking", func=parse_chronyc_tracking,
+           description="chrony sync state: reference, stratum, system time offset, leap status")]

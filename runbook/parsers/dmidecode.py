@@ -164,6 +164,8 @@ def parse_bios(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="dmidecode-memory", reads="dmidecode -t memory", func=parse_memory),
-    Parser(name="dmidecode-bios", reads="dmidecode -t bios", func=parse_bios),
+    Parser(name="dmidecode-memory", reads="dmidecode -t memory", func=parse_memory,
+           description="DIMMs per slot: size, type, speed and configured speed, part numbers"),
+    Parser(name="dmidecode-bios", reads="dmidecode -t bios", func=parse_bios,
+           description="BIOS vendor, version and release date"),
 ]

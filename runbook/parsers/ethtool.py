@@ -35,4 +35,5 @@ def parse_ethtool_i(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="ethtool-i", reads="ethtool -i IFACE", func=parse_ethtool_i)]
+PARSERS = [Parser(name="ethtool-i", reads="ethtool -i IFACE", func=parse_ethtool_i,
+           description="a netdev's driver, driver version, firmware version and PCI bus address")]

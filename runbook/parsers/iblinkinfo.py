@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ._ib_common import (bad_line, guid, lane_from_signal, link_rate, not_recognised,
-                         numbered, width_lanes)
+from ._ib_common import bad_line, guid, lane_from_signal, link_rate, not_recognised, numbered, width_lanes
 from .base import Parser, Record
 
 TOOL = "iblinkinfo"
@@ -123,4 +122,5 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="iblinkinfo", reads="iblinkinfo [-l] [--switches-only]", func=parse)]
+PARSERS = [Parser(name="iblinkinfo", reads="iblinkinfo [-l] [--switches-only]", func=parse,
+           description="every switch port and its link: width, speed, state, physical state, peer")]

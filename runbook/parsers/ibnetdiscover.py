@@ -155,6 +155,8 @@ def parse_ibswitches(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="ibnetdiscover", reads="ibnetdiscover [-p|-l|-H|-S], ibhosts, ibnodes", func=parse),
-    Parser(name="ibswitches", reads="ibswitches", func=parse_ibswitches),
+    Parser(name="ibnetdiscover", reads="ibnetdiscover [-p|-l|-H|-S], ibhosts, ibnodes", func=parse,
+           description="fabric topology: switches and CAs with GUIDs, LIDs, descriptions and links"),
+    Parser(name="ibswitches", reads="ibswitches", func=parse_ibswitches,
+           description="the switches of the fabric: GUID, ports, description, LID"),
 ]

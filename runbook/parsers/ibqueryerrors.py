@@ -59,4 +59,5 @@ def parse(text: str) -> Record:
             "clean": not errors and not summary.get("bad_ports")}
 
 
-PARSERS = [Parser(name="ibqueryerrors", reads="ibqueryerrors [-c] [-k] ...", func=parse)]
+PARSERS = [Parser(name="ibqueryerrors", reads="ibqueryerrors [-c] [-k] ...", func=parse,
+           description="ports whose error counters exceed thresholds, with the counters")]

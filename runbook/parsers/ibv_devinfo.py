@@ -72,4 +72,5 @@ def parse(text: str) -> Record:
     return {"devices": devices, "ports": flat, "by_name": {d["hca_id"]: d for d in devices}}
 
 
-PARSERS = [Parser(name="ibv_devinfo", reads="ibv_devinfo [-v] [-d DEV]", func=parse)]
+PARSERS = [Parser(name="ibv_devinfo", reads="ibv_devinfo [-v] [-d DEV]", func=parse,
+           description="per RDMA device and port: firmware, GUIDs, port state, LIDs, MTU, link layer")]

@@ -53,4 +53,5 @@ def parse_ip_addr(text: str) -> Record:
     return {"interfaces": interfaces, "names": list(interfaces)}
 
 
-PARSERS = [Parser(name="ip-addr", reads="ip addr show [dev IFACE]", func=parse_ip_addr)]
+PARSERS = [Parser(name="ip-addr", reads="ip addr show [dev IFACE]", func=parse_ip_addr,
+           description="interfaces with state, MTU, link type and IPv4/IPv6 addresses")]

@@ -62,4 +62,5 @@ def parse_irq_affinity(text: str) -> Record:
 
 
 PARSERS = [Parser(name="irq-affinity", reads="the irq-affinity step's per-device IRQ listing",
-                  func=parse_irq_affinity)]
+                  func=parse_irq_affinity,
+           description="per device IRQs with their CPU affinity lists")]

@@ -1,6 +1,11 @@
 """MAD query dumps from infiniband-diags: `perfquery`, `smpquery portinfo`,
 `smpquery pkeys` and `saquery`.
 
+saquery record: records [{type ("NodeRecord", "SMInfoRecord", ...), every dotted field
+(GUIDs normalised)}], count, the single record's fields at the top level when there is one,
+sm_records [{lid, guid, act_count, priority, state (0-3), state_name ("NOTACTIVE" |
+"DISCOVERING" | "STANDBY" | "MASTER")}] from `saquery -s`, master (the MASTER one | null).
+
 The first three print dotted fields ("LinkState:.......Active"; saquery
 without the colon). Field names are kept as the tool prints them and copied
 flat at the top level; a few normalised keys are added per tool.
@@ -9,8 +14,16 @@ from __future__ import annotations
 
 import re
 
-from ._ib_common import (bad_line, guid, lane_from_signal, link_rate, maybe_int, not_recognised,
-                         numbered, width_lanes)
+from ._ib_common import (
+    bad_line,
+    guid,
+    lane_from_signal,
+    link_rate,
+    maybe_int,
+    not_recognised,
+    numbered,
+    width_lanes,
+)
 from .base import Parser, Record
 
 _DOTTED = re.compile(r"^([A-Za-z][\w\[\]]*(?: [\w\[\]]+)*?):?\.{2,}(.*)$")
@@ -23,13 +36,19 @@ _ERROR_COUNTERS = (
     "ExcessiveBufferOverrunErrors", "VL15Dropped")
 
 
-def _blocks(tool: str, text: str, header_re: re.Pattern) -> list[Record]:
+# Sub-headers inside a saquery record: "RID" and "SMInfo dump:" (SMInfoRecord), "PortInfo dump:".
+_SUBHEADER = re.compile(r"^(?:RID|\w+ dump:)$")
+
+
+def _blocks(tool: str, text: str, header_re: re.Pattern, skip: re.Pattern | None = None) -> list[Record]:
     """Dotted fields grouped under their '# ...' / 'XRecord dump:' headers."""
     blocks: list[Record] = []
     last_key = None
     for lineno, line in numbered(text):
         s = line.strip()
         if not s or s.startswith("ibwarn"):
+            continue
+        if skip is not None and blocks and skip.match(s) and not header_re.match(s):
             continue
         if m := header_re.match(s):
             blocks.append({"header": m.group(1), "header_rest": m.group(2) if m.lastindex > 1 else "",
@@ -105,16 +124,25 @@ def parse_portinfo(text: str) -> Record:
     return record
 
 
+_SM_STATES = {0: "NOTACTIVE", 1: "DISCOVERING", 2: "STANDBY", 3: "MASTER"}
+
+
 def parse_saquery(text: str) -> Record:
-    blocks = _blocks("saquery", text, _RECORD)
+    blocks = _blocks("saquery", text, _RECORD, skip=_SUBHEADER)
     records = []
     for b in blocks:
         if b["header"] is None:
             raise not_recognised("saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text)
-        fields = {k: (guid(v) if k.endswith("guid") and isinstance(v, str) else v)
+        fields = {k: (guid(v) if k.lower().endswith("guid") and isinstance(v, str) else v)
                   for k, v in b["fields"].items()}
         records.append({"type": b["header"], **fields})
-    record: Record = {"records": records, "count": len(records)}
+    # `saquery -s` (SMInfoRecord): every SM of the subnet with its state, as the SA knows it.
+    sms = [{"lid": r.get("LID"), "guid": r.get("GUID"), "act_count": r.get("ActCount"),
+            "priority": r.get("Priority"), "state": r.get("SMState"),
+            "state_name": _SM_STATES.get(r.get("SMState")) if isinstance(r.get("SMState"), int) else None}
+           for r in records if r["type"] == "SMInfoRecord"]
+    record: Record = {"records": records, "count": len(records), "sm_records": sms,
+                      "master": next((sm for sm in sms if sm["state"] == 3), None)}
     if len(records) == 1:
         for key, value in records[0].items():
             record.setdefault(key, value)
@@ -178,8 +206,12 @@ def parse_pkeys(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery),
-    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo),
-    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys),
-    Parser(name="saquery", reads="saquery [...]", func=parse_saquery),
+    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery,
+           description="port counters (errors, data, packets) of one port or the aggregate"),
+    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo,
+           description="a port's PortInfo: state, width, speed, LIDs, MTU"),
+    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys,
+           description="a port's P_Key table (membership bit and P_Key base)"),
+    Parser(name="saquery", reads="saquery [...]", func=parse_saquery,
+           description="SA records (NodeRecord, PortInfoRecord, ...) as key/value lists"),
 ]

@@ -122,4 +122,5 @@ def parse(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="mlxconfig", reads="mlxconfig -d DEV query|set ...", func=parse)]
+PARSERS = [Parser(name="mlxconfig", reads="mlxconfig -d DEV query|set ...", func=parse, keeps_indent=True,
+           description="firmware configuration parameters: current, default and next-boot values per device")]

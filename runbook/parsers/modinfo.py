@@ -29,7 +29,8 @@ def parse_modinfo(text: str) -> Record:
     for line in lines_of(text):
         if not line.strip():
             continue
-        if line[:1] == "\t" and last is not None:
+        # continuation lines are TAB-indented; a copy with tabs expanded has spaces there
+        if line[:1] in ("\t", " ") and last is not None:
             value = fields[last]
             if isinstance(value, list):
                 value[-1] += line.strip()
@@ -64,4 +65,5 @@ def parse_modinfo(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="modinfo", reads="modinfo MODULE", func=parse_modinfo)]
+PARSERS = [Parser(name="modinfo", reads="modinfo MODULE", func=parse_modinfo,
+           description="kernel module filename, version, firmware, dependencies and parameters")]

@@ -101,4 +101,5 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="mst-status", reads="mst status [-v]", func=parse)]
+PARSERS = [Parser(name="mst-status", reads="mst status [-v]", func=parse,
+           description="MST devices: /dev/mst path, PCI address, RDMA and net names, NUMA node")]

@@ -17,19 +17,39 @@ Record:
   complete:       whether the "# Avg bus bandwidth" footer was reached
   collective, nccl_version, tests_version, ranks [{rank, host, device, bus_id, gpu}],
   rank_count, params {nThread, nGpus, minBytes, maxBytes, ...} from the header line
-Lines that are none of these (MPI help messages, SHARP INFO, "--(snip)--") are skipped.
+  rank_labels:    the launcher's line labels that were stripped: "srun" (`srun -l`: "0: "),
+                  "mpirun" (`mpirun --tag-output`: "[1,0]<stdout>:"), or null; when several
+                  labelled ranks print a table, the rows of the first one's are read
+Lines that are none of these (MPI help messages, SHARP INFO, NCCL INFO, "--(snip)--")
+are skipped, also when they are interleaved with the table by other ranks.
+Lenient mode (a pasted fragment): rows without their column header are read with
+the standard columns of their count (13: size count type redop root + 2 x time algbw
+busbw #wrong; 12: the old layout without root and with a float error column).
 """
 from __future__ import annotations
 
 import re
 
-from ._hosttext import fail, float_or_none, int_or_none, lines_of
-from .base import ParseError, Parser, Record
+from ._hosttext import fail, float_or_none, int_or_none, lines_of, split_rank_label
+from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _COMMON = ("size", "count", "type", "redop", "root")
 _RANK = re.compile(r"^#\s+Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
                    r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<gpu>.+?)\s*$")
 _PARAMS = re.compile(r"(\w+(?: iters)?):\s+(\S+)")
+_ROW = re.compile(r"^\d+\s+\d+\s+[A-Za-z]\w*\s")
+# The standard columns, by the number of cells of a row (for rows pasted without their header).
+_DEFAULT_COLUMNS = {
+    13: (["size", "count", "type", "redop", "root"], ["time_us", "algbw", "busbw", "wrong"]),
+    12: (["size", "count", "type", "redop"], ["time_us", "algbw", "busbw", "error"]),
+}
+
+
+def _unlabel(line: str, seen: set[str]) -> tuple[str, str | None]:
+    line, kind, rank = split_rank_label(line)
+    if kind:
+        seen.add(kind)
+    return line, rank
 
 
 def _columns(header: str) -> tuple[list[str], list[str]]:
@@ -60,8 +80,15 @@ def _cell(name: str, text: str) -> object:
     return value
 
 
-def parse_nccl_tests(text: str) -> Record:
-    lines = lines_of(text)
+def parse_nccl_tests(text: str, *, gaps: Gaps | None = None) -> Record:
+    gaps = strict_gaps(gaps, "nccl-tests")
+    labels: set[str] = set()
+    labelled = [_unlabel(line, labels) for line in lines_of(text)]
+    # Every rank of a job built without MPI prints its own table: read the table of the
+    # rank whose column header comes first, skip the other ranks' lines.
+    owner = next((rank for line, rank in labelled if "busbw" in line.split() and line.lstrip().startswith("#")),
+                 None)
+    lines = [line for line, rank in labelled if owner is None or rank in (None, owner)]
     common: list[str] | None = None
     placement: list[str] = []
     rows: list[Record] = []
@@ -80,9 +107,14 @@ def parse_nccl_tests(text: str) -> Record:
         if s.startswith("NCCL version"):
             record["nccl_version"] = s.split()[2] if len(s.split()) > 2 else None
             continue
-        if common is None or not s[0].isdigit():
-            continue  # MPI / SHARP / snip noise around the table
+        if not _ROW.match(s):
+            continue  # MPI / SHARP / NCCL INFO / snip noise around the table
         fields = s.split()
+        if common is None:
+            if not gaps.lenient or len(fields) not in _DEFAULT_COLUMNS:
+                continue
+            gaps.missing("the column header '#  size  count  type ... busbw' (standard columns assumed)")
+            common, placement = (list(c) for c in _DEFAULT_COLUMNS[len(fields)])
         if len(fields) != len(common) + 2 * len(placement):
             raise ParseError(f"nccl-tests: row has {len(fields)} columns, the header has "
                              f"{len(common) + 2 * len(placement)}: {s[:80]!r}")
@@ -101,6 +133,9 @@ def parse_nccl_tests(text: str) -> Record:
     if not rows:
         raise ParseError("nccl-tests: the column header is there but no result rows follow "
                          "(the test failed before its first size?)")
+    if gaps.lenient and not record["complete"]:
+        gaps.missing("the '# Avg bus bandwidth' footer (the run or the paste stops before it)")
+    record["rank_labels"] = "mpirun" if "mpirun" in labels else ("srun" if labels else None)
     largest = max(rows, key=lambda r: r["size"])
     busbws = [r[p]["busbw"] for r in rows for p in ("out_of_place", "in_place")
               if r[p].get("busbw") is not None]
@@ -144,4 +179,5 @@ def _comment(s: str, record: Record) -> None:
         record["params"] = params
 
 
-PARSERS = [Parser(name="nccl-tests", reads="all_reduce_perf / *_perf from nccl-tests", func=parse_nccl_tests)]
+PARSERS = [Parser(name="nccl-tests", reads="all_reduce_perf / *_perf from nccl-tests", func=parse_nccl_tests, lenient=True,
+           description="nccl-tests table (rank-prefixed too): per-size algbw/busbw, #wrong, avg busbw, ranks")]

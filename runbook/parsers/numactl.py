@@ -21,10 +21,10 @@ _FIELD = re.compile(r"node (\d+) (cpus|size|free):")
 
 def parse_numactl(text: str) -> Record:
     lines = lines_of(text)
-    if any("No NUMA available" in l for l in lines):
+    if any("No NUMA available" in ln for ln in lines):
         return {"numa_available": False, "node_count": 0, "node_ids": [], "nodes": [],
                 "cpuless_nodes": [], "distances": {}}
-    count_line = next((m for m in map(_AVAILABLE.match, (l.strip() for l in lines)) if m), None)
+    count_line = next((m for m in map(_AVAILABLE.match, (ln.strip() for ln in lines)) if m), None)
     if count_line is None:
         fail("`numactl -H` output starting 'available: N nodes (...)'", text)
     nodes: dict[int, Record] = {}
@@ -76,4 +76,5 @@ def parse_numactl(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="numactl", reads="numactl -H", func=parse_numactl)]
+PARSERS = [Parser(name="numactl", reads="numactl -H", func=parse_numactl,
+           description="NUMA nodes with their CPUs, memory sizes and the distance matrix")]

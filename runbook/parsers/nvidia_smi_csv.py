@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ._hosttext import fail, lines_of
-from .base import Parser, Record, ParseError
+from .base import ParseError, Parser, Record
 
 # A header cell: a query field name, optionally with its unit: "power.draw [W]".
 _HEADER_CELL = re.compile(r"^(?P<name>[a-z][a-z0-9_]*(?:\.[a-z0-9_]+)*)(?: \[(?P<unit>[^\]]+)\])?$")
@@ -42,7 +42,7 @@ def _value(cell: str, unit: str | None) -> str | None:
 
 
 def parse_nvidia_smi_csv(text: str) -> Record:
-    lines = [l for l in lines_of(text) if l.strip()]
+    lines = [ln for ln in lines_of(text) if ln.strip()]
     if not lines:
         fail("`nvidia-smi --query-... --format=csv` output", text)
     first = _split(lines[0])
@@ -62,7 +62,7 @@ def parse_nvidia_smi_csv(text: str) -> Record:
         for line in lines:
             if _FOREIGN.search(re.sub(r"\[[^\]]*\]", "", line)):
                 fail("`nvidia-smi --format=csv,noheader` values (comma-separated, no 'key: value')", line)
-        rows = [[_value(c, None) for c in _split(l)] for l in lines]
+        rows = [[_value(c, None) for c in _split(ln)] for ln in lines]
         return {"header": False, "columns": None, "units": {}, "rows": rows, "count": len(rows)}
     columns = [m["name"] for m in header]
     units = {m["name"]: m["unit"] for m in header if m["unit"]}
@@ -74,4 +74,5 @@ def parse_nvidia_smi_csv(text: str) -> Record:
 
 
 PARSERS = [Parser(name="nvidia-smi-csv", reads="nvidia-smi --query-gpu=... --format=csv",
-                  func=parse_nvidia_smi_csv)]
+                  func=parse_nvidia_smi_csv,
+           description="nvidia-smi --query-gpu CSV rows as field -> value records")]

@@ -45,7 +45,7 @@ def _header(line: str) -> tuple[list[str], list[str]]:
 
 def parse_topo(text: str) -> Record:
     lines = lines_of(text)
-    start = next((i for i, l in enumerate(lines) if l.strip()), None)
+    start = next((i for i, ln in enumerate(lines) if ln.strip()), None)
     if start is None:
         fail("the `nvidia-smi topo -m` matrix", text)
     labels, extras = _header(lines[start])
@@ -84,8 +84,8 @@ def parse_topo(text: str) -> Record:
             f"{len(matrix)} rows were found (truncated output?)")
 
     tail = lines[end:]
-    legend = any(l.strip() == "Legend:" for l in tail)
-    nic_legend = any(l.strip() == "NIC Legend:" for l in tail)
+    legend = any(ln.strip() == "Legend:" for ln in tail)
+    nic_legend = any(ln.strip() == "NIC Legend:" for ln in tail)
     aliases = {}
     for line in tail:
         m = _NIC_LEGEND.match(line)
@@ -132,4 +132,5 @@ def _gpu(label: str, extras: list[str], values: list[str], line: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi-topo", reads="nvidia-smi topo -m", func=parse_topo)]
+PARSERS = [Parser(name="nvidia-smi-topo", reads="nvidia-smi topo -m", func=parse_topo,
+           description="nvidia-smi topo -m matrix: GPU/NIC link types, CPU and NUMA affinity")]

@@ -26,8 +26,8 @@ _DPKG = re.compile(r"^(?P<state>[a-z][a-zA-Z]{1,2})\s+(?P<name>\S+)\s+(?P<versio
 
 
 def parse_ofed_info(text: str) -> Record:
-    lines = [l for l in lines_of(text)]
-    body = [l for l in lines if l.strip()]
+    lines = [ln for ln in lines_of(text)]
+    body = [ln for ln in lines if ln.strip()]
     if not body:
         fail("`ofed_info -s` output like 'MLNX_OFED_LINUX-23.10-1.1.9.0:'", text)
     m = _HEADER.match(body[0].strip())
@@ -44,7 +44,7 @@ def parse_ofed_info(text: str) -> Record:
     }
     rest = lines[lines.index(body[0]) + 1:]
     try:
-        split = next(i for i, l in enumerate(rest) if l.strip() == "Installed Packages:")
+        split = next(i for i, ln in enumerate(rest) if ln.strip() == "Installed Packages:")
     except StopIteration:
         split = len(rest)
     record["components"] = _components(rest[:split])
@@ -91,4 +91,5 @@ def _packages(lines: list[str]) -> list[Record]:
     return packages
 
 
-PARSERS = [Parser(name="ofed_info", reads="ofed_info -s  (or the full ofed_info)", func=parse_ofed_info)]
+PARSERS = [Parser(name="ofed_info", reads="ofed_info -s  (or the full ofed_info)", func=parse_ofed_info,
+           description="MLNX_OFED / DOCA-OFED version string and installed components")]

@@ -117,6 +117,8 @@ def parse_opensm_log(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="sminfo", reads="sminfo", func=parse_sminfo),
-    Parser(name="opensm-log", reads="opensm log / stdout / syslog (or a grep of it)", func=parse_opensm_log),
+    Parser(name="sminfo", reads="sminfo", func=parse_sminfo,
+           description="the master SM: LID, GUID, activity count, priority, state"),
+    Parser(name="opensm-log", reads="opensm log / stdout / syslog (or a grep of it)", func=parse_opensm_log,
+           description="OpenSM log events: SM state changes (MASTER/STANDBY), SUBNET UP, errors"),
 ]

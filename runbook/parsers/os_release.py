@@ -37,4 +37,5 @@ def parse_os_release(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="os-release", reads="cat /etc/os-release", func=parse_os_release)]
+PARSERS = [Parser(name="os-release", reads="cat /etc/os-release", func=parse_os_release,
+           description="distribution id, version and pretty name from /etc/os-release")]

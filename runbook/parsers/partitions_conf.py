@@ -143,4 +143,5 @@ def parse(text: str) -> Record:
             "by_pkey": by_pkey, "comments": comments, "warnings": warnings}
 
 
-PARSERS = [Parser(name="partitions-conf", reads="cat /etc/opensm/partitions.conf", func=parse)]
+PARSERS = [Parser(name="partitions-conf", reads="cat /etc/opensm/partitions.conf", func=parse,
+           description="OpenSM partitions.conf: partitions with P_Key, flags and members")]

@@ -84,7 +84,9 @@ def parse_ib_write_bw_per_device(text: str) -> Record:
 
 PARSERS = [
     Parser(name="mlxconfig-per-device", reads="for d in DEVS; do mlxconfig -d $d [-e] q PARAMS; done",
-           func=parse_mlxconfig_per_device),
+           func=parse_mlxconfig_per_device, keeps_indent=True,
+           description="a mlxconfig query per device in one output, split by device"),
     Parser(name="ib_write_bw-per-device", reads="for d in DEVS; do ib_write_bw -d $d ... HOST; done",
-           func=parse_ib_write_bw_per_device),
+           func=parse_ib_write_bw_per_device,
+           description="an ib_write_bw run per device in one output, split by device"),
 ]

@@ -80,4 +80,5 @@ def parse(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="ib_write_bw", reads="ib_write_bw / ib_read_bw / ib_send_bw (perftest)", func=parse)]
+PARSERS = [Parser(name="ib_write_bw", reads="ib_write_bw / ib_read_bw / ib_send_bw (perftest)", func=parse,
+           description="perftest bandwidth: test settings, per-size bandwidth rows, peak and average")]

@@ -64,6 +64,8 @@ def parse_ibdev2netdev(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="rdma-link", reads="rdma link [show]", func=parse_rdma_link),
-    Parser(name="ibdev2netdev", reads="ibdev2netdev [-v]", func=parse_ibdev2netdev),
+    Parser(name="rdma-link", reads="rdma link [show]", func=parse_rdma_link,
+           description="rdma link show: per RDMA link state, physical state, netdev"),
+    Parser(name="ibdev2netdev", reads="ibdev2netdev [-v]", func=parse_ibdev2netdev,
+           description="RDMA device port -> netdev mapping with link state"),
 ]

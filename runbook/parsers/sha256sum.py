@@ -33,4 +33,5 @@ def parse_sha256sum(text: str) -> Record:
     return {"files": files, "count": len(files)}
 
 
-PARSERS = [Parser(name="sha256sum", reads="sha256sum FILE...", func=parse_sha256sum)]
+PARSERS = [Parser(name="sha256sum", reads="sha256sum FILE...", func=parse_sha256sum,
+           description="file -> SHA-256 digest lines")]

@@ -28,7 +28,8 @@ sysfs-port-state values are the state names ("ACTIVE"); each entry keeps `code` 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ._hosttext import fail, lines_of
 from .base import ParseError, Parser, Record
@@ -158,7 +159,7 @@ def parse_numa_node(text: str) -> Record:
 
 def parse_pkeys(text: str) -> Record:
     entries, record = _build(text, "sysfs-pkeys", ("pkeys",),
-                             lambda e: "0x%04x" % int(_PKEY(e).group(0), 16),
+                             lambda e: f"0x{int(_PKEY(e).group(0), 16):04x}",
                              "0x8100-style values from .../ports/N/pkeys/I")
     membership: dict[str, str] = {}
     pkeys: list[str] = []
@@ -189,11 +190,15 @@ def parse_pkeys(text: str) -> Record:
 
 PARSERS = [
     Parser(name="sysfs-link-layer", reads="grep . /sys/class/infiniband/*/ports/*/link_layer",
-           func=parse_link_layer),
+           func=parse_link_layer,
+           description="/sys/class/infiniband/*/ports/*/link_layer per device port"),
     Parser(name="sysfs-port-state", reads="grep . /sys/class/infiniband/*/ports/*/state",
-           func=parse_port_state),
+           func=parse_port_state,
+           description="/sys/class/infiniband/*/ports/*/state per device port"),
     Parser(name="sysfs-pkeys", reads="grep . /sys/class/infiniband/DEV/ports/N/pkeys/*",
-           func=parse_pkeys),
+           func=parse_pkeys,
+           description="/sys/class/infiniband/DEV/ports/N/pkeys/* P_Key table entries"),
     Parser(name="sysfs-numa-node", reads="grep . /sys/class/infiniband/*/device/numa_node",
-           func=parse_numa_node),
+           func=parse_numa_node,
+           description="/sys/class/infiniband/*/device/numa_node per device"),
 ]

@@ -5,7 +5,7 @@ import pytest
 
 from runbook.parsers import ParseError, parse
 
-from .helpers import check_fixture, read
+from .helpers import Fragment, check_fixture, read, read_lenient
 
 VV = "lspci-vv"
 EXPECTED_VV = {
@@ -34,7 +34,35 @@ EXPECTED_VV = {
         "devices.0.lnksta.speed_downgraded": True, "devices.0.lnksta.width": "x16",
         "devices.0.lnksta.downgraded": True, "devices.0.kernel_driver": "nvidia",
         "devices.0.kernel_modules": ["nvidiafb", "nouveau", "nvidia_drm", "nvidia"],
+        "devices.0.regions.1.size": "64G", "devices.0.regions.1.size_bytes": 64 << 30,
+        "devices.0.regions.1.prefetchable": True, "devices.0.regions.1.bits": 64,
+        "devices.0.regions.0.size": "16M", "devices.0.regions.0.prefetchable": False,
+        "devices.0.acsctl": None, "devices.0.acs_redirect": None,
     },
+}
+ACS = "lspci-acs"
+_ACS_OFF = {"SrcValid": False, "TransBlk": False, "ReqRedir": False, "CmpltRedir": False,
+            "UpstreamFwd": False, "EgressCtrl": False, "DirectTrans": False}
+EXPECTED_ACS = {
+    "gpud-testdata-HGX-H100-Broadcom-PEX890xx-Gen5-switch-upstream-plus-5-downstream-ports-ACSCtl-all-minus-6-blocks.txt": {
+        "count": 6, "devices.0.slot": "16:00.0", "devices.0.acscap": None, "devices.0.acs_enabled": None,
+        "devices.1.slot": "17:00.0", "devices.1.acsctl": _ACS_OFF, "devices.1.acs_enabled": [],
+        "devices.1.acs_redirect": False, "devices.1.acscap.DirectTrans": True,
+        "devices.1.acscap.EgressCtrl": False, "devices.5.slot": "17:1f.0", "devices.5.acs_redirect": False,
+        # pciutils 3.6+ "(ok)" / "(downgraded)" markers after LnkSta speed and width
+        "devices.0.lnksta.speed": "32GT/s", "devices.0.lnksta.downgraded": False,
+        "devices.1.lnksta.speed": "16GT/s", "devices.1.lnksta.speed_downgraded": True,
+        "devices.1.lnksta.width": "x4", "devices.1.lnksta.width_downgraded": False,
+        "devices.4.lnksta.downgraded": True, "devices.2.lnksta.downgraded": False,
+        "devices.0.numa_node": 0,
+    },
+    "nccl-523-lspci-vvv-grep-acsctl-only-mixed-enabled-disabled-16sp-indent-fragment.txt": Fragment({
+        "count": 12, "devices.0.slot": None,
+        "devices.0.acs_enabled": ["SrcValid", "ReqRedir", "CmpltRedir", "UpstreamFwd"],
+        "devices.0.acs_redirect": True, "devices.1.acs_enabled": ["SrcValid"],
+        "devices.1.acs_redirect": False, "devices.3.acsctl": _ACS_OFF,
+        "devices.8.acs_enabled": ["ReqRedir", "CmpltRedir"], "devices.11.acs_redirect": True,
+    }, missing=("the device line",)),
 }
 
 MELLANOX = "lspci-grep-mellanox"
@@ -63,7 +91,7 @@ EXPECTED_NVIDIA = {
         "devices.0.description": "Amazon.com, Inc. Elastic Fabric Adapter (EFA)",
     },
 }
-COVERS = {VV: EXPECTED_VV, MELLANOX: EXPECTED_MELLANOX, NVIDIA: EXPECTED_NVIDIA}
+COVERS = {VV: EXPECTED_VV, ACS: EXPECTED_ACS, MELLANOX: EXPECTED_MELLANOX, NVIDIA: EXPECTED_NVIDIA}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_VV))
@@ -110,3 +138,41 @@ def test_several_devices_and_access_denied():
     assert record["devices"][1]["capabilities_access_denied"] is True
     assert record["devices"][1]["lnksta"] is None
     assert record["devices"][0]["lnksta"]["speed"] == "32GT/s"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_ACS))
+def test_lspci_acs_real_output(name):
+    check_fixture(VV, ACS, name, EXPECTED_ACS[name])
+
+
+def test_fragment_starting_at_the_lnkcap_lines():
+    lines = read(VV, "RTX6000Ada-GPU-LnkCap16GTx16-LnkSta2.5GT-downgraded-idle.txt").splitlines()
+    start = next(i for i, line in enumerate(lines) if "LnkCap:" in line)
+    fragment = "\n".join(lines[start:start + 6]) + "\n"
+    with pytest.raises(ParseError, match="device line"):
+        parse(VV, fragment)
+    reading = read_lenient(VV, fragment)
+    dev = reading.record["devices"][0]
+    assert reading.record["count"] == 1 and dev["slot"] is None
+    assert dev["lnkcap"]["speed"] == "16GT/s" and dev["lnksta"]["speed"] == "2.5GT/s"
+    assert dev["lnksta"]["downgraded"] is True
+    assert reading.missing == ["the device line ('21:00.0 Ethernet controller: ...') before indented details"]
+
+
+def test_elided_lines_in_a_block():
+    lines = read(VV, "ConnectX-7-MCX755106AS-HEAT-LnkSta32GTx16.txt").splitlines()
+    fragment = "\n".join(lines[:3] + ["        ..."] + lines[-12:]) + "\n"
+    with pytest.raises(ParseError, match="elided"):
+        parse(VV, fragment)
+    assert read_lenient(VV, fragment).record["devices"][0]["slot"] == "21:00.0"
+
+
+def test_indented_garbage_is_refused_even_leniently():
+    with pytest.raises(ParseError, match="expected"):
+        read_lenient(VV, "    hello: world\n    foo bar\n")
+
+
+def test_sriov_vf_bars_are_not_the_devices_own():
+    record = parse(VV, read(VV, "ConnectX-7-MCX755106AS-HEAT-LnkSta32GTx16.txt"))
+    assert [(r["region"], r["size"], r["address"]) for r in record["devices"][0]["regions"]] == [
+        (0, "32M", "500aa000000")]

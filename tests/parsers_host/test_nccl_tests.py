@@ -6,7 +6,7 @@ import pytest
 
 from runbook.parsers import ParseError, parse
 
-from .helpers import check_fixture, read
+from .helpers import check_fixture, read, read_lenient
 
 DIRECTORY = "nccl-tests"
 A40 = "A40-PCIe-2GPU-NV4-bridge-g2-1G-8G-NCCL2.16-table-only-47GBps.txt"
@@ -46,7 +46,28 @@ EXPECTED = {
         "ranks.0.host": "GENOA-01",
     },
 }
-COVERS = {DIRECTORY: EXPECTED}
+ALLTOALL = "nccl-alltoall"
+EXPECTED_ALLTOALL = {
+    "alltoall_perf-1node-2xRTX2080Ti-PCIe-g2-8B-1G-busbw-4.6GBps-inplace-wrong-NA-full.txt": {
+        "row_count": 28, "rows.0.size": 0, "rows.0.redop": "none", "rows.0.root": -1,
+        "rows.0.in_place.wrong": None, "rows.0.out_of_place.wrong": 0,
+        "busbw": 4.61, "busbw_in_place": 4.73, "max_busbw": 4.73, "largest_size": 1073741824,
+        "avg_busbw": 2.06935, "complete": True, "out_of_bounds_ok": True, "rank_count": 2,
+        "ranks.1.bus_id": "0000:b5:00", "params.nGpus": 2, "wrong_total": 0,
+    },
+    "sendrecv_perf-2node-2xA40-1GPU-per-node-g1-256B-head-5-rows-trailing-spaces-wrong-NA.txt": {
+        "row_count": 5, "rows.4.size": 4096, "rows.4.out_of_place.busbw": 0.13,
+        "rows.0.in_place.time_us": 33.65, "rows.0.in_place.wrong": None, "complete": False,
+        "avg_busbw": None, "ranks.0.host": "gpu23", "ranks.1.host": "gpu24", "ranks.1.bus_id": "0x31",
+        "params.minBytes": 256,
+    },
+}
+COVERS = {DIRECTORY: EXPECTED, ALLTOALL: EXPECTED_ALLTOALL}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_ALLTOALL))
+def test_alltoall_and_sendrecv_real_output(name):
+    check_fixture("nccl-tests", ALLTOALL, name, EXPECTED_ALLTOALL[name])
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -74,3 +95,60 @@ def test_header_without_rows_and_ragged_rows_are_refused():
         parse("nccl-tests", "\n".join(lines[:3]))
     with pytest.raises(ParseError, match="row has 12 columns"):
         parse("nccl-tests", "\n".join(lines[:3] + [lines[3].rsplit(None, 1)[0]]))
+
+
+NOISY = "2node-16xRTX6000D-PCIe-CX8-SpectrumX-v2.18.3-NCCL2.30-mpi-noise-interleaved.txt"
+
+
+def _without_labels(record: dict) -> dict:
+    return {k: v for k, v in record.items() if k != "rank_labels"}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("label,kind", [
+    (lambda n: "0: ", "srun"),                          # srun -l
+    (lambda n: f"{n:>2}: ", "srun"),                    # srun -l with padded rank numbers
+    (lambda n: "[1,0]<stdout>:", "mpirun"),             # mpirun --tag-output
+])
+def test_rank_labels_are_stripped(name, label, kind):
+    plain = parse("nccl-tests", read(DIRECTORY, name))
+    labelled = "".join(label(0) + line + "\n" for line in read(DIRECTORY, name).splitlines())
+    record = parse("nccl-tests", labelled)
+    assert record["rank_labels"] == kind and plain["rank_labels"] is None
+    assert _without_labels(record) == _without_labels(plain)
+
+
+def test_other_ranks_interleaving_their_noise():
+    lines = read(DIRECTORY, NOISY).splitlines()
+    out = []
+    for i, line in enumerate(lines):
+        out.append("[1,0]<stdout>:" + line)
+        if i % 5 == 0:  # another rank's NCCL INFO / MPI warning between the table lines
+            out.append(f"[1,{i % 16}]<stdout>:R6KD-CX8aaS-GPU-12:4770:4770 [1] NCCL INFO Channel 00/0 : "
+                       "9[1] -> 10[2] via P2P/CUMEM")
+            out.append(f"[1,{i % 16}]<stderr>:[R6KD-CX8aaS-GPU-12:04770] 1 more process has sent help message")
+    record = parse("nccl-tests", "\n".join(out) + "\n")
+    assert record["row_count"] == 24 and record["busbw"] == 35.29 and record["avg_busbw"] == 18.4247
+    assert record["rank_labels"] == "mpirun"
+
+
+def test_rows_pasted_without_their_header():
+    lines = read(DIRECTORY, NOISY).splitlines()
+    rows = [line for line in lines if line.strip()[:1].isdigit() and "float" in line][:6]
+    fragment = "\n".join(rows) + "\n"
+    with pytest.raises(ParseError, match="header"):
+        parse("nccl-tests", fragment)
+    reading = read_lenient("nccl-tests", fragment)
+    assert reading.record["row_count"] == 6 and reading.record["rows"][0]["size"] == 1024
+    assert reading.record["rows"][0]["root"] == -1 and reading.record["rows"][0]["in_place"]["wrong"] == 0
+    assert any("column header" in m for m in reading.missing)
+    assert any("Avg bus bandwidth" in m for m in reading.missing)
+
+
+def test_every_rank_printing_its_table_reads_the_first_ranks():
+    text = read(DIRECTORY, A40)
+    plain = parse("nccl-tests", text)
+    both = "".join(f"{rank}: {line}\n" for line in text.splitlines() for rank in (0, 1))
+    record = parse("nccl-tests", both)
+    assert record["row_count"] == plain["row_count"] and record["busbw"] == plain["busbw"]
+    assert record["rank_count"] == plain["rank_count"] and record["avg_busbw"] == plain["avg_busbw"]

@@ -40,6 +40,6 @@ def test_no_numa_is_a_reading_not_an_error():
 
 def test_missing_node_is_refused():
     text = read(DIRECTORY, "2node-AMD-Genoa-ASUS-ESC8000A-E12.txt")
-    text = "\n".join(l for l in text.splitlines() if not l.startswith("node 1 "))
+    text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("node 1 "))
     with pytest.raises(ParseError, match="'available: 2 nodes' but 1"):
         parse("numactl", text)

@@ -2,7 +2,7 @@ import pytest
 
 from runbook.parsers import ParseError, parse
 
-from ._fixtures import fixture_cases, parsed
+from ._fixtures import fixture_cases, parsed, text
 
 
 def _archwiki_dual_port(r):
@@ -80,3 +80,64 @@ def test_ibstat_single_port_form_and_sdr_1x_rate():
 def test_ibstat_truncated_port_is_refused():
     with pytest.raises(ParseError, match="no State line"):
         parse("ibstat", "CA 'mlx5_0'\n\tCA type: MT4129\n\tPort 1:\n")
+
+
+H20 = "H20-node-CX7-MT4129-NDR400-IB-Active-lid50-49-SMlid1-first-2-CAs-only.txt"
+
+
+def _redact(out: str) -> str:
+    return (out.replace("0xa088c2030074cfda", "0xxxxxxxxxxxxxxxxx", 2)
+               .replace("Port GUID: 0xa088c2030074cbaa", "Port GUID: <redacted>")
+               .replace("Base lid: 49", "Base lid: xx"))
+
+
+def test_redacted_values_are_null_and_listed():
+    from runbook.parsers import read
+    out = _redact(text("ibstat", H20))
+    r = parse("ibstat", out)  # a masked value is not a damaged output: strict reads it too
+    assert r["cas"][0]["node_guid"] is None and r["cas"][0]["system_image_guid"] is None
+    assert r["cas"][0]["ports"]["1"]["port_guid"] == "0xa088c2030074cfda"  # not masked: kept
+    assert r["cas"][1]["ports"]["1"]["port_guid"] is None and r["ports"][1]["base_lid"] is None
+    assert r["ports"][1]["state"] == "Active" and r["ports"][0]["base_lid"] == 50
+    assert r["redacted"] == ["mlx5_0 Node GUID", "mlx5_0 System image GUID", "mlx5_1 port 1 Base lid",
+                             "mlx5_1 port 1 Port GUID"]
+    reading = read("ibstat", out, lenient=True)
+    assert any("redacted" in m and "Base lid" in m for m in reading.missing)
+
+
+def test_port_block_without_its_ca_line():
+    from runbook.parsers import read
+    lines = text("ibstat", H20).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "Port 1:")
+    block = "\n".join(lines[start:start + 11]) + "\n"  # "Port 1:" .. "Link layer" of mlx5_0
+    with pytest.raises(ParseError, match="CA 'mlx5_0'"):
+        parse("ibstat", block)
+    reading = read("ibstat", block, lenient=True)
+    (port,) = reading.record["ports"]
+    assert (port["ca"], port["state"], port["rate"], port["base_lid"]) == (None, "Active", 400, 50)
+    assert reading.missing == ["the \"CA 'mlx5_0'\" line before the port block"]
+
+
+def test_elided_and_cut_port():
+    from runbook.parsers import read
+    lines = text("ibstat", H20).splitlines()
+    second = lines.index("CA 'mlx5_1'")
+    out = "\n".join(lines[:7] + ["        ..."] + lines[second:second + 8]) + "\n"  # mlx5_1 cut in its port
+    with pytest.raises(ParseError, match="elided|State"):
+        parse("ibstat", out)
+    reading = read("ibstat", out, lenient=True)
+    assert [c["name"] for c in reading.record["cas"]] == ["mlx5_0", "mlx5_1"]
+    assert any("elided" in m for m in reading.missing)
+
+
+def test_elision_that_swallowed_a_ca_line():
+    from runbook.parsers import read
+    lines = text("ibstat", H20).splitlines()
+    second = lines.index("CA 'mlx5_1'")
+    out = "\n".join(lines[:7] + ["..."] + lines[second + 1:]) + "\n"
+    with pytest.raises(ParseError):
+        parse("ibstat", out)
+    reading = read("ibstat", out, lenient=True)
+    assert [c["name"] for c in reading.record["cas"]] == ["mlx5_0", None]
+    assert reading.record["cas"][1]["node_guid"] == "0xa088c2030074cbaa"
+    assert reading.record["cas"][0]["node_guid"] == "0xa088c2030074cfda"  # not overwritten

@@ -93,3 +93,31 @@ def test_perfquery_error_total_adds_error_counters():
 def test_portinfo_refuses_counters():
     with pytest.raises(ParseError):
         parse("smpquery-portinfo", "PortSelect:......33\nSymbolErrorCounter:.....0\n")
+
+
+# `saquery -s` as infiniband-diags prints it (dump_sm_info_record in saquery.c: a tab-indented
+# "RID" line and "SMInfo dump:" sub-header inside each record), a master and a standby SM.
+SAQUERY_SMINFO = (
+    "SMInfoRecord dump:\n\t\tRID\n\t\tLID...................1\n\t\tSMInfo dump:\n"
+    "\t\tGUID..................0x0002c90300a1b2c3\n\t\tSM_Key................0x0000000000000000\n"
+    "\t\tActCount..............50211\n\t\tPriority..............14\n\t\tSMState...............3\n"
+    "SMInfoRecord dump:\n\t\tRID\n\t\tLID...................7\n\t\tSMInfo dump:\n"
+    "\t\tGUID..................0x0002c90300a1b2d4\n\t\tSM_Key................0x0000000000000000\n"
+    "\t\tActCount..............0\n\t\tPriority..............13\n\t\tSMState...............2\n")
+
+
+def test_saquery_sminfo_records():
+    r = parse("saquery", SAQUERY_SMINFO)
+    assert r["count"] == 2
+    assert [(s["lid"], s["priority"], s["state_name"]) for s in r["sm_records"]] == [(1, 14, "MASTER"), (7, 13, "STANDBY")]
+    assert r["master"]["guid"] == "0x0002c90300a1b2c3" and r["sm_records"][1]["act_count"] == 0
+
+
+def test_perfquery_extended_counters():
+    out = ("# Port extended counters: Lid 4 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
+           "CounterSelect:...................0x0000\nPortXmitData:....................91842352\n"
+           "PortRcvData:.....................91842117\nPortXmitPkts:....................1275588\n"
+           "PortRcvPkts:.....................1275585\nPortUnicastXmitPkts:.............1275588\n")
+    r = parse("perfquery", out)
+    assert (r["lid"], r["port"], r["kind"]) == (4, 1, "Port extended counters")
+    assert r["PortXmitData"] == 91842352 and r["errors_total"] == 0
