@@ -22,7 +22,7 @@ def cli(*args, cwd=REPO, input=None, env=None):
 def test_lint_shipped_files():
     p = cli("lint")
     assert p.returncode == 0, p.stderr
-    assert "40 steps in 9 phases" in p.stderr
+    assert "41 steps in 9 phases" in p.stderr
 
 
 def test_lint_broken_files_every_problem_no_traceback(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from runbook.engine.kinds.split import bound
 from tests.steps.simlab import LabRun, run_scenarios
 
-KIND_STEPS = ("fabric-health", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall")
+KIND_STEPS = ("fabric-health", "link-ber", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall")
 NODES = 8
 CABLE = ("gpu03", "mlx5_2")
 SLOW = "gpu06"
@@ -87,11 +87,13 @@ def test_a_dark_uplink_is_named_and_nothing_else(labs):
 def test_the_marginal_cable_is_named_on_its_link_only(labs):
     table, finished = labs["demo"]
     host, dev = CABLE
-    for step in ("fabric-health", "ib-pair-bw", "ib-cross-rail-bw"):
+    for step in ("fabric-health", "link-ber", "ib-pair-bw", "ib-cross-rail-bw"):
         assert failing(table, step) == {host}, (step, table[step])
         assert table[step][host][0] == "fail"
     assert "gpu03 mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
     assert finished[("fabric-health", host)].via == "sm01"
+    assert table["link-ber"][host][1].startswith("mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12; "
+                                                 "mlx5_2 (rail 3): raw BER 3E-05")
     for step in ("ib-pair-bw", "ib-cross-rail-bw"):
         ev = finished[(step, host)]
         assert ev.link == f"{host} {dev} (rail 3)" and f"the link {host} {dev}" in ev.reason

@@ -26,7 +26,7 @@ CONTRACT = {
     "50-topology.yaml": ["gpu-numa-affinity", "nic-numa-affinity", "gpu-nic-topology", "irq-affinity"],
     "60-fabric.yaml": ["opensm-active", "sm-master-standby", "partitions-conf", "ib-ports-active",
                        "pkey-membership", "rail-cabling", "ipoib-storage"],
-    "66-fabric-acceptance.yaml": ["fabric-health", "leaf-spine-links", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
+    "66-fabric-acceptance.yaml": ["fabric-health", "link-ber", "leaf-spine-links", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
                                   "sm-failover-drill"],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
     "90-handover.yaml": ["customer-walkthrough"],
