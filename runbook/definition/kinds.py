@@ -3,7 +3,8 @@ one`, `pairs:` and `launch:`, read and checked like the rest of a step."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .model import LaunchSpec, PairsSpec, RunOnOne
 

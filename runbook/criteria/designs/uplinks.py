@@ -14,7 +14,7 @@ def leaf_spine_links(record: Any, v: dict) -> list[str]:
     leaves = [str(x) for x in dict(v["rail_leaves"]).values()]
     spines = [str(x) for x in v["spines"]]
     per = int(v.get("leaf_spine_links", 1))
-    switch_links = [l for l in record["links"] if l["node_type"] == "Switch" or l["switch"]]
+    switch_links = [link for link in record["links"] if link["node_type"] == "Switch" or link["switch"]]
     if not switch_links:
         raise ValueError("iblinkinfo shows no switch ports (partial output?)")
     up: dict[tuple[str, str], list[dict]] = {}
@@ -23,19 +23,19 @@ def leaf_spine_links(record: Any, v: dict) -> list[str]:
         if a in leaves and b in spines:
             up.setdefault((a, b), []).append(link)
     out = []
-    shapes = {(l.get("width"), l.get("speed")) for links in up.values() for l in links}
-    common = max(shapes, key=lambda s: sum(1 for links in up.values() for l in links
-                                           if (l.get("width"), l.get("speed")) == s)) if shapes else None
+    shapes = {(link.get("width"), link.get("speed")) for links in up.values() for link in links}
+    common = max(shapes, key=lambda s: sum(1 for links in up.values() for link in links
+                                           if (link.get("width"), link.get("speed")) == s)) if shapes else None
     for leaf in leaves:
         for spine in spines:
             links = up.get((leaf, spine), [])
-            active = [l for l in links if l.get("state") == "Active"]
+            active = [link for link in links if link.get("state") == "Active"]
             if len(active) != per:
-                ports = ", ".join(str(l["port"]) for l in links) or "none"
+                ports = ", ".join(str(link["port"]) for link in links) or "none"
                 out.append(f"{leaf} → {spine}: expected {per} Active link(s), found {len(active)} (ports: {ports})")
-            for l in active:
-                if (l.get("width"), l.get("speed")) != common:
-                    out.append(f"{leaf} port {l['port']} → {spine}: {l.get('width')} {l.get('speed')}, "
+            for link in active:
+                if (link.get("width"), link.get("speed")) != common:
+                    out.append(f"{leaf} port {link['port']} → {spine}: {link.get('width')} {link.get('speed')}, "
                                f"the other uplinks {common[0]} {common[1]}")
     return out
 

@@ -15,6 +15,7 @@ import asyncio
 import re
 from typing import Any
 
+from ...criteria.verdict import Verdict
 from ...definition.model import Action, Status
 from .common import Ctx, Result
 from .plans import PairTest, end_label, plan, retest
@@ -62,12 +63,12 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
             srv = await _stop(server)
             why = (srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1]) if srv else \
                 f"no `{spec.ready}` within {spec.ready_timeout:.0f}s"
-            blank = Result(t.client, "", Verdict_unknown(f"server {t.server} did not listen: {why}"), assessed=False)
+            blank = Result(t.client, "", Verdict(Status.UNKNOWN, f"server {t.server} did not listen: {why}"), assessed=False)
             return blank, srv
         client = await ctx.run(t.client, verify.run, client_vars)
         try:
             srv = await asyncio.wait_for(asyncio.shield(server), timeout=10)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             srv = await _stop(server)
         return client, srv
     except asyncio.CancelledError:
@@ -82,7 +83,7 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
             await cleanup(ctx, t.server, t.snic)
 
 
-def Verdict_unknown(reason: str):  # noqa: N802 - reads like the constructor it wraps
+def Verdict_unknown(reason: str):
     from ...criteria.verdict import Verdict
 
     return Verdict(Status.UNKNOWN, reason)
@@ -103,7 +104,7 @@ async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
     action = Action(run=spec.cleanup, timeout=30.0)
     try:
         await asyncio.wait_for(ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35)
-    except (asyncio.TimeoutError, OSError):
+    except (TimeoutError, OSError):
         pass
 
 

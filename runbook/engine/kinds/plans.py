@@ -3,8 +3,9 @@ NIC. Rails come from the inventory's `compute_nics` ({dev, rail, ...}); a host
 without them has one unnamed port ({})."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 Nics = Callable[[str], list[dict[str, Any]]]
 
