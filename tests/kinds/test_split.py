@@ -76,3 +76,10 @@ def test_two_hosts_cannot_name_the_slow_one_and_say_so():
     # Neither runs with a third, cleared host: both stay unknown, none is blamed.
     out = asyncio.run(isolate(["a", "b"], slow_probe({"a"}, [])))
     assert not out.slow and not out.fine and set(out.unknown) == {"a", "b"}
+
+
+def test_hosts_cleared_before_serve_as_partners():
+    # a resumed run over the hosts still to do: two suspects, no good host among them
+    out = asyncio.run(isolate(["a", "b"], slow_probe({"a"}, []), cleared=["z"]))
+    assert set(out.slow) == {"a"} and set(out.fine) == {"b"}
+    assert ("a", "z") in [tuple(g) for _r, g, _s in out.jobs]

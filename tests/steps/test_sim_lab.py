@@ -41,7 +41,9 @@ CONSEQUENCES = {
     "gpu-nic-topology": {"gpu04"},   # the moved NIC is SYS to its rail's GPUs
     "irq-affinity": {"gpu04"},       # its IRQs stayed on the designed node, the NIC did not
     "rail-cabling": {"gpu14"},       # a port without link is on no switch
-    "nccl-inter-node": {"gpu01"},    # one ring over every node: the faulty nodes slow it
+    # one job over every node, split until the slow ones are named: a cable in the wrong
+    # rail (-15 %), a NIC on the other socket (-25 %), a GPU link at x8 / Gen3 (-50 %)
+    "nccl-inter-node": {"gpu03", "gpu04", "gpu05", "gpu06"},
     # inside a node: a GPU link at x8 / Gen3 halves the ring, a NIC on the other
     # socket costs 25 % (the simulator's performance model, after DOMAIN.md)
     "nccl-intra-node": {"gpu04", "gpu05", "gpu06"},

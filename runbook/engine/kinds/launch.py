@@ -35,7 +35,9 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             launchers.pop(0)  # unreachable: the next launcher takes over
         return Status.UNKNOWN, (None, group)
 
-    out = await isolate(members, probe, split=spec.split, max_parallel=spec.max_parallel)
+    # hosts that already passed (a resumed run): partners for a single suspect
+    done = [h for h in ctx.partners() if h not in members]
+    out = await isolate(members, probe, split=spec.split, max_parallel=spec.max_parallel, cleared=done)
     took = f"; launcher taken over after: {'; '.join(tried)}" if tried else ""
     whole_ok = out.whole is not None and out.whole[0] == Status.PASS
     nobody_named = not out.slow and not out.unknown

@@ -37,7 +37,8 @@ def bound(n: int) -> int:
 
 
 async def isolate(hosts: list[str], probe: Probe, *, split: bool = True, max_parallel: int = 8,
-                  max_rounds: int | None = None) -> Split:
+                  max_rounds: int | None = None, cleared: list[str] | None = None) -> Split:
+    """`cleared`: hosts known good before (passed earlier): partners for single hosts."""
     out = Split()
     limit = max_rounds or bound(len(hosts))
     gate = asyncio.Semaphore(max_parallel)
@@ -51,7 +52,7 @@ async def isolate(hosts: list[str], probe: Probe, *, split: bool = True, max_par
         out.rounds += 1
         jobs: list[tuple[list[str], list[str]]] = []
         waiting: list[list[str]] = []
-        partners = list(out.fine)
+        partners = list(out.fine) + [h for h in cleared or [] if h not in out.fine and h not in hosts]
         for g in groups:
             if len(g) == 1 and out.rounds > 1:
                 if not partners:
