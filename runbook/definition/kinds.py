@@ -104,6 +104,9 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
             add(_line(node, "list"), f"{what}.list must be a list of [client, server] host pairs")
             return None
         explicit = [(str(a), str(b)) for a, b in raw]
+        if any(a == b for a, b in explicit):
+            add(_line(node, "list"), f"{what}.list: a pair needs two different hosts")
+            return None
     elif raw is not None:
         add(_line(node, "list"), f"{what}.list is only read with plan: list")
     timeout = node.get("ready_timeout", 30)

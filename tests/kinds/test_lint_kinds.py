@@ -56,6 +56,7 @@ BASE = """\
     ("pairs: {plan: rail, server: s}\nverify: {run: x}\n", 8, "ready must be what the server prints"),
     ("pairs: {plan: rail, server: s, ready: '('}\nverify: {run: x}\n", 8, "not a regular expression"),
     ("pairs: {plan: list, server: s, ready: r, list: [[a]]}\nverify: {run: x}\n", 8, "[client, server] host pairs"),
+    ("pairs: {plan: list, server: s, ready: r, list: [[a, a]]}\nverify: {run: x}\n", 8, "two different hosts"),
     ("pairs: {plan: rail, server: s, ready: r, concurrency: 0}\nverify: {run: x}\n", 8, "concurrency must be"),
     ("launch: {split: true}\nverify: {run: x}\n", 8, "launcher must be a host selector"),
     ("launch: {launcher: a}\npairs: {plan: rail, server: s, ready: r}\nverify: {run: x}\n", 8,
