@@ -110,3 +110,19 @@ def test_runbook_lint_exit_2_and_file_line(tmp_path):
                        capture_output=True, text=True, env=env, timeout=60)
     assert p.returncode == 2, p.stderr
     assert f"{bad}:8:" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_plan_shows_what_each_kind_runs_where():
+    from runbook.definition.plan import build_plan
+    from tests.steps.helpers import inventory, runbook
+
+    plan = build_plan(runbook(), inventory(), step_ids=["fabric-health", "ib-pair-bw", "nccl-inter-node"])
+    steps = {s["id"]: s for p in plan["phases"] for s in p["steps"]}
+    assert steps["fabric-health"]["kind"].startswith("run_on: one (the first reachable of sm[01-02])")
+    assert [c["hosts"] for c in steps["fabric-health"]["verify"]["commands"]] == ["sm01"]
+    assert steps["nccl-inter-node"]["kind"].startswith("launch: one job from gpu01")
+    [job] = steps["nccl-inter-node"]["verify"]["commands"]
+    assert job["hosts"] == "gpu01" and "for h in gpu01 gpu02" in job["command"]
+    assert steps["ib-pair-bw"]["kind"].startswith("pairs: rail plan")
+    for c in steps["ib-pair-bw"]["verify"]["commands"]:
+        assert "cannot build" not in c["command"] and "-p 18516" in c["command"]
