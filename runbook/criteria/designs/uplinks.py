@@ -1,6 +1,6 @@
 """Leaf-spine uplinks from one `iblinkinfo` sweep: every rail leaf (rail_leaves)
-has `leaf_spine_links` Active links to every spine (spines), all of one width
-and speed. Each inter-switch link is printed from both ends; it is counted
+has `leaf_spine_links` (or `leaf_uplinks.per_spine`) Active links to every
+spine (spines), all of one width and speed. Each inter-switch link is printed from both ends; it is counted
 from the leaf's side."""
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from .cabling import _switch_name
 def leaf_spine_links(record: Any, v: dict) -> list[str]:
     leaves = [str(x) for x in dict(v["rail_leaves"]).values()]
     spines = [str(x) for x in v["spines"]]
-    per = int(v.get("leaf_spine_links", 1))
+    design = v.get("leaf_uplinks") if isinstance(v.get("leaf_uplinks"), dict) else {}
+    per = int(design.get("per_spine") or v["leaf_spine_links"])  # either spelling of the design
     switch_links = [link for link in record["links"] if link["node_type"] == "Switch" or link["switch"]]
     if not switch_links:
         raise ValueError("iblinkinfo shows no switch ports (partial output?)")
