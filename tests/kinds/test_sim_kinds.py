@@ -77,7 +77,7 @@ def test_a_dark_uplink_is_named_and_nothing_else(labs):
     table, finished = labs["spine"]
     for sm in ("sm01", "sm02"):  # both judged on the one sweep
         assert table["leaf-spine-links"][sm][0] == "fail"
-        assert finished[sm].reason.startswith("leaf02 → spine03: expected 1 Active link(s), found 0")
+        assert finished[sm].reason.startswith("leaf02 → spine03: expected 4 Active link(s), found 3")
         assert "leaf01" not in finished[sm].reason and "spine04" not in finished[sm].reason
     assert finished["sm01"].via == "" and finished["sm02"].via == "sm01"  # run once, from sm01
     for step in KIND_STEPS:  # one uplink of four: a flow routes around it, no node is slow
@@ -90,7 +90,8 @@ def test_the_marginal_cable_is_named_on_its_link_only(labs):
     for step in ("fabric-health", "link-ber", "ib-pair-bw", "ib-cross-rail-bw"):
         assert failing(table, step) == {host}, (step, table[step])
         assert table[step][host][0] == "fail"
-    assert "gpu03 mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
+    # the node description as rdma-ndd sets it: the FQDN (dns_domain), attributed to gpu03
+    assert "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
     assert finished[("fabric-health", host)].via == "sm01"
     assert table["link-ber"][host][1].startswith("mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12; "
                                                  "mlx5_2 (rail 3): raw BER 3E-05")

@@ -48,7 +48,7 @@ HARDWARE = {
     "cable_ber": ("gpu01", "ibqueryerrors | grep -c 'SymbolErrorCounter == 4873'", "4", "0"),
     "sm_standby_missing": ("sm02", "systemctl is-active opensmd; systemctl is-enabled opensmd", "inactive\nenabled",
                            "active\nenabled"),
-    "spine_link_down": ("sm01", "iblinkinfo | grep -c 'MF0;spine04:'", "5", "6"),
+    "spine_link_down": ("sm01", "iblinkinfo | grep -c 'MF0;spine04:'", "20", "21"),
     "slow_node": ("gpu01", "mpirun -H gpu01:8,gpu02:8 all_reduce_perf -b 1G -e 1G -g 1 | grep -c 'Avg bus bandwidth    : 2'",
                   "1", "0"),
 }

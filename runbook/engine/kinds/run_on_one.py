@@ -16,7 +16,10 @@ def _item_hosts(item: Any, fields: tuple[str, ...]) -> list[str]:
     for f in fields:
         for v in select(item, f):
             if isinstance(v, str) and v:
-                found.append(v.split()[0])  # a node description "gpu07 mlx5_2" names gpu07
+                word = v.split()[0]  # a node description "gpu07 mlx5_2" names gpu07
+                found.append(word)
+                if "." in word:  # rdma-ndd's "%h %d" is the FQDN on most sites: gpu07.dc.example mlx5_2
+                    found.append(word.split(".")[0])  # only names of the judged hosts are kept
     return found
 
 
