@@ -12,6 +12,8 @@ from .template import has_default, placeholders
 
 # Variables that exist at run time without being in the inventory.
 RUNTIME_ROOTS = {"before", "inventory_hostname", "group_names", "groups", "hostvars"}
+# ... and those a step kind adds (docs/step-kinds.md).
+KIND_ROOTS = {"pairs": {"peer", "nic", "peer_nic", "rail", "port"}, "launch": {"launch_hosts", "launch_count", "launch_ranks"}}
 
 
 def _templates(action: Action) -> Iterator[tuple[str, int]]:
@@ -33,10 +35,40 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(v)
 
 
-def _needed(template: str) -> list[str]:
+def _needed(template: str, extra: set[str] = frozenset()) -> list[str]:
     """The variable paths a template needs from the inventory."""
     return [p for p in placeholders(template)
-            if p.split(".")[0] not in RUNTIME_ROOTS and not has_default(template, p)]
+            if p.split(".")[0] not in RUNTIME_ROOTS | extra and not has_default(template, p)]
+
+
+def _kind_problems(step: Step, inventory: Inventory, hosts: list[str]) -> list[Problem]:
+    """Selectors and host names a step kind adds must resolve too."""
+    problems = []
+    selectors = []
+    if step.run_on is not None and step.run_on.run_from:
+        selectors.append(("run_from", step.run_on.run_from))
+    if step.launch is not None:
+        selectors.append(("launch.launcher", step.launch.launcher))
+    for what, sel in selectors:
+        try:
+            if not select_hosts(inventory, sel):
+                problems.append(Problem(step.file, step.line, f"step {step.id}: {what} {sel!r} selects no host"))
+        except (KeyError, ValueError) as exc:
+            problems.append(Problem(step.file, step.line, f"step {step.id}: {what} {sel!r}: {exc.args[0] if exc.args else exc}"))
+    if step.pairs is not None:
+        for a, b in step.pairs.pairs:
+            for h in (a, b):
+                if h not in hosts:
+                    problems.append(Problem(step.file, step.line,
+                                            f"step {step.id}: pairs.list names {h}, not one of the step's hosts"))
+        if step.pairs.plan in ("rail", "cross_rail"):
+            bare = [h for h in hosts if not host_vars(inventory, h).get("compute_nics")]
+            if bare:
+                from ClusterShell.NodeSet import NodeSet
+
+                problems.append(Problem(step.file, step.line, f"step {step.id}: pairs plan {step.pairs.plan} needs "
+                                        f"`compute_nics` (dev, rail) on every host; missing on {NodeSet.fromlist(bare)}"))
+    return problems
 
 
 def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | None = None) -> list[Problem]:
@@ -49,12 +81,17 @@ def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | 
         return [Problem(step.file, step.line, f"step {step.id}: hosts {step.hosts!r}: {msg}")]
     if not hosts:
         return [Problem(step.file, step.line, f"step {step.id}: hosts {step.hosts!r} selects no host")]
-    problems = []
-    for name, action in (("verify", step.verify), ("apply", step.apply), ("rollback", step.rollback)):
+    problems = _kind_problems(step, inventory, hosts)
+    extra = KIND_ROOTS.get(step.kind, set())
+    server = step.pairs.server if step.pairs is not None else None
+    cleanup = step.pairs.cleanup or None if step.pairs is not None else None
+    for name, action in (("verify", step.verify), ("apply", step.apply), ("rollback", step.rollback),
+                         ("pairs.server", server), ("pairs.cleanup", cleanup)):
         if action is None:
             continue
-        for template, line in _templates(action):
-            needed = _needed(template)
+        templates = [(action, step.line)] if isinstance(action, str) else _templates(action)
+        for template, line in templates:
+            needed = _needed(template, extra)
             if not needed:
                 continue
             undefined: dict[str, list[str]] = {}

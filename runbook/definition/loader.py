@@ -11,12 +11,14 @@ from typing import Any
 from .. import parsers
 from ..criteria.spec import parse_check
 from ..errors import InputError, Problem
+from . import kinds
 from .model import Action, Phase, Runbook, Step
 from .template import fix_for, malformed_placeholder, unsafe_placeholders
 from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
-STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist"}
+STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist",
+             "run_on", "run_from", "judge_each", "pairs", "launch"}
 ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach"}
 PENDING_ACTIONS = {"reboot"}
 MAX_TIMEOUT = 7 * 86400  # a week: longer is a typo, not a test
@@ -181,6 +183,24 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
     if not isinstance(needs, list) or not all(isinstance(n, str) for n in needs):
         c.add(node.line_of("needs"), f"step {sid}: needs must be a list of step ids")
         needs = []
+    run_on = pairs = launch = None
+    present = [k for k in ("run_on", "pairs", "launch") if k in node]
+    if len(present) > 1:
+        c.add(node.line_of(present[1]), f"step {sid}: {' and '.join(present)} exclude each other (one kind per step)")
+    elif present:
+        if manual:
+            c.add(node.line_of(present[0]), f"step {sid}: a manual step has no {present[0]}")
+        if "apply" in node or "rollback" in node:
+            c.add(node.line_of(present[0]), f"step {sid}: a {present[0]} step verifies only (no apply/rollback)")
+        if present == ["run_on"]:
+            run_on = kinds.run_on(c.add, sid, node["run_on"], node)
+        elif present == ["pairs"]:
+            pairs = kinds.pairs(c.add, sid, node["pairs"])
+        else:
+            launch = kinds.launch(c.add, sid, node["launch"])
+    for key in ("run_from", "judge_each"):
+        if key in node and "run_on" not in node:
+            c.add(node.line_of(key), f"step {sid}: {key} is only read with run_on: one")
     return Step(
         id=sid, title=str(node.get("title", "")), phase=phase, phase_title=phase_title,
         why=" ".join(str(node.get("why", "")).split()), hosts=str(node.get("hosts", "all")),
@@ -188,6 +208,7 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         hints=_hints(c, node.get("hints"), node.line_of("hints")), manual=manual,
         checklist=tuple(str(x) for x in node.get("checklist", []) or []) if manual else (),
         file=c.file, line=node.line, definition={"phase": phase, **plain(node)},
+        run_on=run_on, pairs=pairs, launch=launch,
     )
 
 

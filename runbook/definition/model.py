@@ -127,6 +127,47 @@ class Action:
 
 
 @dataclass(frozen=True)
+class RunOnOne:
+    """`run_on: one`: one host of `run_from` (default: the step's hosts) runs
+    verify; the record's `items` (a path to a list) are judged one by one and
+    each verdict goes to the hosts named by the item's `item_hosts` fields
+    (docs/step-kinds.md). If that host cannot be reached, the next one takes over."""
+
+    run_from: str = ""  # selector of the runner candidates ("" = the step's hosts)
+    items: str = ""  # dotted path to the list of items in the record
+    item_hosts: tuple[str, ...] = ()  # fields of an item that name hosts (its ends)
+    item_name: str = ""  # fields naming the item in reasons (a link, a port), comma-separated
+    # A host no item names: "unknown" (not seen), or "pass" when the record's
+    # `covered` number (nodes the tool checked) is at least the hosts judged.
+    unseen: str = "unknown"
+    covered: str = ""
+
+
+@dataclass(frozen=True)
+class PairsSpec:
+    """`pairs:`: verify.run is the client, `server` the server side."""
+
+    plan: str  # rail | cross_rail | ring | list
+    server: str  # command template of the server side
+    ready: str  # regular expression on the server's output: it listens
+    pairs: tuple[tuple[str, str], ...] = ()  # plan `list`: (client, server)
+    concurrency: int = 8
+    ready_timeout: float = 30.0
+    # run on the server's host before its first test and after a test cut short:
+    # stops a server a killed run left behind (by its port, `{{ port }}`)
+    cleanup: str = ""
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """`launch:`: one job from a launcher host over the step's hosts."""
+
+    launcher: str  # selector of launcher candidates (first reachable runs the job)
+    split: bool = True  # below threshold: split the hosts until the slow ones are named
+    max_parallel: int = 8  # jobs at once while splitting
+
+
+@dataclass(frozen=True)
 class Step:
     id: str
     title: str
@@ -144,6 +185,20 @@ class Step:
     file: str = ""
     line: int = 0
     definition: dict = field(default_factory=dict, compare=False, hash=False)  # as written
+    run_on: RunOnOne | None = None
+    pairs: PairsSpec | None = None
+    launch: LaunchSpec | None = None
+
+    @property
+    def kind(self) -> str:
+        """each (one command per host) | one | pairs | launch (docs/step-kinds.md)."""
+        if self.run_on is not None:
+            return "one"
+        if self.pairs is not None:
+            return "pairs"
+        if self.launch is not None:
+            return "launch"
+        return "each"
 
     @property
     def sha256(self) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..criteria.describe import describe
-from ..inventory.load import fold, host_vars
+from ..inventory.load import fold, host_vars, select_hosts
 from .targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
 from .template import TemplateError, lookup, placeholders, render_command
@@ -24,11 +24,13 @@ class _BeforeStub(dict):
         return True
 
 
-def _commands(action: Action, hosts: list[str], inventory: Inventory) -> list[dict[str, str]]:
+def _commands(action: Action, hosts: list[str], inventory: Inventory,
+              extra=None) -> list[dict[str, str]]:
     by_cmd: dict[str, list[str]] = {}
     for h in hosts:
         variables = dict(host_vars(inventory, h))
         variables["before"] = _BeforeStub()
+        variables.update(extra(h) if extra else {})
         try:
             cmd = render_command(action.run, variables)
         except TemplateError as exc:
@@ -52,7 +54,7 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-def _design_values(action: Action, hosts: list[str], inventory: Inventory) -> list[dict[str, Any]]:
+def _design_values(action: Action, hosts: list[str], inventory: Inventory, extra=None) -> list[dict[str, Any]]:
     """The inventory values the criteria compare with ({{ var }} in a criterion), folded by
     value: the plan shows `gpu_power_limit_w = 350`, not only the placeholder."""
     names: list[str] = []
@@ -63,7 +65,7 @@ def _design_values(action: Action, hosts: list[str], inventory: Inventory) -> li
     for name in names:
         by_value: dict[str, tuple[Any, list[str]]] = {}
         for h in hosts:
-            value = lookup(dict(host_vars(inventory, h)), name)
+            value = lookup({**host_vars(inventory, h), **(extra(h) if extra else {})}, name)
             value = None if not isinstance(value, (str, int, float, bool, list, dict)) else value
             by_value.setdefault(repr(value), (value, []))[1].append(h)
         if len(by_value) > 3:  # a per-host value (inventory_hostname): one example, as _commands does
@@ -75,12 +77,13 @@ def _design_values(action: Action, hosts: list[str], inventory: Inventory) -> li
     return out
 
 
-def _criteria(action: Action, hosts: list[str], inventory: Inventory) -> tuple[list[str], list[dict]]:
+def _criteria(action: Action, hosts: list[str], inventory: Inventory,
+              extra=None) -> tuple[list[str], list[dict]]:
     """The criteria with each host's values filled in. Hosts whose criteria read
     the same are folded; `criteria` is the first group's (all hosts' when they agree)."""
     by_text: dict[tuple[str, ...], list[str]] = {}
     for h in hosts:
-        variables = dict(host_vars(inventory, h))
+        variables = {**host_vars(inventory, h), **(extra(h) if extra else {})}
         texts = tuple(describe(c, variables) for c in action.expect) or ("exit status == 0",)
         by_text.setdefault(texts, []).append(h)
     if not by_text:  # no host selected: as written
@@ -91,25 +94,51 @@ def _criteria(action: Action, hosts: list[str], inventory: Inventory) -> tuple[l
     return groups[0]["criteria"], groups if len(groups) > 1 or groups[0].get("example_for") else []
 
 
-def _action(action: Action | None, hosts: list[str], inventory: Inventory) -> dict[str, Any] | None:
+def _action(action: Action | None, hosts: list[str], inventory: Inventory, extra=None) -> dict[str, Any] | None:
     if action is None:
         return None
-    criteria, per_hosts = _criteria(action, hosts, inventory)
+    criteria, per_hosts = _criteria(action, hosts, inventory, extra)
     return {
         "run": action.run,
-        "commands": _commands(action, hosts, inventory),
+        "commands": _commands(action, hosts, inventory, extra),
         "parse": action.parse,
         "criteria": criteria,
         **({"criteria_by_hosts": per_hosts} if per_hosts else {}),
-        "design_values": _design_values(action, hosts, inventory),
+        "design_values": _design_values(action, hosts, inventory, extra),
         "timeout": action.timeout,
         "then": action.then,
     }
 
 
+def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list[str], Any]:
+    """What a step kind (docs/step-kinds.md) runs where, for the plan: a description,
+    the hosts the verify command runs on, and example values of the kind's variables."""
+    if step.run_on is not None:
+        where = select_hosts(inventory, step.run_on.run_from) if step.run_on.run_from else hosts
+        return f"run_on: one (the first reachable of {fold(where)})", where[:1], None
+    if step.launch is not None:
+        launchers = select_hosts(inventory, step.launch.launcher)
+        split = ", split until the slow hosts are named" if step.launch.split else ""
+        return (f"launch: one job from {fold(launchers[:1])} over the hosts{split}", launchers[:1],
+                lambda h: {"launch_hosts": hosts, "launch_count": len(hosts),
+                           "launch_ranks": sum(int(host_vars(inventory, x).get("gpus_per_node") or 0) for x in hosts)})
+    if step.pairs is not None:
+        def example(h: str) -> dict[str, Any]:  # as for the host's first pair on its first rail
+            nics = host_vars(inventory, h).get("compute_nics") or [{}]
+            peer = next((p for p in hosts if p != h), h)
+            return {"nic": nics[0], "peer_nic": nics[0], "rail": nics[0].get("rail"),
+                    "port": 18515 + int(nics[0].get("rail") or 0),
+                    "peer": {**host_vars(inventory, peer), "name": peer, "address": inventory.hosts[peer].address}}
+        return (f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once; "
+                f"server: {step.pairs.server} (ready: /{step.pairs.ready}/)", hosts, example)
+    return "", hosts, None
+
+
 def step_plan(step: Step, inventory: Inventory, limit: list[str] | None = None) -> dict[str, Any]:
     hosts = targets(step, inventory, limit)
+    kind, runs_on, extra = _kind(step, inventory, hosts)
     return {
+        "kind": kind,
         "id": step.id,
         "title": step.title,
         "phase": step.phase,
@@ -119,7 +148,7 @@ def step_plan(step: Step, inventory: Inventory, limit: list[str] | None = None) 
         "needs": list(step.needs),
         "manual": step.manual,
         "checklist": list(step.checklist),
-        "verify": _action(step.verify, hosts, inventory),
+        "verify": _action(step.verify, runs_on, inventory, extra),
         "apply": _action(step.apply, hosts, inventory),
         "rollback": _action(step.rollback, hosts, inventory),
         "hints": list(step.hints),

@@ -67,6 +67,8 @@ def to_text(plan: dict[str, Any]) -> str:
             lines.append(f"    why: {s['why']}")
             if s["needs"]:
                 lines.append(f"    needs: {', '.join(s['needs'])}")
+            if s.get("kind"):
+                lines.append(f"    kind: {s['kind']}")
             for name in ("verify", "apply", "rollback"):
                 a = s[name]
                 if not a:

@@ -212,6 +212,11 @@ class Engine:
         if not hosts or step.verify is None:
             return
         await self._settle()
+        if step.kind != "each":  # run_on: one, pairs:, launch: (runbook/engine/kinds/)
+            from .kinds import run_kind
+
+            await run_kind(self, step, hosts)
+            return
         runnable = []
         for h in hosts:
             why = rules.blocked_reason(step, h, self.runbook, self.inventory, self.state.status)

@@ -94,6 +94,11 @@ class HostFinished(Event):
     before: dict[str, Any] | None = None  # values verify measured before apply (for rollback)
     stdout_sha256: str = ""  # filled in by the store (store/journal.py stored_event)
     stderr_sha256: str = ""
+    # Step kinds (docs/step-kinds.md): the host that ran the command when it is not
+    # this one, the partner(s) of a pair or job, and the link or port the verdict names.
+    via: str = ""
+    peer: str = ""
+    link: str = ""
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ class Fabric:
             lid += 1
         self.spines = spine_names
         self.lid_of: dict[tuple[str, str], int] = {}
+        self.down_uplinks: set[tuple[str, str]] = set()  # (leaf, spine) links without light
         for j, sm in enumerate(self.sms):
             self.lid_of[(sm.name, sm.nics[0].dev)] = j + 1
         for node in self.compute:
@@ -96,6 +97,8 @@ class Fabric:
         for li, leaf in enumerate(leaves):
             for si, spine in enumerate(self.spines):
                 for k in range(per):
+                    if k == 0 and (leaf, spine) in self.down_uplinks:  # sim/linkfaults.py spine_link_down
+                        continue  # one of the `per` cables dark
                     lp = self._uplink_base[leaf] + si * per + k
                     sp = li * per + k + 1
                     self.switches[leaf].peers[lp] = ("switch", spine, sp)

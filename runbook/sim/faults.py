@@ -12,6 +12,7 @@ from .cluster import Cluster
 from .cpus import format_cpulist
 from .etcfiles import EXTERNAL_REPO, managed_paths
 from .hardware import ETH, NodeState
+from .linkfaults import cable_ber, slow_node, sm_standby_missing, spine_link_down
 
 DRIFT_OFED = ("MLNX_OFED_LINUX-23.07-0.5.1.2", "23.07-0.5.1")
 DRIFT_DRIVER = "550.54.15"
@@ -269,6 +270,10 @@ MENU: dict[str, Fault] = {f.name: f for f in [
           "one card on another firmware than the design and the fleet"),
     Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
           "a card gone from the PCI bus; the NICs probed after it are renumbered"),
+    Fault("cable_ber", ("compute",), "mlx5_2", cable_ber, "a marginal cable: symbol errors, low RDMA bandwidth"),
+    Fault("slow_node", ("compute",), "", slow_node, "a node slow in every NCCL job, no error shown"),
+    Fault("spine_link_down", ("sm",), "", spine_link_down, "a leaf-spine link dark (LEAF:SPINE)"),
+    Fault("sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"),
     Fault("unreachable", ALL, "", _behaviour, "connection refused"),
     Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
     Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),

@@ -85,6 +85,7 @@ class Nic:
     phys_up: bool = True
     rate: int = 200
     irqs: list[int] = field(default_factory=list)
+    marginal: bool = False  # a marginal cable: symbol errors, retransmissions (sim/linkfaults.py)
 
 
 @dataclass

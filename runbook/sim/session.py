@@ -52,9 +52,26 @@ def _first_reads(item: AndOr) -> bool:
     return False
 
 
-async def run_line(machine, src: str, stdin: str = "", shell: Shell | None = None) -> tuple[str, str, int]:
+class _Live(Buffer):
+    """Standard output written to the SSH channel as it comes (a server's
+    "listening" banner must reach the client before the command ends)."""
+
+    def __init__(self, process) -> None:
+        super().__init__()
+        self.process = process
+
+    def write(self, text: str) -> None:
+        if text:
+            try:
+                self.process.stdout.write(text)
+            except Exception:  # the channel is gone: output has nowhere to go, like a closed pipe
+                pass
+
+
+async def run_line(machine, src: str, stdin: str = "", shell: Shell | None = None,
+                   out: Buffer | None = None) -> tuple[str, str, int]:
     shell = shell or Shell(machine)
-    out, err = Buffer(), Buffer()
+    out, err = out if out is not None else Buffer(), Buffer()
     try:
         status = await shell.run(src, Io(Stdin(stdin), out, err))
     except asyncio.CancelledError:
@@ -80,7 +97,7 @@ async def exec_channel(node, process) -> None:
     stdin = ""
     if reads_stdin(command):
         stdin = await process.stdin.read()
-    out, err, status = await run_line(node.machine, command, stdin)
+    out, err, status = await run_line(node.machine, command, stdin, out=_Live(process))
     _write(process, out, err)
     process.exit(status)
     node.after_command()

@@ -24,7 +24,7 @@ def cli(*args, cwd=REPO, input=None, env=None):
 def test_lint_shipped_files():
     p = cli("lint")
     assert p.returncode == 0, p.stderr
-    assert "52 steps in 13 phases" in p.stderr
+    assert "59 steps in 14 phases" in p.stderr
 
 
 def test_lint_broken_files_every_problem_no_traceback(tmp_path):

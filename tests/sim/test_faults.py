@@ -44,6 +44,13 @@ HARDWARE = {
     # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
     "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
     "hca_fw_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
+    # both ends of the marginal link (the HCA port and its leaf port), ALL + port lines each
+    "cable_ber": ("gpu01", "ibqueryerrors | grep -c 'SymbolErrorCounter == 4873'", "4", "0"),
+    "sm_standby_missing": ("sm02", "systemctl is-active opensmd; systemctl is-enabled opensmd", "inactive\nenabled",
+                           "active\nenabled"),
+    "spine_link_down": ("sm01", "iblinkinfo | grep -c 'MF0;spine04:'", "20", "21"),
+    "slow_node": ("gpu01", "mpirun -H gpu01:8,gpu02:8 all_reduce_perf -b 1G -e 1G -g 1 | grep -c 'Avg bus bandwidth    : 2'",
+                  "1", "0"),
 }
 
 

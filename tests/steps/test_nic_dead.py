@@ -92,10 +92,12 @@ def test_nic_dead_and_firmware_drift_land_on_their_hosts_only(table):
                 assert reason == ("adapter #5 (0000:2c:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002 "
                                   "(ConnectX-6), found 20.38.1002"), reason
                 continue
-            if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw"):
+            if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw", "fabric-health", "link-ber",
+                                               "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
+                                               "nccl-inter-node"):
                 assert status == "blocked", (step_id, reason)  # they wait for ib-ports-active
                 continue
-            if host != "gpu02" and step_id != "nccl-inter-node":  # one ring over every node
+            if host != "gpu02":  # the launches split until the slow nodes are named (docs/step-kinds.md)
                 assert status == "pass", (step_id, host, reason)
 
 

@@ -27,6 +27,8 @@ CONTRACT = {
     "50-topology.yaml": ["gpu-numa-affinity", "nic-numa-affinity", "gpu-nic-topology", "irq-affinity"],
     "60-fabric.yaml": ["opensm-active", "sm-master-standby", "sm-seen-from-compute", "partitions-conf", "ib-ports-active",
                        "pkey-membership", "rail-cabling", "ipoib-storage"],
+    "66-fabric-acceptance.yaml": ["fabric-health", "link-ber", "leaf-spine-links", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
+                                  "sm-failover-drill"],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
     # issue 15: GPU health, platform, firmware, OS settings, storage plane, burn-in
     "25-platform.yaml": ["bios-version", "hca-firmware", "pcie-acs-disabled", "iommu-mode"],
@@ -219,12 +221,23 @@ def _rendered():
                                 "boot_unit": {"name": "nic-irq-affinity", "enabled": ""}},
                "opensm-active": {"unit_file_state": "enabled", "active_state": "active"}}
     for step in runbook().steps:
-        host = select_hosts(inventory(), step.hosts)[0]
+        hosts = select_hosts(inventory(), step.hosts)
+        host = hosts[0]
+        kind = {}  # what a step kind adds (docs/step-kinds.md)
+        if step.pairs is not None:
+            nic = seed_vars(host)["compute_nics"][0]
+            kind = {"nic": nic, "peer_nic": nic, "rail": nic["rail"], "port": 18516,
+                    "peer": dict(seed_vars(hosts[1]), name=hosts[1], address=hosts[1])}
+        if step.launch is not None:
+            kind = {"launch_hosts": hosts, "launch_count": len(hosts)}
         for name in ("verify", "apply", "rollback"):
             action = getattr(step, name)
             if action:
-                v = dict(seed_vars(host), before=befores.get(step.id, {}))
+                v = dict(seed_vars(host), before=befores.get(step.id, {}), **kind)
                 yield f"{step.id}:{name}", render_command(action.run, v)
+        if step.pairs is not None:
+            for name, text in (("server", step.pairs.server), ("cleanup", step.pairs.cleanup)):
+                yield f"{step.id}:{name}", render_command(text, dict(seed_vars(hosts[1]), **kind))
 
 
 @pytest.mark.skipif(not shutil.which("bash"), reason="bash not installed")

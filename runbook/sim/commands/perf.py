@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 
-from .. import perfmodel
+from .. import linkfaults, pathmodel, perfmodel
 from .base import Ctx
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -118,7 +118,8 @@ def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int]
                 return (f"{n.name}: Test NCCL failure common.cu:1005 'unhandled system error "
                         "(run with NCCL_DEBUG=INFO for details)'\n"), 3
         base = float(ctx.cluster.design.var("nccl_inter_busbw_gbps", 38.0))
-        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) for n in nodes)
+        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) * linkfaults.nccl_factor(n)
+                                                  for n in nodes)
     else:
         base = float(ctx.cluster.design.var("nccl_intra_busbw_gbps", 18.5))
         peak = base * perfmodel.HEADROOM * perfmodel.intra_factor(nodes[0])
@@ -251,7 +252,7 @@ def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid:
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
-    dev, size, gbits, peer_name, duration = None, 65536, False, None, None
+    dev, size, gbits, peer_name, duration, tcp_port = None, 65536, False, None, None, 18515
     i = 0
     while i < len(args):
         a = args[i]
@@ -264,7 +265,10 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         if a in ("-D", "--duration") and i + 1 < len(args):
             duration, i = float(args[i + 1]), i + 2
             continue
-        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-p", "--port",
+        if a in ("-p", "--port") and i + 1 < len(args) and args[i + 1].isdigit():
+            tcp_port, i = int(args[i + 1]), i + 2
+            continue
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp",
                  "-n", "--iters", "-m", "--mtu"):
             i += 2
             continue
@@ -283,16 +287,29 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.err.write(f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
                      " Couldn't set the link layer\n Couldn't get context for the device\n")
         return 1
-    if peer_name is None:  # server: say so, then wait for a client to pair with
+    if peer_name is None:  # server: wait for a client to pair with
+        fut = asyncio.get_running_loop().create_future()
+        servers = ctx.machine.rendezvous.setdefault("ib_write_bw", [])
+        if any(not f.done() and f.port == tcp_port for f in servers):
+            io.err.write(f" Couldn't listen to port {tcp_port}\n Couldn't connect to the other side\n")
+            return 1
+        # the banner once it listens (perftest binds its TCP port first), then the header
         io.out.write(WAITING)
         io.out.write(_perftest_header(nic.dev, gbits, st.layer))
-        fut = asyncio.get_running_loop().create_future()
-        ctx.machine.rendezvous.setdefault("ib_write_bw", []).append(fut)
+        fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
+        fut.port = tcp_port  # what `fuser -k PORT/tcp` finds it by (commands/fuser.py)
+        servers.append(fut)
         try:
-            value, rlid = await asyncio.wait_for(fut, 120)
+            got = await asyncio.wait_for(fut, 120)
         except asyncio.TimeoutError:
             io.err.write(" Timeout waiting for a client\n")
             return 1
+        finally:
+            if fut in servers:
+                servers.remove(fut)
+        if got is None:  # killed (fuser -k): the shell's "Killed", status 128+9
+            return 137
+        value, rlid = got
         io.out.write(_perftest_result(value, gbits, size, st.lid, rlid, duration))
         return 0
     peer = ctx.machine.peer(peer_name)
@@ -301,18 +318,17 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
                      " Unable to init the socket connection\n")
         return 1
     # The peer's port: the one the waiting server uses, else the same device name.
-    pnic = peer.state.nic(nic.dev) or peer.state.nics[0]
+    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done() and f.port == tcp_port]
+    pnic = (peer.state.nic(waiting[0].dev) if waiting else None) or peer.state.nic(nic.dev) or peer.state.nics[0]
     pst = ctx.fabric.status(peer.state, pnic)
     if st.layer != "InfiniBand" or pst.layer != "InfiniBand" or pst.state != "Active":
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
-    value = min(perfmodel.port_gbits(node, nic), perfmodel.port_gbits(peer.state, pnic))
-    waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done()]
-    if not waiting:  # nobody listens on 18515 yet: the TCP connect is refused
-        io.err.write(f"Couldn't connect to {peer_name}:18515\n"
+    value = pathmodel.pair_gbits(ctx.fabric, node, nic, peer.state, pnic)
+    if not waiting:  # nobody listens on the port yet: the TCP connect is refused
+        io.err.write(f"Couldn't connect to {peer_name}:{tcp_port}\n"
                      "Unable to open file descriptor for socket connection Unable to init the socket connection\n")
         return 1
-    peer.rendezvous["ib_write_bw"] = waiting[1:]
     waiting[0].set_result((value, st.lid))
     io.out.write(_perftest_header(nic.dev, gbits, st.layer))
     await asyncio.sleep(0.05)

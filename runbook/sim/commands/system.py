@@ -98,35 +98,11 @@ def chronyc(ctx: Ctx, args, io) -> int:
     return 0
 
 
-_BIND_OPTS = ("--cpunodebind", "-N", "--membind", "-m", "--preferred", "-p", "--physcpubind", "-C")
-
-
-async def _numactl_run(ctx: Ctx, args, io) -> int:
-    """numactl --cpunodebind=N --membind=N CMD...: check the policy, run CMD under it."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        a = args[i]
-        key, eq, value = a.partition("=")
-        if not eq and a in _BIND_OPTS and i + 1 < len(args):
-            value, i = args[i + 1], i + 1
-        elif not eq and a[:2] in ("-N", "-m", "-p", "-C") and len(a) > 2:
-            key, value = a[:2], a[2:]
-        if key in ("--cpunodebind", "-N", "--membind", "-m", "--preferred", "-p"):
-            nodes = value.replace(",", " ").replace("-", " ").split()
-            if not nodes or any(not n.isdigit() or int(n) >= ctx.node.sockets for n in nodes):
-                io.err.write(f"numactl: node argument {value} is out of range\n"
-                             "<node> is a NUMA node number or a comma separated list of them\n")
-                return 1
-        i += 1
-    if i >= len(args):
-        io.err.write("usage: numactl [--cpunodebind=nodes] [--membind=nodes] command args ...\n")
-        return 1
-    return await ctx.shell.dispatch(list(args[i:]), io)
-
-
 def numactl(ctx: Ctx, args, io) -> int:
-    if args and args[0].startswith(_BIND_OPTS):
-        return _numactl_run(ctx, args, io)
+    from .numabind import run_bound, wants_binding
+
+    if wants_binding(args):
+        return run_bound(ctx, args, io)  # awaited by the shell
     if not args or args[0] not in ("-H", "--hardware"):
         if args and args[0] in ("-s", "--show"):
             io.out.write(f"policy: default\npreferred node: current\nphyscpubind: "

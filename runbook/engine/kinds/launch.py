@@ -1,0 +1,89 @@
+"""`launch:`: one job (mpirun over a host file) run from a launcher host over
+the step's hosts; below the threshold, split until the slow hosts are named
+(split.py). Every host gets its own verdict: slow, cleared, or unknown."""
+from __future__ import annotations
+
+from typing import Any
+
+from ClusterShell.NodeSet import NodeSet
+
+from ...definition.model import Status
+from .common import Ctx, Result
+from .split import isolate
+
+
+async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
+    spec, verify = ctx.step.launch, ctx.step.verify
+    launchers = ctx.select(spec.launcher)
+    tried: list[str] = []
+    members = list(hosts)
+    if len(members) == 1:  # resume of one host: run it with a host that already passed
+        done = [h for h in ctx.partners() if h not in members]
+        members += done[:1]
+
+    async def probe(group: list[str]) -> tuple[Status, Any]:
+        # launch_ranks: the ranks the job must have, one per GPU of its nodes
+        ranks = sum(int(ctx.vars(h).get("gpus_per_node") or 0) for h in group)
+        extra = {"launch_hosts": group, "launch_count": len(group), "launch_ranks": ranks}
+        for h in group:
+            if h in hosts:
+                ctx.running(h, verify.run)
+        while launchers:
+            launcher = launchers[0]
+            res = await ctx.run(launcher, verify.run, extra, judge_vars={**ctx.vars(launcher), **extra})
+            if res.assessed:
+                return res.verdict.status, (res, group)
+            tried.append(res.verdict.reason)
+            launchers.pop(0)  # unreachable: the next launcher takes over
+        return Status.UNKNOWN, (None, group)
+
+    # hosts that already passed (a resumed run): partners for a single suspect
+    done = [h for h in ctx.partners() if h not in members]
+    out = await isolate(members, probe, split=spec.split, max_parallel=spec.max_parallel, cleared=done)
+    took = f"; launcher taken over after: {'; '.join(tried)}" if tried else ""
+    whole_ok = out.whole is not None and out.whole[0] == Status.PASS
+    nobody_named = not out.slow and not out.unknown
+    for h in hosts:
+        if h in out.slow:
+            res, group = out.slow[h]
+            others = [g for g in group if g != h]
+            if not spec.split:
+                ctx.finish(h, Status.FAIL, f"{_summary(res)} (job over {len(group)} hosts, not split){took}",
+                           res, via=res.host, peer=_fold(others), record=_record(res, group, out))
+                continue
+            ctx.finish(h, Status.FAIL, f"slow: {_summary(res)} with {_fold(others)} (the others run at the "
+                       f"threshold without it; named in round {_round(out, group)}/{out.rounds}){took}",
+                       res, via=res.host, peer=_fold(others), record=_record(res, group, out))
+        elif h in out.fine and (whole_ok or not nobody_named):
+            res, group = out.fine[h]
+            ctx.finish(h, Status.PASS, f"at the threshold in a job over {len(group)} host(s){took}",
+                       res, via=res.host, peer=_fold([g for g in group if g != h]), record=_record(res, group, out))
+        elif h in out.fine:  # every part at the threshold, the whole below it
+            res, group = out.whole[1]
+            ctx.finish(h, Status.FAIL, f"below the threshold over {len(group)} hosts, yet every smaller group "
+                       f"is at it: the fabric between them (spines), not one host ({_summary(res)}){took}",
+                       res, via=res.host, peer=_fold(group), record=_record(res, group, out))
+        else:
+            ev = out.unknown.get(h)
+            res = ev[0] if ev else None
+            why = res.verdict.reason if res is not None else "not settled within the rounds allowed"
+            if not launchers:
+                why = "no launcher could run the job: " + "; ".join(tried)
+            ctx.finish(h, Status.UNKNOWN, why, res, via=res.host if res else "")
+
+
+def _summary(res: Result | None) -> str:
+    return res.verdict.reason if res is not None and res.verdict.reason else "below the threshold"
+
+
+def _fold(hosts: list[str]) -> str:
+    return str(NodeSet.fromlist(hosts)) if hosts else ""
+
+
+def _round(out, group) -> int:
+    return next((r for r, g, _s in reversed(out.jobs) if list(g) == list(group)), out.rounds)
+
+
+def _record(res: Result | None, group: list[str], out) -> dict:
+    return {"job": _fold(group), "result": res.record if res is not None else None, "rounds": out.rounds,
+            "jobs": [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs]}

@@ -1,0 +1,249 @@
+"""`pairs:`: server/client tests between two nodes.
+
+For each test: start the server side, wait until it prints its `ready` banner
+(read from its live output; no sleeps), run the client (verify.run, parsed and
+judged), then collect the server's side. A NIC (and the GPU next to it) is in
+one test at a time, and at most `concurrency` tests run at once.
+
+A slow pair fails both ends at first; then each end of a slow pair is tested
+again against a partner that was fast, on the same NIC. An end slow again is
+the culprit: its link (host NIC ↔ leaf) when it is slow on one rail, the host
+when on several. An end fast with another partner is cleared."""
+from __future__ import annotations
+
+import asyncio
+import re
+from typing import Any
+
+from ...criteria.verdict import Verdict
+from ...definition.model import Action, Status
+from .common import Ctx, Result
+from .plans import PairTest, end_label, plan, retest
+
+Outcome = tuple[Result, Result | None]  # client result, server result
+
+
+def _nics(ctx: Ctx):
+    def of(host: str) -> list[dict[str, Any]]:
+        v = ctx.vars(host).get("compute_nics") or []
+        return [n for n in v if isinstance(n, dict)]
+    return of
+
+
+def _peer(ctx: Ctx, host: str) -> dict[str, Any]:
+    h = ctx.engine.inventory.hosts[host]
+    return {**ctx.vars(host), "name": host, "address": h.address}
+
+
+async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
+    spec, verify = ctx.step.pairs, ctx.step.verify
+    banner = re.compile(spec.ready)
+    ready = asyncio.Event()
+
+    def on_line(_stream: str, line: str) -> None:
+        if banner.search(line):
+            ready.set()
+
+    port = port_of(t.snic)
+    server_vars = {"peer": _peer(ctx, t.client), "nic": t.snic, "peer_nic": t.cnic, "rail": t.snic.get("rail"),
+                   "port": port}
+    client_vars = {"peer": _peer(ctx, t.server), "nic": t.cnic, "peer_nic": t.snic, "rail": t.cnic.get("rail"),
+                   "port": port}
+    server_action = Action(run=spec.server, timeout=verify.timeout + spec.ready_timeout)
+    for h, tmpl, extra in ((t.server, spec.server, server_vars), (t.client, verify.run, client_vars)):
+        try:
+            ctx.running(h, ctx.render(tmpl, h, extra))
+        except Exception:  # the command error is reported by ctx.run below
+            ctx.running(h, tmpl)
+    server = asyncio.create_task(ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line))
+    waiter = asyncio.create_task(ready.wait())
+    try:
+        await asyncio.wait({server, waiter}, timeout=spec.ready_timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not ready.is_set():
+            srv = await _stop(server)
+            why = (srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1]) if srv else \
+                f"no `{spec.ready}` within {spec.ready_timeout:.0f}s"
+            blank = Result(t.client, "", Verdict(Status.UNKNOWN, f"server {t.server} did not listen: {why}"), assessed=False)
+            return blank, srv
+        client = await ctx.run(t.client, verify.run, client_vars)
+        try:
+            srv = await asyncio.wait_for(asyncio.shield(server), timeout=10)
+        except TimeoutError:
+            srv = await _stop(server)
+        return client, srv
+    except asyncio.CancelledError:
+        if not server.done():  # stopped mid-test: the server must not stay behind on the node
+            server.cancel()
+            await asyncio.shield(cleanup(ctx, t.server, t.snic))
+        raise
+    finally:
+        waiter.cancel()
+        if not server.done():
+            server.cancel()
+            await cleanup(ctx, t.server, t.snic)
+
+
+def Verdict_unknown(reason: str):
+    from ...criteria.verdict import Verdict
+
+    return Verdict(Status.UNKNOWN, reason)
+
+
+BASE_PORT = 18515  # perftest's default TCP port; one port per rail so a node's servers do not collide
+
+
+def port_of(nic: dict[str, Any]) -> int:
+    return BASE_PORT + int(nic.get("rail") or 0)
+
+
+async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
+    """Stop a server left on `host`'s port for `nic` (by the step's `cleanup:`), best effort."""
+    spec = ctx.step.pairs
+    if not spec.cleanup:
+        return
+    action = Action(run=spec.cleanup, timeout=30.0)
+    try:
+        await asyncio.wait_for(ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35)
+    except (TimeoutError, OSError):
+        pass
+
+
+async def _stop(task: asyncio.Task) -> Result | None:
+    if task.done():
+        return None if task.cancelled() else task.result()
+    task.cancel()
+    try:
+        return await task
+    except asyncio.CancelledError:
+        return None
+
+
+async def schedule(ctx: Ctx, tests: list[PairTest], concurrency: int) -> dict[PairTest, Outcome]:
+    """Run the tests, each NIC in one test at a time, at most `concurrency` at once."""
+    pending = [t for t in dict.fromkeys(tests) if len(set(t.ends())) == 2]  # a NIC never tests itself
+    busy: set[tuple[str, str]] = set()
+    running: dict[asyncio.Task, PairTest] = {}
+    results: dict[PairTest, Outcome] = {}
+    try:
+        while pending or running:
+            for t in list(pending):
+                if len(running) >= concurrency:
+                    break
+                ends = set(t.ends())
+                if ends & busy or len(ends) < 2:
+                    continue
+                busy |= ends
+                pending.remove(t)
+                running[asyncio.create_task(run_test(ctx, t))] = t
+            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                t = running.pop(task)
+                busy -= set(t.ends())
+                results[t] = task.result()
+    except asyncio.CancelledError:
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        raise
+    return results
+
+
+async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
+    spec = ctx.step.pairs
+    nics = _nics(ctx)
+    all_hosts = ctx.partners()
+    # Resume: only the tests with a host still to do; their partners may be done hosts.
+    wanted = set(hosts)
+    tests = [t for t in plan(spec.plan, all_hosts, nics, spec.pairs) if {t.client, t.server} & wanted]
+    # A run killed mid-test may have left servers listening: stop them by their port first.
+    servers = {(t.server, t.server_nic): t for t in tests}
+    await asyncio.gather(*(cleanup(ctx, t.server, t.snic) for t in servers.values()))
+    results = await schedule(ctx, tests, spec.concurrency)
+
+    slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}
+    fast_ends = {(h, d) for t, o in results.items() if o[0].verdict.status == Status.PASS for h, d in t.ends()}
+    # Tie-break: every end of a slow pair against a fast partner on the same rail.
+    second: dict[tuple[str, str], PairTest] = {}
+    for t in slow:
+        for (host, dev), nic in zip(t.ends(), (t.cnic, t.snic)):
+            if (host, dev) in fast_ends or (host, dev) in second:
+                continue
+            other = t.server if host == t.client else t.client
+            partner = _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts)
+            if partner:
+                second[(host, dev)] = retest((host, nic), t, *partner)
+    again = await schedule(ctx, list(second.values()), spec.concurrency) if second else {}
+    _judge(ctx, hosts, results, slow, second, again, fast_ends)
+
+
+def _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts):
+    """A fast end on the same rail (or any fast end), not `host`, `other` or already a partner."""
+    used = {h for t in second.values() for h in (t.client, t.server)}
+    rail = nic.get("rail")
+    for h in all_hosts:
+        if h in (host, other) or h in used:
+            continue
+        for n in nics(h) or [{}]:
+            if (h, str(n.get("dev", ""))) in fast_ends and n.get("rail") == rail:
+                return h, n
+    return None
+
+
+def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
+    culprits: dict[str, list[str]] = {}  # host -> labels of its slow ends
+    cleared: set[tuple[str, str]] = set(fast_ends)
+    evidence: dict[str, tuple[Result, str, str]] = {}
+    for (host, dev), t in second.items():
+        out = again.get(t)
+        if out is None:
+            continue
+        nic = t.cnic if host == t.client else t.snic
+        if out[0].assessed and out[0].verdict.status == Status.FAIL:
+            culprits.setdefault(host, []).append(end_label(host, nic))
+            partner = t.server if host == t.client else t.client
+            evidence[host] = (out[0], partner, out[0].verdict.reason)
+        elif out[0].verdict.status == Status.PASS:
+            cleared.add((host, dev))
+    per_host: dict[str, list[tuple[Status, str, Result, str, str]]] = {}
+    for t, (client, _srv) in list(results.items()) + list(again.items()):
+        for host, dev in t.ends():
+            peer = t.server if host == t.client else t.client
+            st = client.verdict.status
+            if st == Status.PASS:
+                item = (Status.PASS, f"{t.label}: {client.verdict.reason or 'as expected'}", client, peer, "")
+            elif not client.assessed or st == Status.UNKNOWN:
+                item = (Status.UNKNOWN, f"{t.label}: {client.verdict.reason}", client, peer, "")
+            elif (host, dev) in cleared and host not in culprits:
+                item = (Status.PASS, f"{t.label} slow, but this end is fast with another partner", client, peer, "")
+            elif host in culprits:  # tested again and slow again: judged below as a culprit
+                continue
+            else:
+                why = "the second test did not settle it" if (host, dev) in second else "no fast partner to break the tie"
+                item = (Status.FAIL, f"{t.label}: {client.verdict.reason} ({why})",
+                        client, peer, t.label)
+            per_host.setdefault(host, []).append(item)
+    for host in hosts:
+        if host in culprits:
+            ends = culprits[host]
+            rails = {e for e in ends}
+            what = f"the host {host} (slow on {', '.join(sorted(rails))})" if len(rails) > 1 else f"the link {ends[0]}"
+            res, partner, reason = evidence[host]
+            ctx.finish(host, Status.FAIL, f"{what}: slow with two different partners ({reason})", res,
+                       peer=partner, link=", ".join(ends))
+            continue
+        items = per_host.get(host, [])
+        if not items:
+            ctx.finish(host, Status.UNKNOWN, "in no test (no partner on its rails)")
+            continue
+        for status in (Status.FAIL, Status.UNKNOWN, Status.PASS):
+            chosen = [i for i in items if i[0] == status]
+            if chosen:
+                _s, reason, res, peer, link = chosen[0]
+                more = f" (+{len(chosen) - 1} more)" if len(chosen) > 1 else ""
+                if status == Status.PASS:
+                    tie = [i for i in chosen if "fast with another partner" in i[1]]
+                    _s, reason, res, peer, link = tie[0] if tie else chosen[0]
+                    reason = reason if tie else f"{len(items)} test(s) as expected"
+                    more = ""
+                ctx.finish(host, status, reason + more, res, peer=peer, link=link)
+                break

@@ -1,0 +1,224 @@
+"""The step kinds through the real engine with a transport double whose
+"fabric" is a few dicts: which (host, NIC) ends are slow, which hosts are slow
+in a job, which are unreachable. It checks the choreography (server ready
+before the client, one test per NIC at a time, bounded concurrency), the
+tie-break and the attribution; the same steps over SSH against the simulator
+are in tests/kinds/test_sim_kinds.py."""
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+
+import pytest
+
+from runbook.definition.loader import load_runbook
+from runbook.definition.model import Status
+from runbook.engine.kinds.split import bound
+from runbook.engine.runner import Engine
+from runbook.inventory.load import load_inventory
+from runbook.run.events import HostFinished
+from runbook.run.state import RunState
+from runbook.transport.result import CommandResult
+
+STEPS = """\
+phase: p
+title: P
+steps:
+  - id: pair-bw
+    title: pairs
+    why: w
+    hosts: compute
+    pairs:
+      plan: {plan}
+      server: srv {{{{ nic.dev }}}}
+      ready: "Waiting for client"
+      concurrency: 3
+    verify:
+      run: cli {{{{ nic.dev }}}} {{{{ peer.inventory_hostname }}}} {{{{ peer_nic.dev }}}}
+      expect:
+        - {{contains: "BW fast"}}
+  - id: job
+    title: job
+    why: w
+    hosts: compute
+    launch:
+      launcher: launcher
+    verify:
+      run: job {{{{ launch_hosts }}}}
+      expect:
+        - {{contains: "busbw ok"}}
+"""
+
+INVENTORY = """\
+all:
+  children:
+    compute:
+      vars:
+        compute_nics:
+          - {dev: mA, rail: 1}
+          - {dev: mB, rail: 2}
+      hosts:
+        n[01:08]:
+    launcher:
+      hosts:
+        n01:
+        n02:
+"""
+
+
+class PairFabric:
+    def __init__(self, slow_ends=(), slow_hosts=(), unreachable=()):
+        self.slow_ends = set(slow_ends)
+        self.slow_hosts = set(slow_hosts)
+        self.unreachable = set(unreachable)
+        self.waiting: dict[tuple[str, str], asyncio.Future] = {}
+        self.busy: set[tuple[str, str]] = set()
+        self.violations: list[str] = []
+        self.active, self.peak = 0, 0
+        self.jobs: list[list[str]] = []
+
+    def _result(self, host, command, out, code=0, unknown=None):
+        return CommandResult(host=host, command=command, exit_status=None if unknown else code, stdout=out,
+                             stderr="", started=time.time(), ended=time.time(), unknown_reason=unknown,
+                             started_remote=not unknown, attempts=1)
+
+    async def run(self, host, command, *, timeout, on_line=None):
+        if host in self.unreachable:
+            return self._result(host, command, "", unknown="unreachable: connection refused")
+        words = shlex.split(command)
+        if words[0] == "srv":
+            end = (host, words[1])
+            if end in self.busy:
+                self.violations.append(f"{end} in two tests")
+            self.busy.add(end)
+            self.active += 1
+            self.peak = max(self.peak, self.active)
+            fut = asyncio.get_running_loop().create_future()
+            self.waiting[end] = fut
+            try:
+                on_line("stdout", "* Waiting for client to connect... *")
+                bw = await asyncio.wait_for(fut, timeout)
+            finally:
+                self.busy.discard(end)
+                self.active -= 1
+            return self._result(host, command, f"server BW {bw}\n")
+        if words[0] == "cli":
+            me, peer = (host, words[1]), (words[2], words[3])
+            if me in self.busy:
+                self.violations.append(f"{me} in two tests")
+            fut = self.waiting.pop(peer, None)
+            if fut is None:
+                self.violations.append(f"client {me} ran before server {peer} listened")
+                return self._result(host, command, "", code=1)
+            slow = {me, peer} & self.slow_ends or {host, peer[0]} & self.slow_hosts
+            bw = "slow" if slow else "fast"
+            await asyncio.sleep(0.01)
+            fut.set_result(bw)
+            return self._result(host, command, f"BW {bw}\n", code=0)
+        if words[0] == "job":
+            members = words[1:]
+            self.jobs.append(members)
+            await asyncio.sleep(0.01)
+            ok = not set(members) & self.slow_hosts
+            return self._result(host, command, f"busbw {'ok' if ok else 'low'}\n")
+        raise AssertionError(command)
+
+
+def world(tmp_path, plan="rail"):
+    (tmp_path / "steps").mkdir(exist_ok=True)
+    (tmp_path / "steps" / "10-p.yaml").write_text(STEPS.format(plan=plan))
+    (tmp_path / "inv.yaml").write_text(INVENTORY)
+    return load_runbook(tmp_path / "steps"), load_inventory(tmp_path / "inv.yaml")
+
+
+async def drive(rb, inv, fabric, step_id):
+    state = RunState()
+    engine = Engine(rb, inv, fabric, state)
+    events = []
+    async for batch in engine.run([rb.step(step_id)]):
+        events.extend(batch)
+    finished = {e.host: e for e in events if isinstance(e, HostFinished)}
+    return state, finished
+
+
+HOSTS = [f"n{i:02d}" for i in range(1, 9)]
+
+
+@pytest.mark.parametrize("plan", ["rail", "ring", "cross_rail"])
+async def test_compliant_pairs_pass_everywhere(tmp_path, plan):
+    rb, inv = world(tmp_path, plan)
+    fabric = PairFabric()
+    state, finished = await drive(rb, inv, fabric, "pair-bw")
+    assert {h: state.status("pair-bw", h) for h in HOSTS} == {h: Status.PASS for h in HOSTS}
+    assert not fabric.violations
+    assert fabric.peak <= 3
+
+
+async def test_a_slow_link_is_named_on_its_host_only(tmp_path):
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(slow_ends={("n05", "mB")})
+    state, finished = await drive(rb, inv, fabric, "pair-bw")
+    statuses = {h: state.status("pair-bw", h) for h in HOSTS}
+    assert statuses == {h: Status.FAIL if h == "n05" else Status.PASS for h in HOSTS}
+    ev = finished["n05"]
+    assert ev.link == "n05 mB (rail 2)" and "the link n05 mB (rail 2)" in ev.reason
+    assert ev.peer and ev.peer != "n06"  # named by the second partner, not the first
+    assert "slow, but this end is fast with another partner" in finished["n06"].reason
+    assert not fabric.violations and fabric.peak <= 3
+
+
+async def test_a_slow_host_is_named_as_the_host(tmp_path):
+    rb, inv = world(tmp_path, "ring")
+    fabric = PairFabric(slow_hosts={"n03"})
+    state, finished = await drive(rb, inv, fabric, "pair-bw")
+    assert {h for h in HOSTS if state.status("pair-bw", h) == Status.FAIL} == {"n03"}
+    assert "the host n03" in finished["n03"].reason
+    assert not fabric.violations
+
+
+async def test_an_unreachable_partner_is_unknown_not_blamed(tmp_path):
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(unreachable={"n08"})
+    state, finished = await drive(rb, inv, fabric, "pair-bw")
+    assert state.status("pair-bw", "n08") == Status.UNKNOWN
+    assert state.status("pair-bw", "n07") == Status.UNKNOWN  # its only partner could not run
+    assert {state.status("pair-bw", h) for h in HOSTS[:6]} == {Status.PASS}
+
+
+async def test_launch_names_the_slow_node_within_the_bound(tmp_path):
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(slow_hosts={"n06"})
+    state, finished = await drive(rb, inv, fabric, "job")
+    assert {h: state.status("job", h) for h in HOSTS} == {h: Status.FAIL if h == "n06" else Status.PASS
+                                                          for h in HOSTS}
+    assert fabric.jobs[0] == HOSTS
+    rounds = finished["n06"].record["rounds"]
+    assert rounds <= bound(len(HOSTS))
+    assert finished["n06"].via == "n01" and "slow" in finished["n06"].reason
+
+
+async def test_launch_launcher_unreachable_another_takes_over(tmp_path):
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(unreachable={"n01"})
+    state, finished = await drive(rb, inv, fabric, "job")
+    # n01 is a target too: it cannot take part, but the job runs from n02
+    assert all(e.via in ("n02", "") for e in finished.values())
+    assert state.status("job", "n05") == Status.PASS
+    assert "taken over" in finished["n05"].reason
+
+
+async def test_resume_reruns_only_the_hosts_not_done(tmp_path):
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(slow_hosts={"n04"})
+    state = RunState()
+    engine = Engine(rb, inv, fabric, state)
+    async for _ in engine.run([rb.step("job")]):
+        pass
+    assert state.status("job", "n04") == Status.FAIL
+    fabric.slow_hosts.clear()  # the node was fixed
+    fabric.jobs.clear()
+    async for _ in engine.run([rb.step("job")]):
+        pass
+    assert state.status("job", "n04") == Status.PASS
+    assert len(fabric.jobs) == 1 and set(fabric.jobs[0]) == {"n04", "n01"}  # with one host already passed
