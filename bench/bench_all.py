@@ -98,7 +98,7 @@ def main() -> int:
                                                            ansible_once_above=prof["ansible_once_above"])
                     if "full" in only and n in prof["full_ns"]:
                         res["full"][str(n)] = full_runbook.run(lab, prof["full_reps"], work / "full", log=log)
-            except Exception as exc:  # noqa: BLE001 - one failing block must not lose the others
+            except Exception as exc:
                 res["errors"][f"N={n}"] = f"{type(exc).__name__}: {exc}"
                 log(traceback.format_exc())
         if "crash" in only:
@@ -107,7 +107,7 @@ def main() -> int:
                 # (bench/crash_scenario.yaml), so the verdicts compared are not all "pass"
                 with Lab.start(prof["crash_nodes"], work, scenario=HERE / "crash_scenario.yaml") as lab:
                     res["crash"] = crash_resume.run(lab, trials, work / "crash", log=log)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 res["errors"]["crash"] = f"{type(exc).__name__}: {exc}"
                 log(traceback.format_exc())
         if "store" in only:

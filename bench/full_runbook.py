@@ -10,7 +10,6 @@ from pathlib import Path
 from lab import STEPS, Lab
 from measure import ServerCPU, last_json, median, run_measured
 
-
 TIMEOUT = 1800  # s; a run past it is killed and reported as timed out
 
 

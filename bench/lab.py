@@ -53,7 +53,7 @@ class Lab:
     # -- life cycle -----------------------------------------------------
     @classmethod
     def start(cls, nodes: int, workdir: Path, *, lifetime: float = 900, scenario: Path | None = COMPLIANT,
-              timeout: float = 180) -> "Lab":
+              timeout: float = 180) -> Lab:
         for attempt in range(5):
             try:
                 return cls._start(nodes, workdir, lifetime, scenario, timeout,
@@ -65,7 +65,7 @@ class Lab:
 
     @classmethod
     def _start(cls, nodes: int, workdir: Path, lifetime: float, scenario: Path | None, timeout: float,
-               base: str) -> "Lab":
+               base: str) -> Lab:
         directory = Path(workdir) / f"lab{nodes}-{Path(scenario).stem if scenario else 'default'}"
         directory.mkdir(parents=True, exist_ok=True)
         for n in READY_NAMES:
@@ -119,7 +119,7 @@ class Lab:
             except ProcessLookupError:
                 pass
 
-    def __enter__(self) -> "Lab":
+    def __enter__(self) -> Lab:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -128,9 +128,9 @@ class Lab:
     # -- what the clients need ------------------------------------------
     def targets(self, step_id: str, steps_dir: Path = STEPS) -> list[tuple[str, str, int, str]]:
         """The hosts `runbook run --step STEP_ID` targets, with where to reach them."""
+        from runbook.definition.loader import load_runbook
         from runbook.definition.targets import targets
         from runbook.inventory.load import host_vars, load_inventory
-        from runbook.definition.loader import load_runbook
 
         inv = load_inventory(self.inventory)
         step = load_runbook(steps_dir).step(step_id)
@@ -143,9 +143,9 @@ class Lab:
 
     def command(self, step_id: str, steps_dir: Path = STEPS) -> str:
         """The step's verify command as it runs on the first targeted host."""
+        from runbook.definition.loader import load_runbook
         from runbook.engine.hostrun import command_for
         from runbook.inventory.load import host_vars, load_inventory
-        from runbook.definition.loader import load_runbook
 
         inv = load_inventory(self.inventory)
         step = load_runbook(steps_dir).step(step_id)

@@ -80,7 +80,7 @@ async def cold(hosts, cmd, connect) -> tuple[list, dict]:
         try:
             async with await connect(*h) as conn:
                 return h[0], await conn.run(cmd, check=False), None
-        except (asyncssh.Error, OSError, asyncio.TimeoutError) as e:
+        except (TimeoutError, asyncssh.Error, OSError) as e:
             return h[0], None, f"{type(e).__name__}: {e}"
 
     ph = Phase()
@@ -92,7 +92,7 @@ async def warm(hosts, cmd, connect, rounds: int) -> tuple[list, dict]:
     async def op(h):
         try:
             return h[0], await connect(*h), None
-        except (asyncssh.Error, OSError, asyncio.TimeoutError) as e:
+        except (TimeoutError, asyncssh.Error, OSError) as e:
             return h[0], None, f"{type(e).__name__}: {e}"
 
     async def run(name, conn):

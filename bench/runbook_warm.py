@@ -21,8 +21,8 @@ import asyncio  # noqa: E402
 import cProfile  # noqa: E402
 import json  # noqa: E402
 
-from runbook.workspace.project import load_project  # noqa: E402
 from runbook.definition.targets import targets  # noqa: E402
+from runbook.workspace.project import load_project  # noqa: E402
 from runbook.workspace.session import Session  # noqa: E402
 
 T_IMPORTED, C_IMPORTED = time.perf_counter(), time.process_time()

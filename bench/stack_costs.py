@@ -56,10 +56,11 @@ def timed(owner, name: str, label: str, is_async: bool = False) -> None:
 
 def install() -> None:
     # imported here, after the CLI module itself, as `runbook run` imports them
-    from runbook.cli import cmd_run, main as m
+    from runbook.cli import cmd_run
+    from runbook.cli import main as m
     from runbook.engine import hostrun
-    from runbook.workspace.session import Session
     from runbook.store.store import Store
+    from runbook.workspace.session import Session
 
     timed(m, "build_parser", "1 argparse set-up (imports what it names)")
     timed(cmd_run, "load_project", "2 load runbook + inventory + lint")

@@ -14,9 +14,9 @@ import asyncio
 import tempfile
 import time
 
+from runbook.transport.result import CommandResult
 from runbook.workspace.project import load_project
 from runbook.workspace.session import Session
-from runbook.transport.result import CommandResult
 
 
 class InstantTransport:

@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runbook.run.events import HostFinished, HostStarted, StepStarted  # noqa: E402
-from runbook.store import Store  # noqa: E402
+from runbook.run.events import HostFinished, HostStarted, StepStarted
+from runbook.store import Store
 
 HOSTS = [f"gpu{i:04d}" for i in range(1, 1001)]
 SMALL = "Device #1:\n  LINK_TYPE_P1    IB(1)\n  LINK_TYPE_P2    IB(1)\n" * 3

@@ -40,14 +40,13 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from lab import Lab  # noqa: E402  (bench/lab.py: the sim as its own process)
-
 from textual import events  # noqa: E402
 
-from runbook.workspace.project import load_project  # noqa: E402
-from runbook.workspace.session import Session  # noqa: E402
 from runbook.tui.app import make_app  # noqa: E402
 from runbook.tui.widgets.host_reason import HostReason  # noqa: E402
 from runbook.tui.widgets.step_list import StepList  # noqa: E402
+from runbook.workspace.project import load_project  # noqa: E402
+from runbook.workspace.session import Session  # noqa: E402
 
 STEPS = HERE / "tui_steps"
 
@@ -106,7 +105,7 @@ async def one_press(app, watch: FrameWatch, handled: HandledWatch, key: str, sho
     app._driver.send_message(event)
     try:
         t1 = await asyncio.wait_for(frame, timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return None
     return (t1 - t0) * 1000.0, ((handled.at or t1) - t0) * 1000.0
 

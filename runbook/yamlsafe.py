@@ -87,7 +87,7 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> LineDic
         except TypeError:
             raise yaml.constructor.ConstructorError(
                 None, None, f"unhashable key {key!r}", key_node.start_mark
-            )
+            ) from None
         if key in result:
             raise yaml.constructor.ConstructorError(
                 None,

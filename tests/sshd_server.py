@@ -134,7 +134,7 @@ LogLevel ERROR
 {self.extra_config}
 """)
 
-    def start(self) -> "SshdServer":
+    def start(self) -> SshdServer:
         self._setup()
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.dir / "sshd_config")],
@@ -159,7 +159,7 @@ LogLevel ERROR
         try:
             import psutil
             pids = [c.pid for c in psutil.Process(self.proc.pid).children(recursive=True)]
-        except Exception:  # noqa: BLE001 - psutil missing or the process already gone
+        except Exception:
             pass
         self.proc.terminate()
         try:

@@ -12,14 +12,14 @@ from rich.console import Console
 
 from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
-from ..workspace.session import Session, choose_hosts, choose_steps
-from ..store.store import Store
 from ..run.summary import run_summary
-from .progress import RunProgress, summary_table
+from ..store.store import Store
 from ..workspace.project import eprint, load_project
 from ..workspace.run_project import project_of_run
+from ..workspace.session import Session, choose_hosts, choose_steps
 from .explain import explain
 from .human import runs_table, wide_console
+from .progress import RunProgress, summary_table
 from .suggest import check_step_ids
 
 
@@ -81,7 +81,7 @@ def cmd_run(args) -> int:
     session = _open(args, project, max_handshakes=args.max_handshakes)
     try:
         interrupted = {s: hs for s, hs in _interrupted(session).items()}
-        for step_id, why in session.stale.items():
+        for why in session.stale.values():
             console.print(f"[yellow]stale: {why}; those hosts are re-verified[/]", highlight=False)
         for step_id, hs in interrupted.items():
             console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")

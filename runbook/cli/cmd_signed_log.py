@@ -20,7 +20,6 @@ from pathlib import Path
 from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError, os_error
 
 
-
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sign-key", metavar="KEY", default=None,
                         help="private key file (ed25519, ecdsa, rsa), its .pub when the key is "

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ..run.events import Event, HostFinished, StepFinished, StepStarted
 from ..glyphs import GLYPH, STYLE
+from ..run.events import Event, HostFinished, StepFinished, StepStarted
 
 __all__ = ["GLYPH", "STYLE", "RunProgress", "summary_table"]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
 

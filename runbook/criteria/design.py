@@ -10,9 +10,10 @@ found automatically (a module defines `COMPARATORS = [Comparator(...)]`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import re
 from collections import Counter
 from typing import Any
 
-
 from ..definition.model import Action, Status
 from ..inventory.hostsel import fold
 from .design import comparators

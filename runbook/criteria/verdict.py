@@ -13,7 +13,7 @@ class Verdict:
     failures: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_failures(cls, failures: list[str], unknowns: list[str] | None = None) -> "Verdict":
+    def from_failures(cls, failures: list[str], unknowns: list[str] | None = None) -> Verdict:
         if unknowns:
             return cls(Status.UNKNOWN, "; ".join(unknowns), list(unknowns))
         if failures:

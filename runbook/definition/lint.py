@@ -3,7 +3,8 @@ selector resolves, and every template variable is defined on every host the
 step targets. (Structural checks are in loader.py.)"""
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..errors import Problem
 from ..inventory.load import host_vars, select_hosts

@@ -11,10 +11,10 @@ from typing import Any
 from .. import parsers
 from ..criteria.spec import parse_check
 from ..errors import InputError, Problem
+from ..yamlsafe import LineDict, LineList, load_file
 from . import kinds
 from .model import Action, Phase, Runbook, Step
 from .template import fix_for, malformed_placeholder, unsafe_placeholders
-from ..yamlsafe import LineDict, LineList, load_file
 
 PHASE_KEYS = {"phase", "title", "steps"}
 STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist",

@@ -7,8 +7,8 @@ from typing import Any
 
 from ..criteria.describe import describe
 from ..inventory.load import fold, host_vars, select_hosts
-from .targets import ordered, targets
 from .model import Action, Inventory, Runbook, Step
+from .targets import ordered, targets
 from .template import TemplateError, lookup, placeholders, render_command
 
 BEFORE_PLACEHOLDER = "<before>"

@@ -1,8 +1,9 @@
 """One host, one action: template the command, run it, parse, judge."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..criteria.host import judge_host, parse_output
 from ..criteria.verdict import Verdict

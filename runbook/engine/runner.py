@@ -23,16 +23,26 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
-from ..criteria.fleet import judge_fleet
 from ..criteria.design import is_fleet_check
-from ..inventory.load import fold, host_vars
+from ..criteria.fleet import judge_fleet
 from ..definition.model import Inventory, Runbook, Status, Step
 from ..definition.targets import targets
+from ..inventory.load import fold, host_vars
 from ..run import rules
-from ..run.events import (Event, HostFinished, HostOutput, HostStarted, OperatorDecision,
-                          PendingActionChanged, RunInterrupted, StepFinished, StepStarted)
+from ..run.events import (
+    Event,
+    HostFinished,
+    HostOutput,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunInterrupted,
+    StepFinished,
+    StepStarted,
+)
 from ..run.state import RunState
 from . import become
 from .hostrun import HostOutcome, command_for, run_on_host

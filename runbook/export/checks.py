@@ -13,9 +13,15 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..store.canonical import (
+    GENESIS,
+    CanonicalError,
+    canonical_bytes,
+    header_genesis,
+    journal_entry_hash,
+    sha256_hex,
+)
 from . import completion_log, log_versions, verdicts
-from ..store.canonical import (GENESIS, CanonicalError, canonical_bytes, header_genesis,
-                               journal_entry_hash, sha256_hex)
 
 # Result statuses that may legitimately have no finished event behind them yet.
 _UNFINISHED = ("interrupted", "running", "pending")

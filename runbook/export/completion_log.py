@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import log_versions, verdicts
-from ..store.canonical import GENESIS, canonical_bytes, genesis_of, sha256_hex
 from ..inventory.secrets import redact
+from ..store.canonical import GENESIS, canonical_bytes, genesis_of, sha256_hex
+from . import log_versions, verdicts
 
 FORMAT = "runbook-completion-log"
 FORMAT_VERSION = 1

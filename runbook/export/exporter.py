@@ -16,8 +16,8 @@ from pathlib import Path
 
 from runbook.errors import RunbookError
 
-from . import sshsig
 from ..store.canonical import CanonicalError, canonical_bytes, sha256_hex
+from . import sshsig
 from .checks import check_document
 from .completion_log import SnapshotError, build_document, store_output_mismatches
 from .report_data import build_view

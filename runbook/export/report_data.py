@@ -12,11 +12,11 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet, NodeSetException
 
-from . import sshsig
 from ..criteria.describe import describe
 from ..criteria.spec import parse_check
-from ..run import rules
 from ..definition.model import Status
+from ..run import rules
+from . import sshsig
 from .rail_view import rail_pictures
 from .verdicts import fold
 

@@ -7,8 +7,17 @@ from html import escape
 
 from .matrix_svg import FILL, render_legend, render_matrix_svg
 from .rail_svg import render_rail_svg
-from .report_data import (GLYPH, STATUS_ORDER, Evidence, ReportView, StepView, decision_text,
-                          definition_change_row, exit_text, when)
+from .report_data import (
+    GLYPH,
+    STATUS_ORDER,
+    Evidence,
+    ReportView,
+    StepView,
+    decision_text,
+    definition_change_row,
+    exit_text,
+    when,
+)
 
 CSS = """
 body { font: 14px/1.45 "DejaVu Sans", Arial, sans-serif; color: #111; margin: 2em auto;

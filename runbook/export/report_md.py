@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import re
 
-from .report_data import (GLYPH, STATUS_ORDER, ReportView, StepView, decision_text, definition_change_row,
-                          exit_text, when)
 from .rail_svg import cell_text
+from .report_data import (
+    GLYPH,
+    STATUS_ORDER,
+    ReportView,
+    StepView,
+    decision_text,
+    definition_change_row,
+    exit_text,
+    when,
+)
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 

@@ -16,10 +16,9 @@ import asyncssh
 
 from runbook.errors import EXIT_FAIL, EXIT_OK, EXIT_UNTRUSTED, InputError, Problem, UsageError
 
-from . import completion_log, sshsig
 from ..store.canonical import CanonicalError, canonical_bytes
+from . import completion_log, sshsig
 from .checks import check_document
-
 
 UNTRUSTED = "signature is intact but the signer is not trusted: pass --allowed-signers"
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import Problem
-from .hostpattern import HostPatternError, parse_host_key
 from ..yamlsafe import LineDict
+from .hostpattern import HostPatternError, parse_host_key
 
 SECTIONS = ("hosts", "children", "vars")
 

@@ -34,8 +34,8 @@ from collections.abc import Iterable
 
 from ClusterShell.NodeSet import RESOLVER_NOGROUP, NodeSet, NodeSetException
 
-from ..errors import UsageError
 from ..definition.model import Inventory
+from ..errors import UsageError
 from .hostpattern import MAX_RANGE_HOSTS
 
 __all__ = ["HostSelectionError", "select_hosts", "fold"]

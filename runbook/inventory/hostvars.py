@@ -29,8 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError, Problem
-from .graph import InventoryGraph
 from ..yamlsafe import load_text
+from .graph import InventoryGraph
 
 VARS_EXTENSIONS = (".yml", ".yaml", ".json")
 

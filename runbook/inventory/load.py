@@ -34,13 +34,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..definition.model import Group, Host, Inventory
 from ..errors import InputError, Problem, UsageError
+from ..yamlsafe import load_text
+from .graph import InventoryGraph
 from .hostpattern import is_ip_address
 from .hostsel import HostSelectionError, fold, select_hosts
-from .graph import InventoryGraph
 from .hostvars import VarsFiles, merged_vars
-from ..definition.model import Group, Host, Inventory
-from ..yamlsafe import load_text
 
 __all__ = [
     "load_inventory", "ansible_list", "ansible_host", "dumps", "host_vars",

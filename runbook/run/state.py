@@ -14,8 +14,18 @@ from ClusterShell.NodeSet import NodeSet
 
 from ..definition.model import Status
 from . import rules
-from .events import (Event, HostFinished, HostKeyRecorded, HostStarted, OperatorDecision,
-                     PendingActionChanged, RunFinished, RunInterrupted, RunStarted, StepStarted)
+from .events import (
+    Event,
+    HostFinished,
+    HostKeyRecorded,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StepStarted,
+)
 
 
 @dataclass

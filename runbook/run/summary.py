@@ -4,11 +4,12 @@ Every status in it is the rulebook's (rules.py), judged at `at`."""
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from ..definition.model import Inventory, Status, Step
 from ..definition.targets import targets
 from ..inventory.load import fold
-from ..definition.model import Inventory, Status, Step
 from . import rules
 from .state import RunState
 

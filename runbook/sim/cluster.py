@@ -19,7 +19,7 @@ class Cluster:
         self.fabric.rebuild_ports()
 
     @classmethod
-    def build(cls, design: Design, count: int) -> "Cluster":
+    def build(cls, design: Design, count: int) -> Cluster:
         subnet = str(design.var("storage_subnet", "10.20.0.0/16"))
         nodes: dict[str, NodeState] = {}
         for i, name in enumerate(naming.compute_names(count), start=1):

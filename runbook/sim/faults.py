@@ -5,8 +5,8 @@ Behaviour faults (unreachable, hang, slow, host_key_changed) change how the
 node's SSH server answers, not its hardware; the server reads node.faults."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .cluster import Cluster
 from .cpus import format_cpulist

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import asyncssh
 
-from . import keys, naming, persist, scenario as scenarios, writer
+from . import keys, naming, persist, writer
+from . import scenario as scenarios
 from .cluster import Cluster
 from .design import Design, load_design
 from .machine import Machine
@@ -47,7 +48,7 @@ class Lab:
                     base_address: str = "127.77.0.0", port: int = 0, reboot_seconds: float = 5.0,
                     slow_seconds: float = 8.0, design: Design | str | Path | None = None,
                     strict_scenario: bool = True, fresh: bool = False, save_state: bool = True,
-                    single_address: bool = False) -> "Lab":
+                    single_address: bool = False) -> Lab:
         """Build the cluster, inject the scenario, start one SSH listener per node,
         write inventory/known_hosts/ssh_config/key, then DIR/ready. With
         `single_address` every node listens on 127.0.0.1 on its own port (macOS)."""

@@ -2,7 +2,7 @@
 and the hooks through which a command reaches outside (reboot, peers)."""
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .cluster import Cluster
 from .hardware import NodeState
@@ -11,7 +11,7 @@ from .vfs import NodeFs
 
 class Machine:
     def __init__(self, cluster: Cluster, state: NodeState,
-                 peers: Callable[[str], "Machine | None"] | None = None):
+                 peers: Callable[[str], Machine | None] | None = None):
         self.cluster = cluster
         self.state = state
         self.fs = NodeFs(cluster, state)
@@ -26,7 +26,7 @@ class Machine:
     def name(self) -> str:
         return self.state.name
 
-    def peer(self, name: str) -> "Machine | None":
+    def peer(self, name: str) -> Machine | None:
         if name in ("localhost", "127.0.0.1", self.name):
             return self
         return self._peers(name) if self._peers else None

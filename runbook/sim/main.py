@@ -72,7 +72,7 @@ async def serve(args: argparse.Namespace) -> int:
         _say(f"try: ssh -F {lab.ssh_config} {first.name} ibstat     (Ctrl-C to stop)")
         try:
             await asyncio.wait_for(stop.wait(), args.lifetime)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             _say("runbook sim: lifetime over")
     finally:
         await lab.stop()

@@ -63,7 +63,7 @@ def devices(node: NodeState) -> list[PciDevice]:
                              "mlx5_core", nic))
         if nic.switch and nic.role == "compute":
             switches[nic.switch] = min(switches.get(nic.switch, 0xFF), int(nic.bus[:2], 16))
-    for sw, first in switches.items():
+    for first in switches.values():
         numa = 0 if first < 0x80 else 1
         for bus, port in ((first - 2, "00.0"), (first - 1, "00.0"), (first - 1, "01.0")):
             out.append(PciDevice(f"{bus:02x}:{port}", "PCI bridge", "0604", "1000", "c030", "Broadcom / LSI",

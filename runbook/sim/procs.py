@@ -48,7 +48,7 @@ class SimProcess:
     known_hosts = property(lambda self: self.dir / "known_hosts")
     client_key = property(lambda self: self.dir / "id_ed25519")
 
-    def start(self) -> "SimProcess":
+    def start(self) -> SimProcess:
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "ready").unlink(missing_ok=True)
         env = dict(os.environ)
@@ -86,7 +86,7 @@ class SimProcess:
                 self.proc.wait()
         return self.proc.returncode
 
-    def __enter__(self) -> "SimProcess":
+    def __enter__(self) -> SimProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

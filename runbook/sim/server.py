@@ -21,7 +21,7 @@ CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly130
 
 
 class _Tracker(asyncssh.SSHServer):
-    def __init__(self, node: "SimNode"):
+    def __init__(self, node: SimNode):
         self.node = node
         self.conn = None
 
@@ -34,7 +34,7 @@ class _Tracker(asyncssh.SSHServer):
 
 
 class SimNode:
-    def __init__(self, lab: "Lab", machine: Machine, address: str, port: int,
+    def __init__(self, lab: Lab, machine: Machine, address: str, port: int,
                  host_key: asyncssh.SSHKey, presented_key: asyncssh.SSHKey):
         self.lab = lab
         self.machine = machine

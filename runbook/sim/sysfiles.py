@@ -7,14 +7,14 @@ so a file always shows the current state.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from . import ibformat
 from .cluster import Cluster
-from .platform_files import platform_files
-from .cpus import format_mask, parse_cpulist, parse_mask, format_cpulist
+from .cpus import format_cpulist, format_mask, parse_cpulist, parse_mask
 from .hardware import NodeState
 from .irqbalance import effective_cpus
+from .platform_files import platform_files
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
 PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}

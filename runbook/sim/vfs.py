@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from . import sysfiles
 from .cluster import Cluster

@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from ..definition.model import Group, Host, Inventory, Phase, Runbook, Step
+from ..inventory.secrets import is_secret_name, is_secret_value
 from .canonical import CanonicalError, canonical_bytes
 from .errors import StoreCorrupt, StoreError
-from ..inventory.secrets import is_secret_name, is_secret_value
 from .nofollow import DIR_MODE, open_fd
 from .storage import fsync_dir
 

@@ -2,9 +2,9 @@
 and exits with the code (2; a held lock is runbook.errors.LockHeld, 4)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import RunbookError
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
-from ..run.events import Event
 from ..definition.model import Status
+from ..run.events import Event
 from .canonical import GENESIS, CanonicalError, journal_entry_hash
 from .errors import StoreCorrupt
 

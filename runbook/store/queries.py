@@ -7,14 +7,15 @@ reads the state only."""
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..definition.model import Status
 from ..run import rules
 from . import resume
+from .canonical import genesis_of
 from .errors import StoreCorrupt
 from .index import RESULT_FIELDS
-from .canonical import genesis_of
 from .journal import OUTPUTS, Chain, blob_refs
 from .storage import JournalReader, JournalStorage
 

@@ -134,7 +134,7 @@ def summarize(run_dir: Path, lock_holder: dict[str, Any] | None) -> RunSummary:
     return s
 
 
-def list_runs(state_dir: str | Path) -> list["RunSummary"]:
+def list_runs(state_dir: str | Path) -> list[RunSummary]:
     state_dir = Path(state_dir)
     who = holder(state_dir) if state_dir.is_dir() else None
     runs = [summarize(d, who) for d in run_dirs(state_dir)]

@@ -57,7 +57,7 @@ def _targets(step: Any, inventory: Any) -> list[str] | None:
         return None
 
 
-def _steps(store: "Store", runbook: Any, inventory: Any) -> list[dict[str, Any]]:
+def _steps(store: Store, runbook: Any, inventory: Any) -> list[dict[str, Any]]:
     if runbook is not None:
         return [{"id": s.id, "phase": s.phase, "title": s.title, "why": s.why, "sha256": s.sha256,
                  "definition": s.definition, "targets": _targets(s, inventory)} for s in runbook.steps]
@@ -72,7 +72,7 @@ def _inventory(inventory: Any, runbook: Any = None) -> dict[str, Any]:
     return {"sources": list(inventory.sources), "sha256": inventory.sha256, "hosts": hosts}
 
 
-def build(store: "Store", runbook: Any = None, inventory: Any = None) -> dict[str, Any]:
+def build(store: Store, runbook: Any = None, inventory: Any = None) -> dict[str, Any]:
     journal = store.journal()
     outputs: dict[str, str] = {}
     for entry in journal:

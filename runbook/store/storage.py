@@ -36,8 +36,9 @@ import hashlib
 import json
 import os
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from tinydb.storages import Storage
 
@@ -173,7 +174,7 @@ class JournalReader:
                 f.seek(start)
                 offset, self.crc = start, crc
             self.good_end = offset
-            for number, line in enumerate(f, start=line + 1 if start else 2):
+            for number, line in enumerate(f, start=line + 1 if start else 2):  # noqa: B020 (start is read once)
                 if offset >= size:  # appended by a live writer after we looked: not ours to read
                     break
                 offset += len(line)

@@ -31,28 +31,56 @@ import sys
 import threading
 import time
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from ..run.events import (EVENT_TYPES, Event, HostFinished, HostOutput, HostStarted,
-                          OperatorDecision, RunFinished, RunInterrupted, RunStarted, StepFinished,
-                          event_from_dict)
-from .canonical import GENESIS, genesis_of, header_genesis
-from .nofollow import DIR_MODE
+from ..run.events import (
+    EVENT_TYPES,
+    Event,
+    HostFinished,
+    HostOutput,
+    HostStarted,
+    OperatorDecision,
+    RunFinished,
+    RunInterrupted,
+    RunStarted,
+    StepFinished,
+    event_from_dict,
+)
 from ..run.state import RunState
 from . import progress, resume
 from .blobs import BlobStore
+from .canonical import GENESIS, genesis_of, header_genesis
 from .definitions import RunDefinitions
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors
 from .index import RunIndex
 from .journal import Chain, blob_refs, check_event, make_entry, stored_event
 from .lock import StateLock, holder
+from .nofollow import DIR_MODE
 from .operator import operator_name
 from .queries import StoreQueries
-from .runs import (BLOBS_NAME, JOURNAL_NAME, RunSummary, check_run_id, list_runs, new_run_id,
-                   read_header, resolve_run)
-from .storage import (FORMAT, HEADER_KEY, JournalReader, JournalWriter,
-                      create_journal, encode_batch, fsync_dir, prefix_crc, read_line)
+from .runs import (
+    BLOBS_NAME,
+    JOURNAL_NAME,
+    RunSummary,
+    check_run_id,
+    list_runs,
+    new_run_id,
+    read_header,
+    resolve_run,
+)
+from .storage import (
+    FORMAT,
+    HEADER_KEY,
+    JournalReader,
+    JournalWriter,
+    create_journal,
+    encode_batch,
+    fsync_dir,
+    prefix_crc,
+    read_line,
+)
 
 # When the progress database is written: at once after the end of a piece of work
 # or a person's decision; at a step boundary unless one was written less than
@@ -99,7 +127,7 @@ class Store(StoreQueries):
     # --- opening -------------------------------------------------------
     @classmethod
     def create(cls, state_dir: str | Path, run_id: str | None = None, *, site: str, operator: str,
-               tool_version: str, inventory_sha256: str, runbook_sha256: str) -> "Store":
+               tool_version: str, inventory_sha256: str, runbook_sha256: str) -> Store:
         """Start a new run (appends RunStarted) and hold the state directory's lock."""
         state_dir = Path(state_dir)
         with os_errors(state_dir):
@@ -134,7 +162,7 @@ class Store(StoreQueries):
 
     @classmethod
     def open(cls, state_dir: str | Path, run_id: str | None = None, *,
-             read_only: bool = False) -> "Store":
+             read_only: bool = False) -> Store:
         """Reopen a run (the latest when run_id is None). For writing, it takes the
         lock, cuts off an unacknowledged last write and records what was interrupted.
         read_only: no lock and no writes; commands left running show as interrupted
@@ -299,7 +327,7 @@ class Store(StoreQueries):
             if self._index is not None:
                 self._index.add(entry)
             self._blob_refs.extend(_blob_refs(entry))
-        except Exception as exc:  # noqa: BLE001 - whatever it is, name the event, no traceback
+        except Exception as exc:
             raise StoreCorrupt(self.path, f"event {entry['seq']} ({ev.get('type')}) does not fit "
                                           f"its type: {type(exc).__name__}: {exc}", line) from None
 
@@ -452,7 +480,7 @@ class Store(StoreQueries):
             if self.lock:
                 self.lock.release()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -102,7 +102,7 @@ class Connector:
                     target.host, target.port, tunnel=tunnel, options=self._base, config=[],
                     client_factory=lambda: _Client(check), known_hosts=check.known_hosts,
                     connect_timeout=timeout, login_timeout=timeout, **kwargs)
-            except (asyncssh.Error, OSError, asyncio.TimeoutError, ValueError) as e:
+            except (TimeoutError, asyncssh.Error, OSError, ValueError) as e:
                 raise _failure(e, target, check, timeout, key_problems) from None
         check.connected(conn.get_server_host_key())
         return conn

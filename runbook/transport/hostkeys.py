@@ -11,8 +11,8 @@ is pinned once the key exchange has proved the server holds it."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import asyncssh
 from asyncssh import SSHKey, SSHKnownHosts

@@ -9,7 +9,8 @@ of opening a second connection."""
 from __future__ import annotations
 
 import asyncio
-from typing import Awaitable, Callable, Generic, Hashable, TypeVar
+from collections.abc import Awaitable, Callable, Hashable
+from typing import Generic, TypeVar
 
 import asyncssh
 
@@ -77,7 +78,7 @@ class ConnectionPool(Generic[K]):
         async def judge() -> Conn | None:
             try:
                 healthy = await probe_task
-            except Exception:  # noqa: BLE001 - a failed probe means not healthy
+            except Exception:
                 healthy = False
             finally:
                 self._probation.pop(conn, None)

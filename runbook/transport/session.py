@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 import asyncssh
 from asyncssh.constants import EXTENDED_DATA_STDERR
@@ -69,7 +69,7 @@ class _CommandSession(asyncssh.SSHClientSession):
         try:
             for line in lines:
                 self._on_line(_STREAMS[i], line[:-1] if line.endswith("\r") else line)
-        except Exception as e:  # noqa: BLE001 - a broken consumer must not tear down the SSH connection
+        except Exception as e:
             self.callback_error = e
             self._on_line = None
 

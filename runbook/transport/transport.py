@@ -29,8 +29,8 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from runbook.definition.model import Host
 from runbook.transport.connect import Connector

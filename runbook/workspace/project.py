@@ -5,11 +5,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError, Problem
-from ..inventory.load import load_inventory
 from ..definition.lint import lint
 from ..definition.loader import load_runbook
 from ..definition.model import Inventory, Runbook
+from ..errors import InputError, Problem
+from ..inventory.load import load_inventory
 
 
 @dataclass

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__
-from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
-from ..engine.runner import Confirm, Engine
+from ..definition.model import Inventory, Runbook, Step
 from ..definition.targets import ordered, targets
+from ..engine.runner import Confirm, Engine
 from ..errors import UsageError
 from ..inventory.load import host_vars, select_hosts
-from ..definition.model import Inventory, Runbook, Step
+from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
 from ..run.state import RunState
 from ..store.store import Store, operator_name
 from ..transport import HostKeyPolicy, Transport
@@ -92,7 +93,7 @@ class Session:
     # --- opening -------------------------------------------------------
     @classmethod
     def open(cls, runbook: Runbook, inventory: Inventory, state_dir: str | Path, *,
-             operator: str | None = None, run_id: str | None = None, new: bool = False, **kw) -> "Session":
+             operator: str | None = None, run_id: str | None = None, new: bool = False, **kw) -> Session:
         operator = operator_name(operator)
         state_dir = Path(state_dir)
         existing = Store.list_runs(state_dir) if state_dir.exists() else []

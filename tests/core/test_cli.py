@@ -5,7 +5,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -99,7 +98,6 @@ def test_inventory_equals_ansible_inventory():
 
 
 def test_second_owner_gets_exit_4_naming_the_holder(tmp_path):
-    from runbook.store.lock import StateLock
 
     (tmp_path / "state").mkdir()
     holder = subprocess.Popen([sys.executable, "-c", (

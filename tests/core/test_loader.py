@@ -2,8 +2,8 @@ import textwrap
 
 import pytest
 
-from runbook.errors import InputError
 from runbook.definition.loader import load_runbook
+from runbook.errors import InputError
 
 
 def write(tmp_path, name, text):

@@ -1,4 +1,3 @@
-import shlex
 import subprocess
 
 import pytest

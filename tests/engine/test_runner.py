@@ -2,12 +2,12 @@ import asyncio
 
 import pytest
 
-from runbook.run.events import HostFinished, OperatorDecision, PendingActionChanged, StepFinished
-from runbook.engine.runner import Engine
-from runbook.definition.targets import ordered
-from runbook.inventory.load import load_inventory
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Status
+from runbook.definition.targets import ordered
+from runbook.engine.runner import Engine
+from runbook.inventory.load import load_inventory
+from runbook.run.events import HostFinished, OperatorDecision, PendingActionChanged, StepFinished
 from runbook.run.state import RunState
 
 from .fakes import FakeHost, FakeTransport

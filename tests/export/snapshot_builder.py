@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from runbook.definition.model import Step
 from runbook.run import events as ev
 from runbook.store.canonical import GENESIS, journal_entry_hash
-from runbook.definition.model import Step
 
 MLX_IB = """Device #1:
 ----------
@@ -55,7 +55,7 @@ class SnapshotBuilder:
         self.events.append(d)
         return d
 
-    def host(self, name: str, **vars: Any) -> "SnapshotBuilder":
+    def host(self, name: str, **vars: Any) -> SnapshotBuilder:
         self.hosts[name] = {"ansible_host": f"127.0.1.{len(self.hosts) + 1}", **vars}
         fingerprint = "SHA256:" + hashlib.sha256(name.encode()).hexdigest()[:43]
         self.host_keys[name] = {"fingerprint": fingerprint, "how": "known_hosts",
@@ -65,7 +65,7 @@ class SnapshotBuilder:
         return self
 
     def step(self, step_id: str, phase: str = "nic-mode", title: str = "", run: str = "true",
-             why: str = "Because the design says so.", expect: list | None = None) -> "SnapshotBuilder":
+             why: str = "Because the design says so.", expect: list | None = None) -> SnapshotBuilder:
         definition = {"id": step_id, "title": title or step_id, "why": why, "hosts": "compute",
                       "verify": {"run": run, "expect": expect or [{"exit": 0}], "timeout": 30.0}}
         sha = Step(step_id, definition["title"], phase, phase, why, "compute", None,
@@ -107,7 +107,7 @@ class SnapshotBuilder:
         self.pending.append(p)
         return p
 
-    def finish(self, status: str = "fail") -> "SnapshotBuilder":
+    def finish(self, status: str = "fail") -> SnapshotBuilder:
         self.run["ended"] = self.record(ev.RunFinished(status, time=self.tick()))["time"]
         return self
 

@@ -6,8 +6,7 @@ import struct
 
 import pytest
 
-from runbook.store.canonical import (GENESIS, CanonicalError, canonical_bytes,
-                                      journal_entry_hash, sha256_hex)
+from runbook.store.canonical import GENESIS, CanonicalError, canonical_bytes, journal_entry_hash, sha256_hex
 
 # RFC 8785 Appendix B: IEEE-754 bit patterns and their serialisation.
 RFC_NUMBERS = [

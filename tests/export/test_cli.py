@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from runbook.cli.cmd_signed_log import add_export_arguments, add_verify_arguments, cli_export, cli_verify_log
 from runbook.store.canonical import canonical_bytes
-from runbook.cli.cmd_signed_log import (add_export_arguments, add_verify_arguments, cli_export,
-                                cli_verify_log)
 
 from .conftest import allowed_signers
 from .snapshot_builder import small_snapshot

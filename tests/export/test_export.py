@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from runbook.export import ExportError, export_run, verify_log
-from runbook.store.canonical import sha256_hex
-from runbook.export.completion_log import step_definition_json
 from runbook.definition.model import Step
+from runbook.export import ExportError, export_run, verify_log
+from runbook.export.completion_log import step_definition_json
+from runbook.store.canonical import sha256_hex
 
 from .conftest import allowed_signers, keygen_verify
 from .snapshot_builder import SnapshotBuilder, fleet_snapshot, small_snapshot

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from runbook.export import export_run, verify_log
-from runbook.store.canonical import canonical_bytes
 from runbook.export.signing_keys import load_signer
+from runbook.store.canonical import canonical_bytes
 
 from .conftest import SSH_KEYGEN, keygen_verify
 from .snapshot_builder import small_snapshot

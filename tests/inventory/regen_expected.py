@@ -16,12 +16,18 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import (  # noqa: E402
-    CASES, EXPECTED, SOURCES_DIGESTS, ansible_inventory_cmd, host_fixture, list_fixture, run_concurrently,
+from cases import (
+    CASES,
+    EXPECTED,
+    SOURCES_DIGESTS,
+    ansible_inventory_cmd,
+    host_fixture,
+    list_fixture,
+    run_concurrently,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from runbook.inventory.load import load_inventory  # noqa: E402
+from runbook.inventory.load import load_inventory
 
 
 def main() -> int:

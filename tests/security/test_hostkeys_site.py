@@ -14,7 +14,7 @@ from tests.sshd_server import sshd_server  # noqa: F401
 from tests.transport.conftest import client_key_file, inventory, keys, make_transport, server  # noqa: F401
 
 
-async def test_revoked_key_is_refused_as_revoked(server, make_transport, tmp_path, keys) -> None:  # noqa: F811
+async def test_revoked_key_is_refused_as_revoked(server, make_transport, tmp_path, keys) -> None:
     kh = tmp_path / "known_hosts"
     kh.write_text("@revoked " + server.known_hosts_line())
     for trust in (False, True):
@@ -39,8 +39,8 @@ def test_garbage_known_hosts_lines_are_reported_by_lint(tmp_path: Path) -> None:
         assert f"{kh}:{line}: bad known_hosts entry" in p.stderr
 
 
-async def test_plain_key_where_a_certificate_is_expected(server, make_transport, tmp_path,  # noqa: F811
-                                                         keys) -> None:  # noqa: F811
+async def test_plain_key_where_a_certificate_is_expected(server, make_transport, tmp_path,
+                                                         keys) -> None:
     ca = asyncssh.generate_private_key("ssh-ed25519")
     pub = ca.export_public_key("openssh").decode().split()
     kh = tmp_path / "known_hosts"
@@ -54,7 +54,7 @@ async def test_plain_key_where_a_certificate_is_expected(server, make_transport,
     assert not pins.exists()
 
 
-async def test_host_certificate_signed_by_the_ca_is_accepted(keys, make_transport, tmp_path) -> None:  # noqa: F811
+async def test_host_certificate_signed_by_the_ca_is_accepted(keys, make_transport, tmp_path) -> None:
     from tests.transport.loopback_ssh import LoopbackServer
 
     ca = asyncssh.generate_private_key("ssh-ed25519")
@@ -78,7 +78,7 @@ async def test_host_certificate_signed_by_the_ca_is_accepted(keys, make_transpor
 
 
 @pytest.mark.sshd
-def test_pins_belong_to_the_state_directory(tmp_path: Path, sshd_server) -> None:  # noqa: F811
+def test_pins_belong_to_the_state_directory(tmp_path: Path, sshd_server) -> None:
     from tests.integration.test_real_sshd import hosts_of, run, setup
 
     empty = tmp_path / "empty_known_hosts"
@@ -101,7 +101,7 @@ def test_pins_belong_to_the_state_directory(tmp_path: Path, sshd_server) -> None
 
 
 @pytest.mark.sshd
-def test_rsa_known_key_against_an_ed25519_server_says_so(tmp_path: Path, sshd_server) -> None:  # noqa: F811
+def test_rsa_known_key_against_an_ed25519_server_says_so(tmp_path: Path, sshd_server) -> None:
     from tests.integration.test_real_sshd import hosts_of, run, setup
 
     rsa = asyncssh.generate_private_key("ssh-rsa", key_size=2048)

@@ -10,8 +10,8 @@ import pytest
 from runbook.criteria.host import judge_host
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Status
-from runbook.engine.runner import Engine
 from runbook.definition.targets import ordered
+from runbook.engine.runner import Engine
 from runbook.errors import InputError
 from runbook.inventory.load import load_inventory
 from runbook.run.state import RunState

@@ -99,7 +99,7 @@ async def _run_corpus(transport: Transport, host: str) -> None:
     assert r.stdout == "clean\n"
 
 
-async def test_hostile_values_run_nothing_on_the_simulator(make_lab) -> None:  # noqa: F811
+async def test_hostile_values_run_nothing_on_the_simulator(make_lab) -> None:
     lab = await make_lab(1)
     node = lab.node(lab.names()[0])
     hosts = {"n1": Host("n1", {"ansible_host": node.address, "ansible_port": node.port,
@@ -113,7 +113,7 @@ async def test_hostile_values_run_nothing_on_the_simulator(make_lab) -> None:  #
 
 
 @pytest.mark.sshd
-async def test_hostile_values_run_nothing_on_a_real_sshd(sshd_server) -> None:  # noqa: F811
+async def test_hostile_values_run_nothing_on_a_real_sshd(sshd_server) -> None:
     srv = sshd_server
     hosts = {"n1": Host("n1", {"ansible_host": srv.addr, "ansible_port": srv.port,
                                "ansible_user": srv.user,

@@ -27,7 +27,7 @@ def _export(tmp_path: Path, key: Path, name: str):
                       identity="alice@example.com")
 
 
-def test_intact_log_without_a_trusted_signer_is_not_ok(tmp_path: Path, keys, capsys) -> None:  # noqa: F811
+def test_intact_log_without_a_trusted_signer_is_not_ok(tmp_path: Path, keys, capsys) -> None:
     result = _export(tmp_path, keys["ed25519"], "real")
     assert _verify(str(result.log)) == EXIT_UNTRUSTED == 5
     out = capsys.readouterr().out
@@ -38,7 +38,7 @@ def test_intact_log_without_a_trusted_signer_is_not_ok(tmp_path: Path, keys, cap
     assert doc["ok"] is True and doc["trusted"] is False
 
 
-def test_forged_log_resigned_by_any_key_naming_the_signer(tmp_path: Path, keys, capsys) -> None:  # noqa: F811
+def test_forged_log_resigned_by_any_key_naming_the_signer(tmp_path: Path, keys, capsys) -> None:
     forged = _export(tmp_path, keys["other"], "forged")  # mallory's key, calling itself alice
     assert _verify(str(forged.log)) == EXIT_UNTRUSTED
     assert "OK:" not in capsys.readouterr().out
@@ -55,7 +55,7 @@ def _commands(markdown: str) -> list[str]:
     return [line for line in block.splitlines() if line and not line.startswith("#")]
 
 
-def test_report_instructions_take_the_key_from_the_signer(tmp_path: Path, keys) -> None:  # noqa: F811
+def test_report_instructions_take_the_key_from_the_signer(tmp_path: Path, keys) -> None:
     result = _export(tmp_path, keys["ed25519"], "real")
     md = result.markdown.read_text()
     html = result.html.read_text()

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from runbook.run.events import HostFinished
-from runbook.inventory.load import load_inventory
 from runbook.definition.loader import load_runbook
 from runbook.definition.model import Step
-from runbook.workspace.session import Session
+from runbook.inventory.load import load_inventory
+from runbook.run.events import HostFinished
 from runbook.sim.lab import Lab
+from runbook.workspace.session import Session
 
 from .helpers import INVENTORY, STEPS
 
@@ -48,7 +48,7 @@ class LabRun:
 
     @classmethod
     async def start(cls, directory: Path, nodes: int, faults: dict[str, list] | None = None,
-                    slow_seconds: float = 1.0) -> "LabRun":
+                    slow_seconds: float = 1.0) -> LabRun:
         directory.mkdir(parents=True, exist_ok=True)
         scenario = None
         if faults:
@@ -82,7 +82,7 @@ class LabRun:
     def table(self) -> dict[str, dict[str, tuple[str, str]]]:
         """step -> host -> (status, reason) for every recorded outcome."""
         out: dict[str, dict[str, tuple[str, str]]] = {}
-        for (step_id, host), o in self.session.state.outcomes.items():
+        for step_id, host in self.session.state.outcomes:
             out.setdefault(step_id, {})[host] = (self.session.state.status(step_id, host).value,
                                                  self.session.state.reason(step_id, host))
         return out

@@ -41,7 +41,7 @@ async def _verify(machine, step_id: str) -> str:
 
 
 @pytest.mark.parametrize("step_id", sorted(BY_SLOT))
-async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):  # noqa: F811 (the fixture)
+async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):
     faulty = machine_of(2, {"gpu01": ["nic_dead"]})("gpu01")
     healthy = machine_of(2)("gpu01")
     assert judge(step_id, {"gpu01": await _verify(healthy, step_id)})["gpu01"].status.value == "pass"
@@ -55,7 +55,7 @@ async def test_each_nic_step_blames_the_dead_slot_only(machine_of, step_id):  # 
     assert "rail 3" not in verdict.reason and "mlx5_2" not in verdict.reason
 
 
-async def test_storage_ports_are_judged_too(machine_of):  # noqa: F811 (the fixture)
+async def test_storage_ports_are_judged_too(machine_of):
     # mlx5_6 is port 2 of the dual-port storage card: a 100G link there fails ib-ports-active
     node = machine_of(2, {"gpu01": [{"ib_rate_100": "mlx5_6"}]})("gpu01")
     verdict = judge("ib-ports-active", {"gpu01": await _verify(node, "ib-ports-active")})["gpu01"]

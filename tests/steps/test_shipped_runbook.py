@@ -3,7 +3,6 @@ customers and logs refer to, structure, inventory vars, command rendering and
 shell-quoting safety."""
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 
@@ -11,9 +10,9 @@ import pytest
 
 from runbook import parsers
 from runbook.criteria.design import comparators
-from runbook.inventory.load import select_hosts
 from runbook.definition.lint import lint
 from runbook.definition.template import PLACEHOLDER, render_command
+from runbook.inventory.load import select_hosts
 
 from .helpers import inventory, runbook, seed_vars
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from runbook.definition.model import Status
 
-from .helpers import fixture, judge, seed_vars
+from .helpers import judge, seed_vars
 
 V = seed_vars("gpu01")
 MIRROR = V["repo_mirror"]

@@ -63,7 +63,7 @@ def _spawn(state, seed: int) -> tuple[int, int]:
         try:
             os.close(r)
             _child(state, w, seed)
-        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        except BaseException as exc:
             os.write(w, f"error {type(exc).__name__}: {exc}\n".encode())
             code = 1
         finally:

@@ -2,10 +2,10 @@
 session does); reopening the run gives back exactly the state the engine had."""
 from __future__ import annotations
 
-from runbook.engine.runner import Engine
-from runbook.definition.targets import ordered
-from runbook.inventory.load import load_inventory
 from runbook.definition.loader import load_runbook
+from runbook.definition.targets import ordered
+from runbook.engine.runner import Engine
+from runbook.inventory.load import load_inventory
 from runbook.run.state import RunState
 from runbook.store import Store
 from tests.engine.fakes import FakeHost, FakeTransport

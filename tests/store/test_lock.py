@@ -79,9 +79,8 @@ def test_taken_over_lock_is_named_in_the_interruption(tmp_path):
 
 
 def test_same_process_cannot_open_twice(tmp_path):
-    with new_store(tmp_path):
-        with pytest.raises(LockHeld, match=f"pid {os.getpid()}"):
-            Store.open(tmp_path)
+    with new_store(tmp_path), pytest.raises(LockHeld, match=f"pid {os.getpid()}"):
+        Store.open(tmp_path)
     with Store.open(tmp_path):  # closed: free again
         pass
 

@@ -2,8 +2,8 @@
 pending actions kept until done, stale results named."""
 from __future__ import annotations
 
-from runbook.run.events import HostFinished, PendingActionChanged, StepStarted
 from runbook.definition.model import Status
+from runbook.run.events import HostFinished, PendingActionChanged, StepStarted
 from runbook.store import Store
 
 from .helpers import INV, new_store, start_only, verify_on

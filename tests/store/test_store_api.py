@@ -9,12 +9,19 @@ import time
 import pytest
 from tinydb import where
 
-from runbook.run.events import (HostFinished, HostKeyRecorded, HostOutput, HostStarted,
-                                   OperatorDecision, PendingActionChanged, RunFinished)
-from runbook.store.canonical import GENESIS, header_genesis, journal_entry_hash
-from runbook.errors import UsageError
 from runbook.definition.model import Status
+from runbook.errors import UsageError
+from runbook.run.events import (
+    HostFinished,
+    HostKeyRecorded,
+    HostOutput,
+    HostStarted,
+    OperatorDecision,
+    PendingActionChanged,
+    RunFinished,
+)
 from runbook.store import NoRun, Store, StoreError, operator_name
+from runbook.store.canonical import GENESIS, header_genesis, journal_entry_hash
 from runbook.store.journal import INLINE_MAX
 
 from .helpers import BOOK, INV, new_store, verify_on
@@ -162,9 +169,9 @@ def test_snapshot_is_json_and_matches_the_journal(tmp_path):
 def test_snapshot_exports_and_verifies(tmp_path):
     """The exporter's own checks accept what the store hands it (steps and
     inventory come from the loaded runbook and inventory)."""
+    from runbook.definition.model import Host, Inventory, Phase, Runbook, Step
     from runbook.export.checks import check_document
     from runbook.export.completion_log import build_document
-    from runbook.definition.model import Host, Inventory, Phase, Runbook, Step
 
     steps = [Step(i, i.upper(), "sw", "Software", "why", "compute", None,
                   definition={"id": i, "verify": {"run": f"{i} -s"}}) for i in ("ofed", "link")]
@@ -192,11 +199,10 @@ def test_snapshot_exports_and_verifies(tmp_path):
 
 
 def test_read_only_refuses_writes_and_needs_no_lock(tmp_path):
-    with new_store(tmp_path) as writer:
-        with Store.open(tmp_path, read_only=True) as reader:
-            assert reader.run_id == "run-1"
-            with pytest.raises(StoreError, match="read-only"):
-                reader.append(RunFinished("pass"))
+    with new_store(tmp_path) as writer, Store.open(tmp_path, read_only=True) as reader:
+        assert reader.run_id == "run-1"
+        with pytest.raises(StoreError, match="read-only"):
+            reader.append(RunFinished("pass"))
     writer.close()
     with pytest.raises(StoreError, match="closed"):
         writer.append(RunFinished("pass"))

@@ -18,7 +18,7 @@ from tests.transport.loopback_ssh import LoopbackServer
 
 @pytest.fixture(scope="session")
 def keys():
-    gen = lambda: asyncssh.generate_private_key("ssh-ed25519")  # noqa: E731
+    gen = lambda: asyncssh.generate_private_key("ssh-ed25519")
     return SimpleNamespace(host=gen(), host2=gen(), client=gen(), stranger=gen())
 
 

@@ -23,7 +23,7 @@ class Stats:
 
 
 class _Session(asyncssh.SSHServerSession):
-    def __init__(self, srv: "LoopbackServer", conn):
+    def __init__(self, srv: LoopbackServer, conn):
         self.srv, self.conn, self.chan, self.task = srv, conn, None, None
 
     def connection_made(self, chan):
@@ -62,7 +62,7 @@ class _Session(asyncssh.SSHServerSession):
             await asyncio.sleep(float(arg))
             ch.exit(0)
         elif word == "freeze":  # stop reading the socket: a hung host
-            self.conn._transport.pause_reading()  # noqa: SLF001 - test double for a hung kernel
+            self.conn._transport.pause_reading()
         elif word == "drop":  # connection lost mid-command
             ch.write(b"partial\n")
             await asyncio.sleep(0.05)
@@ -89,7 +89,7 @@ class _Session(asyncssh.SSHServerSession):
 
 
 class _Server(asyncssh.SSHServer):
-    def __init__(self, srv: "LoopbackServer"):
+    def __init__(self, srv: LoopbackServer):
         self.srv = srv
         self.conn = None
         self.authed = False
@@ -154,7 +154,7 @@ class LoopbackServer:
         self.background: set = set()
         self._acceptor = None
 
-    async def start(self) -> "LoopbackServer":
+    async def start(self) -> LoopbackServer:
         self._acceptor = await asyncssh.create_server(
             lambda: _Server(self), self.addr, self.port, server_host_keys=[self.host_key],
             reuse_address=True, login_timeout=10, encoding=None)

@@ -46,7 +46,7 @@ async def test_real_commands_over_one_connection(transport, sshd_server):
     assert len(ppids) == 1
     fp = sshd_server.host_public_key().get_fingerprint("sha256")
     assert transport.host_keys_seen == [("n1", fp, "known_hosts")]
-    conn = transport._pool.peek("n1")  # noqa: SLF001 - which cipher was negotiated
+    conn = transport._pool.peek("n1")
     assert conn.get_extra_info("send_cipher") == "aes128-gcm@openssh.com"
 
 

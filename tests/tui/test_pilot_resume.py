@@ -21,7 +21,7 @@ async def test_quitting_mid_run_and_reopening_loses_nothing(tmp_path):
             async with app.run_test(size=(160, 48)) as pilot:
                 app.main.go_to_step("ssh-reachable")
                 await pilot.press("v")
-                done = lambda: [h for h in hosts if session.state.status("ssh-reachable", h).value == "pass"]  # noqa: E731
+                done = lambda: [h for h in hosts if session.state.status("ssh-reachable", h).value == "pass"]
                 await wait_until(pilot, lambda: len(done()) == len(hosts) - 1, what="every host but the hung one")
                 assert session.state.status("ssh-reachable", HANGING).value == "running"
                 await pilot.press("q")

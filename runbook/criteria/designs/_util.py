@@ -4,7 +4,6 @@ from __future__ import annotations
 from typing import Any
 
 
-
 def pkey_number(value: Any) -> int:
     """'0x100' / '0x8100' / 256 -> the 15-bit partition number."""
     return (int(value, 0) if isinstance(value, str) else int(value)) & 0x7FFF

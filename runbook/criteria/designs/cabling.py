@@ -69,7 +69,7 @@ def rail_cabling(record: Any, v: dict) -> list[str]:
     if "ca_links" in record:
         return rail_cabling_by_guid(record, v)
     host = str(v.get("inventory_hostname_short") or v["inventory_hostname"]).split(".")[0]
-    links = [l for l in record["links"] if l["node_type"] == "Switch" or l["switch"]]
+    links = [link for link in record["links"] if link["node_type"] == "Switch" or link["switch"]]
     if not links:
         raise ValueError("iblinkinfo shows no switch ports (partial output?)")
     seen: dict[str, list[tuple[str, int]]] = {}

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..design import Comparator
 from ...inventory.hostsel import fold
+from ..design import Comparator
 
 
 def etc_consistent(records: dict[str, Any], variables: dict[str, dict]) -> dict[str, list[str]]:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..design import Comparator
 from ...parsers import ParseError
 from ...parsers.partitions_conf import parse as parse_partitions
+from ..design import Comparator
 from ._util import designed_nics, examples, missing_card, pkey_number, pkey_text
 
 _KEYWORDS = {"ALL", "ALL_CAS", "ALL_SWITCHES", "ALL_ROUTERS"}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..design import Comparator
 from ...inventory.hostsel import fold
+from ..design import Comparator
 
 
 def _state(record: dict) -> str:

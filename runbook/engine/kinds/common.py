@@ -13,7 +13,6 @@ from ...definition.model import Action, Status, Step
 from ...definition.template import TemplateError, render_command
 from ...inventory.load import select_hosts
 from ...run.events import HostFinished, HostStarted, StepStarted
-
 from ...run.rules import SATISFIED, blocked_reason  # the per-host gating by `needs` (run/rules.py)
 
 

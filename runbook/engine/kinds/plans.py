@@ -70,7 +70,7 @@ def _pairs_in_order(members: list[str]) -> list[tuple[str, str]]:
 
 def plan(kind: str, hosts: list[str], nics: Nics, explicit: tuple[tuple[str, str], ...] = ()) -> list[PairTest]:
     if kind == "list":
-        first = lambda h: _key(nics(h)[0]) if nics(h) else ()  # noqa: E731
+        first = lambda h: _key(nics(h)[0]) if nics(h) else ()
         return [PairTest(a, b, first(a), first(b)) for a, b in explicit]
     rails = rails_of(hosts, nics)
     tests: list[PairTest] = []

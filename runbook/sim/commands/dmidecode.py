@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import Ctx
-from .firmware import bios_text, bios_string
+from .firmware import bios_string, bios_text
 
 PREAMBLE = "# dmidecode 3.5\nGetting SMBIOS data from sysfs.\nSMBIOS 3.3.0 present.\n\n"
 

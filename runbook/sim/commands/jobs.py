@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import posixpath
 import shlex
 
 from ..shell.io import Buffer, Io, Stdin

@@ -3,9 +3,8 @@ the GPU-health state of the simulated L40S (platform.py); `nvidia-smi -q` itself
 is nvidia_smi_q.py. Helpers of nvidia_smi.py."""
 from __future__ import annotations
 
-import time
-
 from .base import Ctx
+
 
 def reason_hex(bits: int) -> str:
     return f"0x{bits:016x}"

@@ -301,7 +301,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         servers.append(fut)
         try:
             got = await asyncio.wait_for(fut, 120)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             io.err.write(" Timeout waiting for a client\n")
             return 1
         finally:
