@@ -8,6 +8,7 @@ bench/results/latest.json and latest.md.
   python bench/bench_all.py [--quick] [--only fanout,full,crash,store,tui]
                             [--ns 48,384] [--reps 3] [--tag NAME]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,10 +36,26 @@ from lab import Lab  # noqa: E402
 PROFILES = {
     # quick: ansible once and only at N=48 (one run at 384 alone takes ~25 s here)
     # The whole runbook only at 48 in quick mode: at 384 it takes minutes (see README).
-    "quick": {"ns": [48, 384], "reps": {48: 3, 384: 2}, "full_reps": 1, "full_ns": [48],
-              "crash_trials": 10, "crash_nodes": 8, "no_ansible_above": 100, "ansible_once_above": 0},
-    "full": {"ns": [48, 384, 1000], "reps": {48: 5, 384: 3, 1000: 3}, "full_reps": 1, "full_ns": [48, 384],
-             "crash_trials": 30, "crash_nodes": 16, "no_ansible_above": 100000, "ansible_once_above": 100},
+    "quick": {
+        "ns": [48, 384],
+        "reps": {48: 3, 384: 2},
+        "full_reps": 1,
+        "full_ns": [48],
+        "crash_trials": 10,
+        "crash_nodes": 8,
+        "no_ansible_above": 100,
+        "ansible_once_above": 0,
+    },
+    "full": {
+        "ns": [48, 384, 1000],
+        "reps": {48: 5, 384: 3, 1000: 3},
+        "full_reps": 1,
+        "full_ns": [48, 384],
+        "crash_trials": 30,
+        "crash_nodes": 16,
+        "no_ansible_above": 100000,
+        "ansible_once_above": 100,
+    },
 }
 SECTIONS = ("fanout", "full", "crash", "store", "tui")
 
@@ -79,9 +96,19 @@ def main() -> int:
     trials = a.crash_trials if a.crash_trials is not None else prof["crash_trials"]
     work = Path(tempfile.mkdtemp(prefix="runbook-bench-"))
     t0 = time.time()
-    res: dict = {"meta": {"mode": "quick" if a.quick else "full", "date": time.strftime("%Y-%m-%d %H:%M"),
-                          "machine": machine(), "versions": versions(), "ns": ns},
-                 "fanout": {}, "full": {}, "errors": {}, "fanout_notes": fanout.NOTES}
+    res: dict = {
+        "meta": {
+            "mode": "quick" if a.quick else "full",
+            "date": time.strftime("%Y-%m-%d %H:%M"),
+            "machine": machine(),
+            "versions": versions(),
+            "ns": ns,
+        },
+        "fanout": {},
+        "full": {},
+        "errors": {},
+        "fanout_notes": fanout.NOTES,
+    }
     log(f"work directory {work}")
     try:
         for n in ns:
@@ -91,11 +118,18 @@ def main() -> int:
                 with Lab.start(n, work) as lab:
                     log(f"lab N={n} up in {lab.startup_s}s (pids {lab.pids()})")
                     if "fanout" in only:
-                        clients = [c for c in fanout.CLIENTS
-                                   if not (c == "ansible" and n > prof["no_ansible_above"])]
+                        clients = [
+                            c for c in fanout.CLIENTS if not (c == "ansible" and n > prof["no_ansible_above"])
+                        ]
                         reps = a.reps or prof["reps"].get(n, 3)
-                        res["fanout"][str(n)] = fanout.run(lab, reps, work / f"fanout{n}", clients=clients, log=log,
-                                                           ansible_once_above=prof["ansible_once_above"])
+                        res["fanout"][str(n)] = fanout.run(
+                            lab,
+                            reps,
+                            work / f"fanout{n}",
+                            clients=clients,
+                            log=log,
+                            ansible_once_above=prof["ansible_once_above"],
+                        )
                     if "full" in only and n in prof["full_ns"]:
                         res["full"][str(n)] = full_runbook.run(lab, prof["full_reps"], work / "full", log=log)
             except Exception as exc:

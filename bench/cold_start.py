@@ -20,6 +20,7 @@ default the clients run as installed: with a bytecode cache in a temporary
 PYTHONPYCACHEPREFIX, filled by one discarded warm-up run of each client.
 --no-bytecode measures what this machine's environment does instead.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,8 +76,14 @@ def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
     out = proc.stdout.read().decode(errors="replace")
     err = proc.stderr.read().decode(errors="replace")
     proc.stdout.close(), proc.stderr.close()
-    return {"t0": t0, "wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rc": os.waitstatus_to_exitcode(status),
-            "stdout": out, "stderr": err}
+    return {
+        "t0": t0,
+        "wall": wall,
+        "cpu": ru.ru_utime + ru.ru_stime,
+        "rc": os.waitstatus_to_exitcode(status),
+        "stdout": out,
+        "stderr": err,
+    }
 
 
 def _first_connect(kind: str, target: str, args: list[str], env: dict, work: Path, tag: str) -> dict:
@@ -98,9 +105,14 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--step", default="ofed-version")
     ap.add_argument("--json", help="also write every run here")
-    ap.add_argument("--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE (recompile each run)")
-    ap.add_argument("--baseline-tree", help="also run `runbook` from this tree (e.g. a `git archive` of the "
-                                            "branch point) in the same run: before/after side by side")
+    ap.add_argument(
+        "--no-bytecode", action="store_true", help="keep PYTHONDONTWRITEBYTECODE (recompile each run)"
+    )
+    ap.add_argument(
+        "--baseline-tree",
+        help="also run `runbook` from this tree (e.g. a `git archive` of the "
+        "branch point) in the same run: before/after side by side",
+    )
     a = ap.parse_args()
 
     base_env = dict(os.environ)
@@ -109,26 +121,53 @@ def main() -> int:
     cache = Path(tempfile.mkdtemp(prefix="cold-start-pyc-"))
     trees = {"": dict(base_env, PYTHONPATH=str(REPO), PYTHONPYCACHEPREFIX=str(cache / "tree"))}
     if a.baseline_tree:
-        trees[" (baseline)"] = dict(base_env, PYTHONPATH=str(Path(a.baseline_tree).resolve()),
-                                    PYTHONPYCACHEPREFIX=str(cache / "baseline"))
+        trees[" (baseline)"] = dict(
+            base_env,
+            PYTHONPATH=str(Path(a.baseline_tree).resolve()),
+            PYTHONPYCACHEPREFIX=str(cache / "baseline"),
+        )
     rows: dict[str, list[dict]] = {"raw-asyncssh": []}
     for t in trees:
         rows["runbook-run" + t], rows["runbook --version" + t] = [], []
-    with tempfile.TemporaryDirectory(prefix="cold-start-") as tmp, Lab.start(a.nodes, Path(tmp), lifetime=600) as lab:
+    with (
+        tempfile.TemporaryDirectory(prefix="cold-start-") as tmp,
+        Lab.start(a.nodes, Path(tmp), lifetime=600) as lab,
+    ):
         work = Path(tmp)
         files = lab.baseline_files(a.step)
         cmd = lab.command(a.step)
-        raw = ["--hosts-file", str(files["hosts"]), "--key", str(lab.key), "--known-hosts", str(lab.known_hosts),
-               "--command", cmd, "--mode", "cold"]
+        raw = [
+            "--hosts-file",
+            str(files["hosts"]),
+            "--key",
+            str(lab.key),
+            "--known-hosts",
+            str(lab.known_hosts),
+            "--command",
+            cmd,
+            "--mode",
+            "cold",
+        ]
         for rep in range(-1 if not a.no_bytecode else 0, a.reps):  # rep -1: warm-up, fills the caches
             order = list(rows)
-            order = order[rep % len(order):] + order[:rep % len(order)]  # rotate: no client always first
+            order = order[rep % len(order) :] + order[: rep % len(order)]  # rotate: no client always first
             for client in order:
                 tree = " (baseline)" if client.endswith(" (baseline)") else ""
                 env = trees[tree]
                 if client.startswith("runbook-run"):
-                    args = ["run", "--steps", str(STEPS), "--inventory", str(lab.inventory),
-                            "--state", str(work / f"state{tree}"), "--new-run", "--json", "--step", a.step]
+                    args = [
+                        "run",
+                        "--steps",
+                        str(STEPS),
+                        "--inventory",
+                        str(lab.inventory),
+                        "--state",
+                        str(work / f"state{tree}"),
+                        "--new-run",
+                        "--json",
+                        "--step",
+                        a.step,
+                    ]
                     r = _first_connect("module", "runbook", args, env, work, "runbook")
                     r["ok"] = r["rc"] in (0, 1) and '"pass"' in r["stdout"]
                 elif client == "raw-asyncssh":
@@ -152,19 +191,27 @@ def main() -> int:
     print("|---|---|---|---|---|")
     for client, rs in rows.items():
         tc = _med([r.get("to_connect") for r in rs])
-        print(f"| {client} | {tc if tc is not None else '-'} | {_med([r['wall'] for r in rs])} | "
-              f"{_med([r['cpu'] for r in rs])} | {sum(r['ok'] for r in rs)}/{len(rs)} |")
+        print(
+            f"| {client} | {tc if tc is not None else '-'} | {_med([r['wall'] for r in rs])} | "
+            f"{_med([r['cpu'] for r in rs])} | {sum(r['ok'] for r in rs)}/{len(rs)} |"
+        )
     for t in trees:
         rb = rows["runbook-run" + t]
-        ratio_c = [x["to_connect"] / y["to_connect"] for x, y in zip(rb, raw_r)
-                   if x["to_connect"] and y["to_connect"]]
+        ratio_c = [
+            x["to_connect"] / y["to_connect"]
+            for x, y in zip(rb, raw_r)
+            if x["to_connect"] and y["to_connect"]
+        ]
         ratio_w = [x["wall"] / y["wall"] for x, y in zip(rb, raw_r)]
         ratio_cpu = [x["cpu"] / y["cpu"] for x, y in zip(rb, raw_r)]
-        print(f"| runbook-run{t} / raw-asyncssh (per rep, median) | {_med(ratio_c)}x | {_med(ratio_w)}x | "
-              f"{_med(ratio_cpu)}x | |")
+        print(
+            f"| runbook-run{t} / raw-asyncssh (per rep, median) | {_med(ratio_c)}x | {_med(ratio_w)}x | "
+            f"{_med(ratio_cpu)}x | |"
+        )
     if a.json:
         Path(a.json).write_text(json.dumps({"args": vars(a), "rows": rows}, indent=1))
     import shutil
+
     shutil.rmtree(cache, ignore_errors=True)
     return 0 if all(r["ok"] for rs in rows.values() for r in rs) else 1
 

@@ -4,6 +4,7 @@ bench/tui_latency.py: the UI), called as they are, never duplicated.
 Each is run with its own options (below), in its own process; the JSON it
 writes and what it prints go into the results as they are.
 """
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,16 @@ def call(script: str, args: list[str], out: Path, timeout: float = 900) -> dict:
             doc = json.loads(out.read_text())
         except ValueError:
             doc = None
-    return {"present": True, "argv": [f"bench/{script}", *args], "rc": r.rc, "wall": round(r.wall, 2),
-            "cpu": round(r.cpu, 2), "result": doc, "stdout": r.stdout[-8000:],
-            "stderr_tail": r.stderr[-1500:] if r.rc else ""}
+    return {
+        "present": True,
+        "argv": [f"bench/{script}", *args],
+        "rc": r.rc,
+        "wall": round(r.wall, 2),
+        "cpu": round(r.cpu, 2),
+        "result": doc,
+        "stdout": r.stdout[-8000:],
+        "stderr_tail": r.stderr[-1500:] if r.rc else "",
+    }
 
 
 def store(work: Path, quick: bool) -> dict:

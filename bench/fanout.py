@@ -6,6 +6,7 @@ this shared machine hits every client alike. Ratios are taken against raw
 asyncssh of the same repetition (cold rows against raw cold, warm rows
 against raw warm), then the median over repetitions.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -19,48 +20,119 @@ from measure import ServerCPU, last_json, median, run_measured
 PY = sys.executable
 HERE = Path(__file__).resolve().parent
 COLD_BASE, WARM_BASE = "raw-asyncssh-cold", "raw-asyncssh-warm"
-CLIENTS = ["runbook-cold", "raw-asyncssh-cold", "runbook-warm", "raw-asyncssh-warm",
-           "clush", "pdsh", "ansible"]
+CLIENTS = [
+    "runbook-cold",
+    "raw-asyncssh-cold",
+    "runbook-warm",
+    "raw-asyncssh-warm",
+    "clush",
+    "pdsh",
+    "ansible",
+]
 NOTES = {
     "runbook-cold": "`runbook run --step STEP --new-run --json`: a fresh process (imports, "
-                    "inventory and runbook load, lint, new store, connect, run, parse, judge, store, JSON)",
+    "inventory and runbook load, lint, new store, connect, run, parse, judge, store, JSON)",
     "raw-asyncssh-cold": "bench/raw_asyncssh.py: fresh process, connect + run + close per host; same "
-                         "ciphers (aes128-gcm first), key, strict known_hosts, 64 handshakes",
+    "ciphers (aes128-gcm first), key, strict known_hosts, 64 handshakes",
     "runbook-warm": "bench/runbook_warm.py: Session API in one process; a first verify opens the "
-                    "connections, the timed one re-verifies every host (`again`) on them",
+    "connections, the timed one re-verifies every host (`again`) on them",
     "raw-asyncssh-warm": "bench/raw_asyncssh.py --mode warm: connect all, run once, time the next "
-                         "round on the open connections",
+    "round on the open connections",
     "clush": "ClusterShell clush -f 100 -t 60, one OpenSSH ssh per node (KEX curve25519)",
     "pdsh": "pdsh -R ssh -f 100 -t 60, one OpenSSH ssh per node (KEX curve25519)",
     "ansible": "ansible all -m raw -f 100 -o (ControlMaster off, host_key_checking off)",
 }
 
 
-def _argv(client: str, lab: Lab, files: dict, step: str, cmd: str, work: Path, run_no: int) -> tuple[list, dict]:
-    raw = [PY, str(HERE / "raw_asyncssh.py"), "--hosts-file", str(files["hosts"]), "--key", str(lab.key),
-           "--known-hosts", str(lab.known_hosts), "--command", cmd]
+def _argv(
+    client: str, lab: Lab, files: dict, step: str, cmd: str, work: Path, run_no: int
+) -> tuple[list, dict]:
+    raw = [
+        PY,
+        str(HERE / "raw_asyncssh.py"),
+        "--hosts-file",
+        str(files["hosts"]),
+        "--key",
+        str(lab.key),
+        "--known-hosts",
+        str(lab.known_hosts),
+        "--command",
+        cmd,
+    ]
     state = work / f"state-{client}-{run_no}"
     if client == "runbook-cold":
-        return [PY, "-m", "runbook", "run", "--steps", str(STEPS), "--inventory", str(lab.inventory),
-                "--state", str(state), "--new-run", "--json", "--step", step], {}
+        return [
+            PY,
+            "-m",
+            "runbook",
+            "run",
+            "--steps",
+            str(STEPS),
+            "--inventory",
+            str(lab.inventory),
+            "--state",
+            str(state),
+            "--new-run",
+            "--json",
+            "--step",
+            step,
+        ], {}
     if client == "runbook-warm":
-        return [PY, str(HERE / "runbook_warm.py"), "--steps", str(STEPS), "--inventory", str(lab.inventory),
-                "--state", str(state), "--step", step], {}
+        return [
+            PY,
+            str(HERE / "runbook_warm.py"),
+            "--steps",
+            str(STEPS),
+            "--inventory",
+            str(lab.inventory),
+            "--state",
+            str(state),
+            "--step",
+            step,
+        ], {}
     if client == "raw-asyncssh-cold":
         return raw + ["--mode", "cold"], {}
     if client == "raw-asyncssh-warm":
         return raw + ["--mode", "warm"], {}
     if client == "clush":
-        return ["clush", "-f", "100", "-t", "60", "--hostfile", str(files["addrs"]),
-                "-o", f"-F {files['ssh_config']}", cmd], {}
+        return [
+            "clush",
+            "-f",
+            "100",
+            "-t",
+            "60",
+            "--hostfile",
+            str(files["addrs"]),
+            "-o",
+            f"-F {files['ssh_config']}",
+            cmd,
+        ], {}
     if client == "pdsh":
-        return (["pdsh", "-R", "ssh", "-f", "100", "-t", "60", "-w", "^" + str(files["addrs"]), cmd],
-                {"PDSH_SSH_ARGS_APPEND": f"-F {files['ssh_config']}"})
+        return (
+            ["pdsh", "-R", "ssh", "-f", "100", "-t", "60", "-w", "^" + str(files["addrs"]), cmd],
+            {"PDSH_SSH_ARGS_APPEND": f"-F {files['ssh_config']}"},
+        )
     if client == "ansible":
-        return (["ansible", "all", "-i", str(files["ansible_inventory"]), "-m", "raw", "-a", cmd,
-                 "-f", "100", "-o"],
-                {"ANSIBLE_CONFIG": str(files["ansible_cfg"]), "ANSIBLE_HOME": str(work / "ansible_home"),
-                 "ANSIBLE_NOCOLOR": "1"})
+        return (
+            [
+                "ansible",
+                "all",
+                "-i",
+                str(files["ansible_inventory"]),
+                "-m",
+                "raw",
+                "-a",
+                cmd,
+                "-f",
+                "100",
+                "-o",
+            ],
+            {
+                "ANSIBLE_CONFIG": str(files["ansible_cfg"]),
+                "ANSIBLE_HOME": str(work / "ansible_home"),
+                "ANSIBLE_NOCOLOR": "1",
+            },
+        )
     raise ValueError(client)
 
 
@@ -85,8 +157,15 @@ def _ok(client: str, out: str, expect_prefix: str) -> tuple[int, dict]:
     return len(hosts), {}
 
 
-def run_block(lab: Lab, reps: int, work: Path, step: str = "ofed-version",
-              clients: list[str] = CLIENTS, log=print, ansible_once_above: int = 100) -> list[dict]:
+def run_block(
+    lab: Lab,
+    reps: int,
+    work: Path,
+    step: str = "ofed-version",
+    clients: list[str] = CLIENTS,
+    log=print,
+    ansible_once_above: int = 100,
+) -> list[dict]:
     """Run every client `reps` times against a running lab."""
     runs = []
     n = lab.nodes
@@ -107,15 +186,24 @@ def run_block(lab: Lab, reps: int, work: Path, step: str = "ofed-version",
             argv, env = _argv(client, lab, files, step, cmd, work, run_no)
             r = run_measured(argv, env=env, server=server, timeout=300)
             ok, extra = _ok(client, r.stdout, expect)
-            rec = {"client": client, "n": n, "hosts": len(targets), "rep": rep, "ok": ok,
-                   "process": r.record(), **extra}
+            rec = {
+                "client": client,
+                "n": n,
+                "hosts": len(targets),
+                "rep": rep,
+                "ok": ok,
+                "process": r.record(),
+                **extra,
+            }
             if ok != len(targets):
                 rec["stderr_tail"] = r.stderr[-800:]
             runs.append(rec)
             shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)
             w, c = metric(rec)
-            log(f"  N={n} rep{rep} {client:18} wall {w:7.3f}s cpu {c:7.3f}s "
-                f"server {r.server_cpu:6.2f}s ok {ok}/{len(targets)}")
+            log(
+                f"  N={n} rep{rep} {client:18} wall {w:7.3f}s cpu {c:7.3f}s "
+                f"server {r.server_cpu:6.2f}s ok {ok}/{len(targets)}"
+            )
     return runs
 
 
@@ -150,21 +238,42 @@ def summarize(runs: list[dict]) -> list[dict]:
                 if b and b[0] > 0 and b[1] > 0:
                     wr.append(w / b[0])
                     cr.append(c / b[1])
-            rows.append({
-                "n": n, "hosts": rs[0]["hosts"], "client": client, "reps": len(rs),
-                "ok_min": min(r["ok"] for r in rs),
-                "wall": median([metric(r)[0] for r in rs]), "cpu": median([metric(r)[1] for r in rs]),
-                "wall_ratio": median(wr), "cpu_ratio": median(cr), "baseline": ref,
-                "server_cpu": median([r["process"]["server_cpu"] for r in rs]),
-                "maxrss_mb": median([r["process"]["maxrss_mb"] for r in rs]),
-                "process_wall": median([r["process"]["wall"] for r in rs]),
-            })
+            rows.append(
+                {
+                    "n": n,
+                    "hosts": rs[0]["hosts"],
+                    "client": client,
+                    "reps": len(rs),
+                    "ok_min": min(r["ok"] for r in rs),
+                    "wall": median([metric(r)[0] for r in rs]),
+                    "cpu": median([metric(r)[1] for r in rs]),
+                    "wall_ratio": median(wr),
+                    "cpu_ratio": median(cr),
+                    "baseline": ref,
+                    "server_cpu": median([r["process"]["server_cpu"] for r in rs]),
+                    "maxrss_mb": median([r["process"]["maxrss_mb"] for r in rs]),
+                    "process_wall": median([r["process"]["wall"] for r in rs]),
+                }
+            )
     return rows
 
 
-def run(lab: Lab, reps: int, work: Path, step: str = "ofed-version", clients: list[str] = CLIENTS,
-        log=print, ansible_once_above: int = 100) -> dict:
+def run(
+    lab: Lab,
+    reps: int,
+    work: Path,
+    step: str = "ofed-version",
+    clients: list[str] = CLIENTS,
+    log=print,
+    ansible_once_above: int = 100,
+) -> dict:
     t0 = time.time()
     runs = run_block(lab, reps, work, step, clients, log, ansible_once_above)
-    return {"n": lab.nodes, "step": step, "command": lab.command(step), "runs": runs, "rows": summarize(runs),
-            "elapsed_s": round(time.time() - t0, 1)}
+    return {
+        "n": lab.nodes,
+        "step": step,
+        "command": lab.command(step),
+        "runs": runs,
+        "rows": summarize(runs),
+        "elapsed_s": round(time.time() - t0, 1),
+    }

@@ -10,6 +10,7 @@ files the baselines need, derived from the inventory the sim writes.
 BENCH_SIM_CMD overrides the command (the harness was first built against a
 stand-in before runbook.sim existed; the stand-in is not shipped).
 """
+
 from __future__ import annotations
 
 import os
@@ -52,34 +53,53 @@ class Lab:
 
     # -- life cycle -----------------------------------------------------
     @classmethod
-    def start(cls, nodes: int, workdir: Path, *, lifetime: float = 900, scenario: Path | None = COMPLIANT,
-              timeout: float = 180) -> Lab:
+    def start(
+        cls,
+        nodes: int,
+        workdir: Path,
+        *,
+        lifetime: float = 900,
+        scenario: Path | None = COMPLIANT,
+        timeout: float = 180,
+    ) -> Lab:
         for attempt in range(5):
             try:
-                return cls._start(nodes, workdir, lifetime, scenario, timeout,
-                                  f"127.{random.choice(BASE_OCTETS)}.0.0")
+                return cls._start(
+                    nodes, workdir, lifetime, scenario, timeout, f"127.{random.choice(BASE_OCTETS)}.0.0"
+                )
             except AddressTaken:
                 if attempt == 4:
                     raise
         raise AssertionError("unreachable")
 
     @classmethod
-    def _start(cls, nodes: int, workdir: Path, lifetime: float, scenario: Path | None, timeout: float,
-               base: str) -> Lab:
+    def _start(
+        cls, nodes: int, workdir: Path, lifetime: float, scenario: Path | None, timeout: float, base: str
+    ) -> Lab:
         directory = Path(workdir) / f"lab{nodes}-{Path(scenario).stem if scenario else 'default'}"
         directory.mkdir(parents=True, exist_ok=True)
         for n in READY_NAMES:
             (directory / n).unlink(missing_ok=True)
         cmd = os.environ.get("BENCH_SIM_CMD")
         argv = shlex.split(cmd) if cmd else [sys.executable, "-m", "runbook.sim"]
-        argv += ["--nodes", str(nodes), "--dir", str(directory), "--lifetime", str(int(lifetime)),
-                 "--base-address", base, "--fresh"]
+        argv += [
+            "--nodes",
+            str(nodes),
+            "--dir",
+            str(directory),
+            "--lifetime",
+            str(int(lifetime)),
+            "--base-address",
+            base,
+            "--fresh",
+        ]
         if scenario:
             argv += ["--scenario", str(scenario)]
         log = directory / "sim.out"  # the sim keeps its own sim.log there
         with open(log, "ab") as out:
-            proc = subprocess.Popen(argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL,
-                                    cwd=REPO, start_new_session=True)
+            proc = subprocess.Popen(
+                argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL, cwd=REPO, start_new_session=True
+            )
         lab = cls(proc, directory, nodes, log)
         t0 = time.time()
         while time.time() - t0 < timeout:
@@ -91,8 +111,10 @@ class Lab:
                 if "address already in use" in text:
                     log.unlink()
                     raise AddressTaken(base)
-                raise RuntimeError(f"the sim exited ({proc.returncode}) during start-up:\n"
-                                   + log.read_text(errors="replace")[-3000:])
+                raise RuntimeError(
+                    f"the sim exited ({proc.returncode}) during start-up:\n"
+                    + log.read_text(errors="replace")[-3000:]
+                )
             time.sleep(0.2)
         lab.stop()
         raise RuntimeError(f"the sim did not get ready within {timeout:.0f}s (log: {log})")
@@ -137,8 +159,14 @@ class Lab:
         out = []
         for h in targets(step, inv):
             v = host_vars(inv, h)
-            out.append((h, str(v.get("ansible_host", h)), int(v.get("ansible_port", 22)),
-                        str(v.get("ansible_user", "root"))))
+            out.append(
+                (
+                    h,
+                    str(v.get("ansible_host", h)),
+                    int(v.get("ansible_port", 22)),
+                    str(v.get("ansible_user", "root")),
+                )
+            )
         return out
 
     def command(self, step_id: str, steps_dir: Path = STEPS) -> str:
@@ -157,8 +185,13 @@ class Lab:
         out = self.dir / "baselines"
         out.mkdir(exist_ok=True)
         hosts = self.targets(step_id)
-        files = {"hosts": out / "hosts.txt", "addrs": out / "addrs.txt", "ssh_config": out / "ssh_config",
-                 "ansible_inventory": out / "inventory.ini", "ansible_cfg": out / "ansible.cfg"}
+        files = {
+            "hosts": out / "hosts.txt",
+            "addrs": out / "addrs.txt",
+            "ssh_config": out / "ssh_config",
+            "ansible_inventory": out / "inventory.ini",
+            "ansible_cfg": out / "ansible.cfg",
+        }
         files["hosts"].write_text("".join(f"{n} {a} {p} {u}\n" for n, a, p, u in hosts))
         files["addrs"].write_text("".join(f"{a}\n" for _n, a, _p, _u in hosts))
         ports = {p for _n, _a, p, _u in hosts}
@@ -168,7 +201,9 @@ class Lab:
             per_host = "".join(f"Host {a}\n  Port {p}\n  User {u}\n" for _n, a, p, u in hosts)
         # What the anchors harness uses for OpenSSH clients: curve25519 (what
         # asyncssh negotiates), no ControlMaster, no host-key checking.
-        files["ssh_config"].write_text(per_host + f"""Host *
+        files["ssh_config"].write_text(
+            per_host
+            + f"""Host *
   Port {min(ports)}
   User {min(users)}
   IdentityFile {self.key}
@@ -185,19 +220,21 @@ class Lab:
   ControlPath none
   ConnectTimeout 60
   KexAlgorithms curve25519-sha256
-""")
-        files["ansible_inventory"].write_text("[nodes]\n" + "".join(
-            f"{a} ansible_port={p} ansible_user={u}\n" for _n, a, p, u in hosts))
+"""
+        )
+        files["ansible_inventory"].write_text(
+            "[nodes]\n" + "".join(f"{a} ansible_port={p} ansible_user={u}\n" for _n, a, p, u in hosts)
+        )
         (out / "ansible_tmp").mkdir(exist_ok=True)
         files["ansible_cfg"].write_text(f"""[defaults]
 host_key_checking = False
 private_key_file = {self.key}
-local_tmp = {out / 'ansible_tmp'}
+local_tmp = {out / "ansible_tmp"}
 timeout = 60
 deprecation_warnings = False
 nocows = 1
 [ssh_connection]
-ssh_args = -F {files['ssh_config']} -o ControlMaster=no -o ControlPersist=no
+ssh_args = -F {files["ssh_config"]} -o ControlMaster=no -o ControlPersist=no
 retries = 0
 """)
         return files

@@ -6,6 +6,7 @@ the ssh processes of clush/pdsh/ansible count. The client runs in its own
 process group so a run past its deadline can be killed without touching
 anything else.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,29 +71,51 @@ class Run:
 
     def record(self) -> dict:
         """The numbers (no output text), for the JSON results."""
-        return {"rc": self.rc, "wall": round(self.wall, 3), "cpu": round(self.cpu, 3),
-                "user": round(self.user, 3), "sys": round(self.sys, 3),
-                "maxrss_mb": round(self.maxrss_mb, 1), "server_cpu": round(self.server_cpu, 3),
-                "other_cpu": round(self.other_cpu, 3), "steal": round(self.steal, 3),
-                "timed_out": self.timed_out, **self.extra}
+        return {
+            "rc": self.rc,
+            "wall": round(self.wall, 3),
+            "cpu": round(self.cpu, 3),
+            "user": round(self.user, 3),
+            "sys": round(self.sys, 3),
+            "maxrss_mb": round(self.maxrss_mb, 1),
+            "server_cpu": round(self.server_cpu, 3),
+            "other_cpu": round(self.other_cpu, 3),
+            "steal": round(self.steal, 3),
+            "timed_out": self.timed_out,
+            **self.extra,
+        }
 
 
-def run_measured(argv: list[str], *, env: dict | None = None, cwd: str | None = None,
-                 timeout: float = 300, server: ServerCPU | None = None,
-                 settle: float = 0.1) -> Run:
+def run_measured(
+    argv: list[str],
+    *,
+    env: dict | None = None,
+    cwd: str | None = None,
+    timeout: float = 300,
+    server: ServerCPU | None = None,
+    settle: float = 0.1,
+) -> Run:
     s0 = server.total() if server else 0.0
     b0, st0 = machine_cpu()
     t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})},
-                         cwd=cwd, start_new_session=True)
+    p = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        start_new_session=True,
+    )
     bufs = {"out": b"", "err": b""}
 
     def reader(name, stream):
         bufs[name] = stream.read()
 
-    threads = [threading.Thread(target=reader, args=("out", p.stdout)),
-               threading.Thread(target=reader, args=("err", p.stderr))]
+    threads = [
+        threading.Thread(target=reader, args=("out", p.stdout)),
+        threading.Thread(target=reader, args=("err", p.stderr)),
+    ]
     for t in threads:
         t.start()
     timed_out = []
@@ -117,9 +140,21 @@ def run_measured(argv: list[str], *, env: dict | None = None, cwd: str | None = 
     s1 = server.total() if server else 0.0
     b1, st1 = machine_cpu()
     cpu = ru.ru_utime + ru.ru_stime
-    return Run(argv, p.returncode, wall, cpu, ru.ru_utime, ru.ru_stime, ru.ru_maxrss / 1024,
-               s1 - s0, (b1 - b0) - cpu - (s1 - s0), st1 - st0, bool(timed_out),
-               bufs["out"].decode(errors="replace"), bufs["err"].decode(errors="replace"))
+    return Run(
+        argv,
+        p.returncode,
+        wall,
+        cpu,
+        ru.ru_utime,
+        ru.ru_stime,
+        ru.ru_maxrss / 1024,
+        s1 - s0,
+        (b1 - b0) - cpu - (s1 - s0),
+        st1 - st0,
+        bool(timed_out),
+        bufs["out"].decode(errors="replace"),
+        bufs["err"].decode(errors="replace"),
+    )
 
 
 def last_json(text: str) -> dict:

@@ -7,6 +7,7 @@ functions, plus the slowest imports of a cold start (-X importtime).
 
   python bench/profile_stack.py [--nodes 384] [--step ofed-version] [-o bench/results/profile-384.md]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,18 @@ sys.path.insert(0, str(HERE))
 
 from lab import STEPS, Lab  # noqa: E402
 
-AREAS = [("/runbook/", None), ("/asyncssh/", "asyncssh"), ("/tinydb/", "tinydb"), ("/yaml/", "yaml"),
-         ("/rich/", "rich"), ("/ClusterShell/", "ClusterShell"), ("/cryptography/", "cryptography"),
-         ("/json/", "json"), ("/asyncio/", "asyncio"), ("/textual/", "textual")]
+AREAS = [
+    ("/runbook/", None),
+    ("/asyncssh/", "asyncssh"),
+    ("/tinydb/", "tinydb"),
+    ("/yaml/", "yaml"),
+    ("/rich/", "rich"),
+    ("/ClusterShell/", "ClusterShell"),
+    ("/cryptography/", "cryptography"),
+    ("/json/", "json"),
+    ("/asyncio/", "asyncio"),
+    ("/textual/", "textual"),
+]
 
 
 def area(filename: str, func: str) -> str:
@@ -54,8 +64,14 @@ def section(title: str, path: str, top: int = 20) -> str:
     st = pstats.Stats(path)
     total = sum(v[2] for v in st.stats.values())
     rows = by_area(st)
-    out = [f"### {title}", "", f"Total CPU in the profile: {total:.3f} s (cProfile inflates Python-heavy code).", "",
-           "| part of the stack | own CPU s | share |", "|---|---|---|"]
+    out = [
+        f"### {title}",
+        "",
+        f"Total CPU in the profile: {total:.3f} s (cProfile inflates Python-heavy code).",
+        "",
+        "| part of the stack | own CPU s | share |",
+        "|---|---|---|",
+    ]
     shown = 0.0
     for name, t in rows[:18]:
         out.append(f"| {name} | {t:.3f} | {100 * t / total:.1f}% |")
@@ -71,8 +87,18 @@ def section(title: str, path: str, top: int = 20) -> str:
 
 
 def importtime(top: int = 15) -> str:
-    r = subprocess.run([sys.executable, "-X", "importtime", "-c", "import runbook.cli.main, runbook.workspace.session, "
-                        "runbook.cli.cmd_run"], capture_output=True, text=True, cwd=HERE.parent)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            "import runbook.cli.main, runbook.workspace.session, runbook.cli.cmd_run",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=HERE.parent,
+    )
     rows = []
     for line in r.stderr.splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
@@ -80,10 +106,12 @@ def importtime(top: int = 15) -> str:
             rows.append((int(m.group(2)), len(m.group(3)), m.group(4)))
     total = max((c for c, _d, _n in rows), default=0)
     top_level = sorted((r for r in rows if r[1] <= 3), reverse=True)[:top]
-    return ("### Cold start: imports of `runbook run` (cumulative, -X importtime)\n\n"
-            + "| module | cumulative ms |\n|---|---|\n"
-            + "\n".join(f"| {n} | {c / 1000:.1f} |" for c, _d, n in top_level)
-            + f"\n\n(biggest single entry: {total / 1000:.0f} ms)\n")
+    return (
+        "### Cold start: imports of `runbook run` (cumulative, -X importtime)\n\n"
+        + "| module | cumulative ms |\n|---|---|\n"
+        + "\n".join(f"| {n} | {c / 1000:.1f} |" for c, _d, n in top_level)
+        + f"\n\n(biggest single entry: {total / 1000:.0f} ms)\n"
+    )
 
 
 # `python -m cProfile` times wall clock (idle waits included); this profiles CPU time.
@@ -113,13 +141,46 @@ def main() -> None:
     parts = [f"## Profile of `{a.step}` on {a.nodes} simulated nodes", ""]
     with Lab.start(a.nodes, work) as lab:
         cold = work / "cold.prof"
-        subprocess.run([sys.executable, "-c", CPU_PROFILE, str(cold), "run", "--steps",
-                        str(STEPS), "--inventory", str(lab.inventory), "--state", str(work / "s1"),
-                        "--new-run", "--json", "--step", a.step], capture_output=True, cwd=HERE.parent)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                CPU_PROFILE,
+                str(cold),
+                "run",
+                "--steps",
+                str(STEPS),
+                "--inventory",
+                str(lab.inventory),
+                "--state",
+                str(work / "s1"),
+                "--new-run",
+                "--json",
+                "--step",
+                a.step,
+            ],
+            capture_output=True,
+            cwd=HERE.parent,
+        )
         warm = work / "warm.prof"
-        subprocess.run([sys.executable, str(HERE / "runbook_warm.py"), "--steps", str(STEPS), "--inventory",
-                        str(lab.inventory), "--state", str(work / "s2"), "--step", a.step, "--profile", str(warm)],
-                       capture_output=True, cwd=HERE.parent)
+        subprocess.run(
+            [
+                sys.executable,
+                str(HERE / "runbook_warm.py"),
+                "--steps",
+                str(STEPS),
+                "--inventory",
+                str(lab.inventory),
+                "--state",
+                str(work / "s2"),
+                "--step",
+                a.step,
+                "--profile",
+                str(warm),
+            ],
+            capture_output=True,
+            cwd=HERE.parent,
+        )
     if cold.exists():
         parts.append(section("Cold: the whole `runbook run` process (CPU-time cProfile)", str(cold)))
     if warm.exists():

@@ -13,6 +13,7 @@ stack and not a different SSH configuration:
 Hosts file: one `name address port user` per line (bench/lab.py writes it).
 Prints one JSON object on stdout: ok count, errors, phase timings.
 """
+
 from __future__ import annotations
 
 import time
@@ -37,8 +38,10 @@ class Phase:
         self.w0, self.c0 = time.perf_counter(), time.process_time()
 
     def done(self) -> dict:
-        return {"wall": round(time.perf_counter() - self.w0, 4),
-                "cpu": round(time.process_time() - self.c0, 4)}
+        return {
+            "wall": round(time.perf_counter() - self.w0, 4),
+            "cpu": round(time.process_time() - self.c0, 4),
+        }
 
 
 def read_hosts(path: str) -> list[tuple[str, str, int, str]]:
@@ -59,15 +62,21 @@ def make_connect(key_file: str, known_hosts_file: str, handshakes: int, first_ho
     _name, addr, port, _user = first_host
     by_alias = f"[{addr}]:{port}" not in text and f"{addr} " not in text
     opts = asyncssh.SSHClientConnectionOptions(
-        client_keys=[key], known_hosts=known, agent_path=None, config=[],
-        encryption_algs=ENCRYPTION_ALGS, connect_timeout=120, login_timeout=120)
+        client_keys=[key],
+        known_hosts=known,
+        agent_path=None,
+        config=[],
+        encryption_algs=ENCRYPTION_ALGS,
+        connect_timeout=120,
+        login_timeout=120,
+    )
     sem = asyncio.Semaphore(handshakes)
 
     async def connect(name, addr, port, user):
         alias = {"host_key_alias": name} if by_alias else {}
         async with sem:
-            return await asyncssh.connect(addr, port, username=user, options=opts,
-                                          config=None, **alias)
+            return await asyncssh.connect(addr, port, username=user, options=opts, config=None, **alias)
+
     return connect
 
 
@@ -143,12 +152,26 @@ def main() -> None:
     res, phases = asyncio.run(go())
     phases["total_after_imports"] = total.done()
     ok = sum(1 for _, r, _ in res if r is not None and _ok(r))
-    errors = [f"{n}: {e or f'rc={r.exit_status} out={r.stdout!r} err={r.stderr!r}'}"
-              for n, r, e in res if not (r is not None and _ok(r))]
-    print(json.dumps({"client": "raw-asyncssh", "mode": a.mode, "n": len(hosts), "ok": ok,
-                      "errors": len(errors), "first_errors": errors[:3],
-                      "startup": {"wall": round(T_IMPORTED - T0, 4), "cpu": round(C_IMPORTED - C0, 4)},
-                      "phases": phases, "asyncssh": asyncssh.__version__}))
+    errors = [
+        f"{n}: {e or f'rc={r.exit_status} out={r.stdout!r} err={r.stderr!r}'}"
+        for n, r, e in res
+        if not (r is not None and _ok(r))
+    ]
+    print(
+        json.dumps(
+            {
+                "client": "raw-asyncssh",
+                "mode": a.mode,
+                "n": len(hosts),
+                "ok": ok,
+                "errors": len(errors),
+                "first_errors": errors[:3],
+                "startup": {"wall": round(T_IMPORTED - T0, 4), "cpu": round(C_IMPORTED - C0, 4)},
+                "phases": phases,
+                "asyncssh": asyncssh.__version__,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

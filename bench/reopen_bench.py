@@ -9,6 +9,7 @@ pairs over 1,000 hosts and 30 steps, every 20th output a blob). Prints the
 median and the spread of `Store.open(read_only=True)` and of an open for
 writing (wall clock, and this process's CPU time), and the sizes.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,9 @@ from runbook.store import Store
 from runbook.store.progress import PROGRESS_NAME
 
 
-def _open_times(state: Path, repeat: int, read_only: bool, drop_progress: bool) -> tuple[list[float], list[float]]:
+def _open_times(
+    state: Path, repeat: int, read_only: bool, drop_progress: bool
+) -> tuple[list[float], list[float]]:
     times, cpu = [], []
     for _ in range(repeat):
         if drop_progress:
@@ -47,8 +50,10 @@ def _open_times(state: Path, repeat: int, read_only: bool, drop_progress: bool) 
 
 def _row(name: str, measured: tuple[list[float], list[float]]) -> str:
     xs, cpu = measured
-    return (f"| {name} | {statistics.median(xs):.3f} | {min(xs):.3f} | {max(xs):.3f} "
-            f"| {statistics.median(cpu):.3f} |")
+    return (
+        f"| {name} | {statistics.median(xs):.3f} | {min(xs):.3f} | {max(xs):.3f} "
+        f"| {statistics.median(cpu):.3f} |"
+    )
 
 
 def main() -> int:
@@ -62,16 +67,24 @@ def main() -> int:
         state = root / "state"
         fill = _fill(state, "bench", args.events)
         run = state / "bench"
-        print(f"{args.events:,} events written in {fill:.1f} s; journal "
-              f"{(run / 'journal.jsonl').stat().st_size / 2**20:.1f} MiB, progress database "
-              f"{(run / PROGRESS_NAME).stat().st_size / 2**20:.1f} MiB\n")
+        print(
+            f"{args.events:,} events written in {fill:.1f} s; journal "
+            f"{(run / 'journal.jsonl').stat().st_size / 2**20:.1f} MiB, progress database "
+            f"{(run / PROGRESS_NAME).stat().st_size / 2**20:.1f} MiB\n"
+        )
         print("| Store.open | median (s) | min (s) | max (s) | CPU median (s) |\n|---|---:|---:|---:|---:|")
         print(_row("read-only, from the progress database", _open_times(state, args.repeat, True, False)))
         print(_row("for writing, from the progress database", _open_times(state, args.repeat, False, False)))
-        print(_row("read-only, rebuilt from the journal", _open_times(state, max(1, args.repeat // 2),
-                                                                      True, True)))
-        print(f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work on the "
-              "machine stretches the wall-clock times; CPU time is this process's own)")
+        print(
+            _row(
+                "read-only, rebuilt from the journal",
+                _open_times(state, max(1, args.repeat // 2), True, True),
+            )
+        )
+        print(
+            f"\nload average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (other work on the "
+            "machine stretches the wall-clock times; CPU time is this process's own)"
+        )
     finally:
         if not args.dir:
             shutil.rmtree(root, ignore_errors=True)

@@ -10,6 +10,7 @@ the timed part: templating, SSH, parser, criteria, fleet check, durable store.
 
 Prints one JSON object on stdout (ok = hosts assessed pass or fail).
 """
+
 from __future__ import annotations
 
 import time
@@ -33,8 +34,10 @@ class Phase:
         self.w0, self.c0 = time.perf_counter(), time.process_time()
 
     def done(self) -> dict:
-        return {"wall": round(time.perf_counter() - self.w0, 4),
-                "cpu": round(time.process_time() - self.c0, 4)}
+        return {
+            "wall": round(time.perf_counter() - self.w0, 4),
+            "cpu": round(time.process_time() - self.c0, 4),
+        }
 
 
 def breakdown_timers() -> dict[str, float]:
@@ -54,6 +57,7 @@ def breakdown_timers() -> dict[str, float]:
                 return orig(*a, **kw)
             finally:
                 sums[name if name != "append_many" else "store_append_many"] += time.thread_time() - c
+
         setattr(owner, name, timed)
 
     wrap(Store, "append_many")
@@ -100,9 +104,13 @@ async def measure(a) -> dict:
             statuses[st] = statuses.get(st, 0) + 1
     finally:
         await session.close()
-    return {"client": "runbook-warm", "n": len(hosts),
-            "ok": statuses.get("pass", 0) + statuses.get("fail", 0), "statuses": statuses,
-            "phases": phases}
+    return {
+        "client": "runbook-warm",
+        "n": len(hosts),
+        "ok": statuses.get("pass", 0) + statuses.get("fail", 0),
+        "statuses": statuses,
+        "phases": phases,
+    }
 
 
 def main() -> None:
@@ -114,8 +122,11 @@ def main() -> None:
     ap.add_argument("--first", help="step run first to open the connections (default: --step)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--profile", help="write a cProfile (CPU time) of the timed rounds here")
-    ap.add_argument("--breakdown", action="store_true",
-                    help="also report the CPU of store appends, parsing and judging in the timed round")
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also report the CPU of store appends, parsing and judging in the timed round",
+    )
     a = ap.parse_args()
     doc = asyncio.run(measure(a))
     doc["startup"] = {"wall": round(T_IMPORTED - T0, 4), "cpu": round(C_IMPORTED - C0, 4)}

@@ -13,6 +13,7 @@ store.)
 
 Prints one JSON object on stderr's last line (stdout is runbook's own).
 """
+
 from __future__ import annotations
 
 import time
@@ -34,6 +35,7 @@ def timed(owner, name: str, label: str, is_async: bool = False) -> None:
     orig = getattr(owner, name)
 
     if is_async:
+
         @functools.wraps(orig)
         async def wrapper(*a, **kw):
             c = time.thread_time()
@@ -43,6 +45,7 @@ def timed(owner, name: str, label: str, is_async: bool = False) -> None:
                 parts[label] = parts.get(label, 0.0) + time.thread_time() - c
                 calls[label] = calls.get(label, 0) + 1
     else:
+
         @functools.wraps(orig)
         def wrapper(*a, **kw):
             c = time.thread_time()
@@ -51,6 +54,7 @@ def timed(owner, name: str, label: str, is_async: bool = False) -> None:
             finally:
                 parts[label] = parts.get(label, 0.0) + time.thread_time() - c
                 calls[label] = calls.get(label, 0) + 1
+
     setattr(owner, name, wrapper)
 
 
@@ -65,7 +69,12 @@ def install() -> None:
     timed(m, "build_parser", "1 argparse set-up (imports what it names)")
     timed(cmd_run, "load_project", "2 load runbook + inventory + lint")
     timed(cmd_run, "_open", "3 open session (store create, transport)")
-    timed(Session, "execute", "4 the step, main thread (transport, engine, parse, judge, asyncio)", is_async=True)
+    timed(
+        Session,
+        "execute",
+        "4 the step, main thread (transport, engine, parse, judge, asyncio)",
+        is_async=True,
+    )
     timed(Store, "append_many", "4a the step, store appends (durable; worker thread)")
     timed(hostrun, "parse_output", "4b  of 4: parse output")
     timed(hostrun, "judge_host", "4c  of 4: judge (criteria)")
@@ -79,19 +88,25 @@ def main() -> None:
         argv = argv[1:]
     c = time.thread_time()
     install()
-    parts["0b import the rest of `runbook run` (cmd_run, session, store, engine, transport, asyncssh)"] = \
+    parts["0b import the rest of `runbook run` (cmd_run, session, store, engine, transport, asyncssh)"] = (
         time.thread_time() - c
+    )
     rc = 0
     try:
         rc = cli_main.main(argv)
     except SystemExit as e:
         rc = e.code or 0
     total = time.process_time()
-    doc = {"argv": argv, "rc": rc, "total_cpu": round(total, 4), "wall": round(time.perf_counter() - W0, 4),
-           "0 interpreter start-up": round(C0, 4),
-           "0a import runbook.cli.main": round(C_MAIN - C0, 4),
-           **{k: round(v, 4) for k, v in sorted(parts.items())},
-           "calls": calls}
+    doc = {
+        "argv": argv,
+        "rc": rc,
+        "total_cpu": round(total, 4),
+        "wall": round(time.perf_counter() - W0, 4),
+        "0 interpreter start-up": round(C0, 4),
+        "0a import runbook.cli.main": round(C_MAIN - C0, 4),
+        **{k: round(v, 4) for k, v in sorted(parts.items())},
+        "calls": calls,
+    }
     known = C_MAIN + sum(v for k, v in parts.items() if not k.startswith(("4b", "4c")))
     doc["rest (cmd_run glue, JSON output, exit)"] = round(total - known, 4)
     print(json.dumps(doc), file=sys.stderr)

@@ -7,6 +7,7 @@ CPU per step and per host, with the store and with it replaced by a no-op
 
   python bench/stack_overhead.py --inventory LAB/inventory.yaml [--step ofed-version] [--rounds 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,18 @@ class InstantTransport:
 
     async def run(self, host, command, *, timeout, on_line=None):
         now = time.time()
-        return CommandResult(host=host, command=command, exit_status=0, stdout=self.stdout, stderr="",
-                             started=now, ended=now, unknown_reason=None, started_remote=True, attempts=1)
+        return CommandResult(
+            host=host,
+            command=command,
+            exit_status=0,
+            stdout=self.stdout,
+            stderr="",
+            started=now,
+            ended=now,
+            unknown_reason=None,
+            started_remote=True,
+            attempts=1,
+        )
 
     async def close(self):
         pass
@@ -36,8 +47,9 @@ class InstantTransport:
 
 async def measure(args) -> None:
     project = load_project(args.steps, args.inventory)
-    session = Session.open(project.runbook, project.inventory, tempfile.mkdtemp(prefix="overhead-"),
-                           operator="bench", new=True)
+    session = Session.open(
+        project.runbook, project.inventory, tempfile.mkdtemp(prefix="overhead-"), operator="bench", new=True
+    )
     session.engine.transport = session.transport = InstantTransport(args.stdout)
     steps = session.steps([args.step])
     hosts = len(project.inventory.hosts)
@@ -49,7 +61,9 @@ async def measure(args) -> None:
         for _ in range(args.rounds):
             await session.execute(steps, "verify", again=True)
         cpu = (time.process_time() - c0) / args.rounds
-        print(f"{label:28} {cpu * 1000:7.1f} ms CPU per step   {cpu / hosts * 1e6:6.0f} us per host ({hosts} hosts)")
+        print(
+            f"{label:28} {cpu * 1000:7.1f} ms CPU per step   {cpu / hosts * 1e6:6.0f} us per host ({hosts} hosts)"
+        )
     session.close_store()
 
 

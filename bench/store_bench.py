@@ -15,6 +15,7 @@ documents (it rewrites the whole file each time).
 
 Prints a Markdown table and writes bench/results/store.json.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,22 @@ def events(start: int, n: int) -> list:
             out.append(HostStarted(step, "verify", host, f"mlxconfig -d /dev/mst/mt4129_pciconf0 q #{i}"))
         else:
             stdout = (BIG + str(i)) if i % 40 == 1 else SMALL
-            out.append(HostFinished(step, "verify", host, "pass", "", "mlxconfig -d /dev/mst/mt4129 q",
-                                    0, stdout, "", 1.0, 2.0, record={"LINK_TYPE_P1": "IB(1)"}))
+            out.append(
+                HostFinished(
+                    step,
+                    "verify",
+                    host,
+                    "pass",
+                    "",
+                    "mlxconfig -d /dev/mst/mt4129 q",
+                    0,
+                    stdout,
+                    "",
+                    1.0,
+                    2.0,
+                    record={"LINK_TYPE_P1": "IB(1)"},
+                )
+            )
     return out
 
 
@@ -62,8 +77,15 @@ def du(path: Path) -> int:
 
 
 def _fill(state: Path, run_id: str, n: int) -> float:
-    store = Store.create(state, run_id, site="bench", operator="bench", tool_version="bench",
-                         inventory_sha256="a" * 64, runbook_sha256="b" * 64)
+    store = Store.create(
+        state,
+        run_id,
+        site="bench",
+        operator="bench",
+        tool_version="bench",
+        inventory_sha256="a" * 64,
+        runbook_sha256="b" * 64,
+    )
     store.append(StepStarted("step-00", "verify", tuple(HOSTS), "c" * 64))
     t0 = time.perf_counter()
     seq = store.run_info()["events"]
@@ -92,8 +114,11 @@ def bench_size(root: Path, n: int, singles: int, batches: int) -> dict:
     state, run_id = root / f"state-{n}", f"bench-{n}"
     fill = _fill(state, run_id, n)
     journal, blobs = state / run_id / "journal.jsonl", state / run_id / "blobs"
-    size = {"journal_bytes": journal.stat().st_size, "blob_bytes": du(blobs),
-            "blobs": sum(1 for _ in blobs.iterdir())}
+    size = {
+        "journal_bytes": journal.stat().st_size,
+        "blob_bytes": du(blobs),
+        "blobs": sum(1 for _ in blobs.iterdir()),
+    }
     t = time.perf_counter()
     store = Store.open(state, read_only=True)
     reopen = time.perf_counter() - t
@@ -106,10 +131,18 @@ def bench_size(root: Path, n: int, singles: int, batches: int) -> dict:
     one = _timed(state, lambda seq: [e for e in events(seq, singles)])
     many = _timed(copy, lambda seq: [events(seq + b * 100, 100) for b in range(batches)])
     return {
-        "events": n, "fill_s": round(fill, 2), **size, "reopen_s": reopen, "verify_chain_s": verify,
+        "events": n,
+        "fill_s": round(fill, 2),
+        **size,
+        "reopen_s": reopen,
+        "verify_chain_s": verify,
         "append_ms": {"median": statistics.median(one) * 1e3, "p99": pct(one, 99) * 1e3, "n": singles},
-        "append_many_100_ms": {"median": statistics.median(many) * 1e3, "p99": pct(many, 99) * 1e3,
-                               "per_event": statistics.median(many) * 1e3 / 100, "n": batches},
+        "append_many_100_ms": {
+            "median": statistics.median(many) * 1e3,
+            "p99": pct(many, 99) * 1e3,
+            "per_event": statistics.median(many) * 1e3 / 100,
+            "n": batches,
+        },
     }
 
 
@@ -125,27 +158,39 @@ def bench_tinydb(root: Path, n: int, inserts: int = 20) -> dict:
         db.insert(ev.to_dict())
         times.append(time.perf_counter() - t)
     db.close()
-    return {"documents": n, "insert_ms": {"median": statistics.median(times) * 1e3,
-                                          "p99": pct(times, 99) * 1e3, "n": inserts},
-            "file_bytes": path.stat().st_size, "fsync": False}
+    return {
+        "documents": n,
+        "insert_ms": {"median": statistics.median(times) * 1e3, "p99": pct(times, 99) * 1e3, "n": inserts},
+        "file_bytes": path.stat().st_size,
+        "fsync": False,
+    }
 
 
 def table(results: dict) -> str:
-    rows = ["| events | append median / p99 (ms) | append_many(100) median / p99 (ms) | per event in a batch (ms) "
-            "| journal + blobs on disk | reopen (s) | verify_chain (s) |",
-            "|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| events | append median / p99 (ms) | append_many(100) median / p99 (ms) | per event in a batch (ms) "
+        "| journal + blobs on disk | reopen (s) | verify_chain (s) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results["store"]:
         a, m = r["append_ms"], r["append_many_100_ms"]
         size = (r["journal_bytes"] + r["blob_bytes"]) / 2**20
-        rows.append(f"| {r['events']:,} | {a['median']:.2f} / {a['p99']:.2f} | {m['median']:.1f} / {m['p99']:.1f} "
-                    f"| {m['per_event']:.3f} | {size:.1f} MiB ({r['journal_bytes'] / 2**20:.1f} + "
-                    f"{r['blob_bytes'] / 2**20:.1f} in {r['blobs']} blobs) | {r['reopen_s']:.2f} "
-                    f"| {r['verify_chain_s']:.2f} |")
-    rows += ["", "| tinydb JSONStorage documents | insert median / p99 (ms), no fsync | file |",
-             "|---:|---:|---:|"]
+        rows.append(
+            f"| {r['events']:,} | {a['median']:.2f} / {a['p99']:.2f} | {m['median']:.1f} / {m['p99']:.1f} "
+            f"| {m['per_event']:.3f} | {size:.1f} MiB ({r['journal_bytes'] / 2**20:.1f} + "
+            f"{r['blob_bytes'] / 2**20:.1f} in {r['blobs']} blobs) | {r['reopen_s']:.2f} "
+            f"| {r['verify_chain_s']:.2f} |"
+        )
+    rows += [
+        "",
+        "| tinydb JSONStorage documents | insert median / p99 (ms), no fsync | file |",
+        "|---:|---:|---:|",
+    ]
     for r in results["tinydb"]:
         i = r["insert_ms"]
-        rows.append(f"| {r['documents']:,} | {i['median']:.1f} / {i['p99']:.1f} | {r['file_bytes'] / 2**20:.1f} MiB |")
+        rows.append(
+            f"| {r['documents']:,} | {i['median']:.1f} / {i['p99']:.1f} | {r['file_bytes'] / 2**20:.1f} MiB |"
+        )
     return "\n".join(rows)
 
 
@@ -161,9 +206,13 @@ def main() -> int:
     root.mkdir(parents=True, exist_ok=True)
     try:
         results = {
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                        "platform": platform.platform(), "dir": str(root),
-                        "loadavg_at_start": os.getloadavg()},
+            "machine": {
+                "python": platform.python_version(),
+                "cpus": os.cpu_count(),
+                "platform": platform.platform(),
+                "dir": str(root),
+                "loadavg_at_start": os.getloadavg(),
+            },
             "store": [bench_size(root, int(n), args.singles, args.batches) for n in args.sizes.split(",")],
             "tinydb": [bench_tinydb(root, n) for n in (1000, 10000)],
         }
@@ -174,8 +223,10 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(table(results))
-    print(f"\nload average at start: {results['machine']['loadavg_at_start'][0]:.1f} on "
-          f"{os.cpu_count()} CPUs (other work on the machine moves fsync and CPU timings)")
+    print(
+        f"\nload average at start: {results['machine']['loadavg_at_start'][0]:.1f} on "
+        f"{os.cpu_count()} CPUs (other work on the machine moves fsync and CPU timings)"
+    )
     print(f"\n(written to {out})")
     return 0
 

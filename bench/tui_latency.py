@@ -21,6 +21,7 @@ baseline (the same keys, nothing running) is measured first.
 Prints the numbers and writes bench/results/tui_latency.json. Target: median
 under 50 ms while the step streams.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,8 +94,9 @@ class HandledWatch:
             self.at = time.perf_counter()
 
 
-async def one_press(app, watch: FrameWatch, handled: HandledWatch, key: str, shown,
-                    timeout: float = 5.0) -> tuple[float, float] | None:
+async def one_press(
+    app, watch: FrameWatch, handled: HandledWatch, key: str, shown, timeout: float = 5.0
+) -> tuple[float, float] | None:
     """Send the key the way the terminal driver does; time it to the frame that
     shows its effect. Returns (total ms, ms of it waiting to be handled)."""
     frame = watch.expect(shown)
@@ -114,18 +116,31 @@ def stats(ms: list[float]) -> dict:
     if not ms:
         return {"samples": 0}
     ordered = sorted(ms)
-    return {"samples": len(ms), "median_ms": round(statistics.median(ms), 1),
-            "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 1),
-            "worst_ms": round(ordered[-1], 1), "best_ms": round(ordered[0], 1)}
+    return {
+        "samples": len(ms),
+        "median_ms": round(statistics.median(ms), 1),
+        "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 1),
+        "worst_ms": round(ordered[-1], 1),
+        "best_ms": round(ordered[0], 1),
+    }
 
 
-async def measure(lab: Lab, state_dir: Path, step_id: str, max_samples: int, warm: bool = True,
-                  rounds: int = 3, idle: bool = False, stream: bool = True) -> dict:
+async def measure(
+    lab: Lab,
+    state_dir: Path,
+    step_id: str,
+    max_samples: int,
+    warm: bool = True,
+    rounds: int = 3,
+    idle: bool = False,
+    stream: bool = True,
+) -> dict:
     project = load_project(STEPS, lab.inventory)
     other = "uptime" if step_id != "uptime" else "ib-status"  # the step the list moves to and back
     order = [s.id for s in project.runbook.steps]  # adjacent in the list: one key apart
-    session = Session.open(project.runbook, project.inventory, state_dir, operator="bench", new=True,
-                           stream_output=stream)
+    session = Session.open(
+        project.runbook, project.inventory, state_dir, operator="bench", new=True, stream_output=stream
+    )
     app = make_app(session, blink=False)
     hosts = len(app.main.view.hosts_of(step_id))
     grid_ms: list[float] = []
@@ -173,8 +188,13 @@ async def measure(lab: Lab, state_dir: Path, step_id: str, max_samples: int, war
                         right = n % 2 == 1
                         index = main.grid.visible.index(main.grid.host) + (1 if right else -1)
                         target = main.grid.visible[max(0, index)]
-                        ms = await one_press(app, watch, handled, "right" if right else "left",
-                                             lambda t=target: main.grid.host == t and reason.facts.host == t)
+                        ms = await one_press(
+                            app,
+                            watch,
+                            handled,
+                            "right" if right else "left",
+                            lambda t=target: main.grid.host == t and reason.facts.host == t,
+                        )
                         bucket, kind = grid_ms, "grid"
                     else:  # the step list: to the other step and back (the grid is redrawn)
                         if not steps.has_focus:
@@ -182,8 +202,9 @@ async def measure(lab: Lab, state_dir: Path, step_id: str, max_samples: int, war
                             await pilot.pause()
                         want = other if main.step_id == step_id else step_id
                         key = "down" if order.index(want) > order.index(main.step_id) else "up"
-                        ms = await one_press(app, watch, handled, key,
-                                             lambda w=want: main.step_id == w and steps.step_id == w)
+                        ms = await one_press(
+                            app, watch, handled, key, lambda w=want: main.step_id == w and steps.step_id == w
+                        )
                         bucket, kind = steps_ms, "steps"
                     if ms is None:
                         timeouts += 1
@@ -200,29 +221,50 @@ async def measure(lab: Lab, state_dir: Path, step_id: str, max_samples: int, war
             frames = watch.frames
     finally:
         await session.close()
-    return {"hosts": hosts, "streamed_lines": stream, "step": step_id if not idle else "(none: idle baseline)", "rounds": rounds,
-            "connections": "open before the step" if warm else
-            "opened during the step", "run_seconds": round(run_s, 2), "events": events,
-            "events_per_second": round(events / run_s) if run_s else None, "frames": frames,
-            "final_counts": dict(row.counts), "timeouts": timeouts,
-            "all_keys": stats(grid_ms + steps_ms), "grid_keys": stats(grid_ms), "step_list_keys": stats(steps_ms),
-            "waiting_for_the_loop": stats(wait_ms), "grid_after_handling": stats(draw_ms["grid"]),
-            "step_list_after_handling": stats(draw_ms["steps"])}
+    return {
+        "hosts": hosts,
+        "streamed_lines": stream,
+        "step": step_id if not idle else "(none: idle baseline)",
+        "rounds": rounds,
+        "connections": "open before the step" if warm else "opened during the step",
+        "run_seconds": round(run_s, 2),
+        "events": events,
+        "events_per_second": round(events / run_s) if run_s else None,
+        "frames": frames,
+        "final_counts": dict(row.counts),
+        "timeouts": timeouts,
+        "all_keys": stats(grid_ms + steps_ms),
+        "grid_keys": stats(grid_ms),
+        "step_list_keys": stats(steps_ms),
+        "waiting_for_the_loop": stats(wait_ms),
+        "grid_after_handling": stats(draw_ms["grid"]),
+        "step_list_after_handling": stats(draw_ms["steps"]),
+    }
 
 
-NAMES = ("grid_keys", "step_list_keys", "all_keys", "waiting_for_the_loop", "grid_after_handling",
-         "step_list_after_handling")
+NAMES = (
+    "grid_keys",
+    "step_list_keys",
+    "all_keys",
+    "waiting_for_the_loop",
+    "grid_after_handling",
+    "step_list_after_handling",
+)
 
 
 def show(result: dict) -> None:
-    print(f"{result['hosts']} hosts, step {result['step']} x{result['rounds']} (connections "
-          f"{result['connections']}, lines streamed: {result['streamed_lines']}): {result['events']} events in "
-          f"{result['run_seconds']} s, {result['frames']} frames")
+    print(
+        f"{result['hosts']} hosts, step {result['step']} x{result['rounds']} (connections "
+        f"{result['connections']}, lines streamed: {result['streamed_lines']}): {result['events']} events in "
+        f"{result['run_seconds']} s, {result['frames']} frames"
+    )
     for name in NAMES:
         s = result[name]
         if s.get("samples"):
-            print(f"  {name:<26} n={s['samples']:<4} median {s['median_ms']:>6} ms   p90 {s['p90_ms']:>6} ms   "
-                  f"worst {s['worst_ms']:>6} ms")
+            print(
+                f"  {name:<26} n={s['samples']:<4} median {s['median_ms']:>6} ms   p90 {s['p90_ms']:>6} ms   "
+                f"worst {s['worst_ms']:>6} ms"
+            )
     if result["timeouts"]:
         print(f"  {result['timeouts']} presses never showed within 5 s")
 
@@ -230,17 +272,29 @@ def show(result: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", type=int, default=1000)
-    ap.add_argument("--step", default="ib-watch",
-                    help="the streaming step: ib-watch (10 s, ibstat every second), ib-status or uptime")
+    ap.add_argument(
+        "--step",
+        default="ib-watch",
+        help="the streaming step: ib-watch (10 s, ibstat every second), ib-status or uptime",
+    )
     ap.add_argument("--samples", type=int, default=400, help="at most this many key presses")
     ap.add_argument("--rounds", type=int, default=2, help="verify the step this many times while sampling")
-    ap.add_argument("--burst-rounds", type=int, default=10,
-                    help="then ib-status back to back this many times (0: skip)")
-    ap.add_argument("--no-stream", action="store_true",
-                    help="outputs only when each command ends (no line-by-line events)")
-    ap.add_argument("--no-idle", action="store_true", help="skip the baseline (the same keys, nothing running)")
-    ap.add_argument("--cold", action="store_true",
-                    help="open the SSH connections during the measured step (default: a first step opens them)")
+    ap.add_argument(
+        "--burst-rounds", type=int, default=10, help="then ib-status back to back this many times (0: skip)"
+    )
+    ap.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="outputs only when each command ends (no line-by-line events)",
+    )
+    ap.add_argument(
+        "--no-idle", action="store_true", help="skip the baseline (the same keys, nothing running)"
+    )
+    ap.add_argument(
+        "--cold",
+        action="store_true",
+        help="open the SSH connections during the measured step (default: a first step opens them)",
+    )
     ap.add_argument("--out", default=str(HERE / "results" / "tui_latency.json"))
     args = ap.parse_args(argv)
     load_before = list(os.getloadavg())  # other work on the machine skews the tail: say how busy it was
@@ -249,30 +303,54 @@ def main(argv: list[str] | None = None) -> int:
         lab = Lab.start(args.nodes, Path(tmp))
         try:
             if not args.no_idle:
-                results["idle"] = asyncio.run(measure(lab, Path(tmp) / "state-idle", "ib-status", 40,
-                                                      rounds=2, idle=True))
+                results["idle"] = asyncio.run(
+                    measure(lab, Path(tmp) / "state-idle", "ib-status", 40, rounds=2, idle=True)
+                )
             # A long step whose output keeps coming (10 s of ibstat every second on every host) ...
-            results["streaming"] = asyncio.run(measure(lab, Path(tmp) / "state", args.step, args.samples,
-                                                       warm=not args.cold, rounds=args.rounds,
-                                                       stream=not args.no_stream))
+            results["streaming"] = asyncio.run(
+                measure(
+                    lab,
+                    Path(tmp) / "state",
+                    args.step,
+                    args.samples,
+                    warm=not args.cold,
+                    rounds=args.rounds,
+                    stream=not args.no_stream,
+                )
+            )
             # ... and a short one verified back to back: mostly the start and end bursts of
             # 1,000 commands (channels opened, results stored), the hardest case for the loop.
             if args.burst_rounds:
-                results["back_to_back"] = asyncio.run(measure(lab, Path(tmp) / "state-burst", "ib-status",
-                                                              args.samples, rounds=args.burst_rounds,
-                                                              stream=not args.no_stream))
+                results["back_to_back"] = asyncio.run(
+                    measure(
+                        lab,
+                        Path(tmp) / "state-burst",
+                        "ib-status",
+                        args.samples,
+                        rounds=args.burst_rounds,
+                        stream=not args.no_stream,
+                    )
+                )
         finally:
             lab.stop()
-    doc = {"target": "median key-to-screen under 50 ms while a step streams from 1,000 hosts",
-           "sim_nodes": args.nodes,  # + 2 SM nodes in the lab's inventory
-           "machine": {"python": platform.python_version(), "cpus": os.cpu_count(),
-                       "load_average_before": load_before, "load_average_after": list(os.getloadavg())},
-           **results}
+    doc = {
+        "target": "median key-to-screen under 50 ms while a step streams from 1,000 hosts",
+        "sim_nodes": args.nodes,  # + 2 SM nodes in the lab's inventory
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_before": load_before,
+            "load_average_after": list(os.getloadavg()),
+        },
+        **results,
+    }
     for name, result in results.items():
         print(f"== {name}")
         show(result)
     median = results["streaming"]["all_keys"].get("median_ms")
-    print("target (median < 50 ms while streaming):", "met" if median is not None and median < 50 else "NOT met")
+    print(
+        "target (median < 50 ms while streaming):", "met" if median is not None and median < 50 else "NOT met"
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=2) + "\n")

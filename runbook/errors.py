@@ -1,4 +1,5 @@
 """Errors and exit codes: the exit codes are a documented contract (docs/architecture.md, "Exit codes")."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -3,16 +3,47 @@
 Shared by the CLI progress output and the TUI, so a `✖` means the same thing
 everywhere. The glyph alone carries the meaning (monochrome terminals,
 NO_COLOR, colour-blind readers); the colour only helps."""
+
 from __future__ import annotations
 
-GLYPH = {"pass": "✔", "fail": "✖", "unknown": "?", "blocked": "⊘", "waived": "≈", "skipped": "↷",
-         "interrupted": "!", "pending": "·", "running": "…", "rolled_back": "↺"}
-STYLE = {"pass": "green", "fail": "red", "unknown": "yellow", "blocked": "magenta", "waived": "cyan",
-         "skipped": "dim", "interrupted": "yellow", "pending": "dim", "running": "blue", "rolled_back": "cyan"}
+GLYPH = {
+    "pass": "✔",
+    "fail": "✖",
+    "unknown": "?",
+    "blocked": "⊘",
+    "waived": "≈",
+    "skipped": "↷",
+    "interrupted": "!",
+    "pending": "·",
+    "running": "…",
+    "rolled_back": "↺",
+}
+STYLE = {
+    "pass": "green",
+    "fail": "red",
+    "unknown": "yellow",
+    "blocked": "magenta",
+    "waived": "cyan",
+    "skipped": "dim",
+    "interrupted": "yellow",
+    "pending": "dim",
+    "running": "blue",
+    "rolled_back": "cyan",
+}
 
 # The order counts are listed in: what needs attention first.
-COUNT_ORDER = ("fail", "unknown", "interrupted", "blocked", "running", "pending", "rolled_back",
-               "waived", "skipped", "pass")
+COUNT_ORDER = (
+    "fail",
+    "unknown",
+    "interrupted",
+    "blocked",
+    "running",
+    "pending",
+    "rolled_back",
+    "waived",
+    "skipped",
+    "pass",
+)
 
 
 def glyph(status: object) -> str:

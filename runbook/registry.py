@@ -1,6 +1,7 @@
 """Plug-in discovery: every module of a package that defines a list named
 ATTR contributes its items, keyed by their `.name`. Adding a parser or a
 design comparison is adding a file; a name defined twice is an error."""
+
 from __future__ import annotations
 
 import importlib

@@ -5,6 +5,7 @@ The repository's top-level `steps/` and `inventory/` folders are the source;
 a built wheel carries a copy of both under `runbook/_shipped/` (setup.py copies
 them at build time), so `runbook demo` and `runbook init` work from any
 directory after `pip install` or `pipx install` (docs/site-workflow.md)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,8 +26,10 @@ def shipped_dir(name: str) -> Path:
     checkout = PACKAGE.parent
     if (checkout / "pyproject.toml").is_file() and (checkout / name).is_dir():
         return checkout / name  # a checkout or an editable install
-    raise RunbookError(f"this installation of runbook has no shipped {name}/ "
-                       f"(looked in {inside} and {checkout / name}); reinstall it from a built wheel")
+    raise RunbookError(
+        f"this installation of runbook has no shipped {name}/ "
+        f"(looked in {inside} and {checkout / name}); reinstall it from a built wheel"
+    )
 
 
 def steps_dir() -> Path:

@@ -1,5 +1,6 @@
 """Structured values in words for a person: `key=value` and dotted paths,
 never a Python repr (`{'a': [1, 2]}` reads as `a=1,2`)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

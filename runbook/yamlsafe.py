@@ -6,6 +6,7 @@ come back as `LineDict` / `LineList`, plain dict/list subclasses that also know
 the 1-based line of themselves and of each key or item, so every later check
 can report `FILE:LINE: message`.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -151,15 +152,25 @@ def _check_expansion(root: yaml.Node | None, file: str) -> None:
         return
     node = root  # the innermost value that alone is too big: the line to look at
     while True:
-        children = node.value if isinstance(node, yaml.SequenceNode) else \
-            [n for kv in node.value for n in kv] if isinstance(node, yaml.MappingNode) else []
+        children = (
+            node.value
+            if isinstance(node, yaml.SequenceNode)
+            else [n for kv in node.value for n in kv]
+            if isinstance(node, yaml.MappingNode)
+            else []
+        )
         big = next((c for c in children if sizes[id(c)] > MAX_EXPANDED_NODES), None)
         if big is None:
             break
         node = big
-    raise InputError(Problem(file, node.start_mark.line + 1,
-                             f"YAML: aliases expand this value to {sizes[id(node)]} values, more "
-                             f"than {MAX_EXPANDED_NODES} (an alias bomb?)"))
+    raise InputError(
+        Problem(
+            file,
+            node.start_mark.line + 1,
+            f"YAML: aliases expand this value to {sizes[id(node)]} values, more "
+            f"than {MAX_EXPANDED_NODES} (an alias bomb?)",
+        )
+    )
 
 
 def load_text(text: str, file: str = "<yaml>") -> Any:

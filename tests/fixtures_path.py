@@ -5,6 +5,7 @@
                                          (default ../shared/fixtures/real-outputs)
 
 so the suite runs from a clone in any folder, not only beside shared/."""
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,13 @@ def fixtures_root() -> Path:
     """The fixtures directory; a clear error naming what was tried when it is missing."""
     path = configured()
     if not path.is_dir():
-        how = "RUNBOOK_FIXTURES" if os.environ.get("RUNBOOK_FIXTURES") else \
-            "[tool.runbook-tests] fixtures in pyproject.toml"
-        raise RuntimeError(f"real-output fixtures not found at {path} (from {how}; "
-                           "set RUNBOOK_FIXTURES to the real-outputs directory)")
+        how = (
+            "RUNBOOK_FIXTURES"
+            if os.environ.get("RUNBOOK_FIXTURES")
+            else "[tool.runbook-tests] fixtures in pyproject.toml"
+        )
+        raise RuntimeError(
+            f"real-output fixtures not found at {path} (from {how}; "
+            "set RUNBOOK_FIXTURES to the real-outputs directory)"
+        )
     return path

@@ -12,6 +12,7 @@ no PAM, MaxStartups 100:30:200, SetEnv SHLVL=1 so Debian's bash does not source
 path: sshd re-execs itself), dies with the test process (PR_SET_PDEATHSIG), and
 is stopped by pid, together with the per-connection children it forked.
 Skipped with a clear reason when sshd is not installed."""
+
 from __future__ import annotations
 
 import ctypes
@@ -117,7 +118,7 @@ class SshdServer:
 Port {self.port}
 ListenAddress {self.addr}
 HostKey {self.host_key}
-AuthorizedKeysFile {self.dir / 'authorized_keys'}
+AuthorizedKeysFile {self.dir / "authorized_keys"}
 PubkeyAuthentication yes
 PasswordAuthentication no
 KbdInteractiveAuthentication no
@@ -125,7 +126,7 @@ PermitRootLogin prohibit-password
 UsePAM no
 StrictModes no
 UseDNS no
-PidFile {self.dir / 'sshd.pid'}
+PidFile {self.dir / "sshd.pid"}
 MaxStartups 100:30:200
 LoginGraceTime 30
 SetEnv SHLVL=1
@@ -137,9 +138,13 @@ LogLevel ERROR
     def start(self) -> SshdServer:
         self._setup()
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(self.dir / "sshd_config")],
-                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                         preexec_fn=_die_with_parent)
+            self.proc = subprocess.Popen(
+                [SSHD, "-D", "-e", "-f", str(self.dir / "sshd_config")],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                preexec_fn=_die_with_parent,
+            )
         deadline = time.monotonic() + START_TIMEOUT
         pid_file = self.dir / "sshd.pid"
         while time.monotonic() < deadline:  # sshd writes its PidFile once it listens
@@ -158,6 +163,7 @@ LogLevel ERROR
         pids = []
         try:
             import psutil
+
             pids = [c.pid for c in psutil.Process(self.proc.pid).children(recursive=True)]
         except Exception:
             pass
@@ -189,4 +195,3 @@ def sshd_server(tmp_path):
         yield srv
     finally:
         srv.stop()
-

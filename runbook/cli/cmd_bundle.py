@@ -11,6 +11,7 @@ site's mirror, through pip's own configuration); installing it needs none.
 
 The runbook wheel is built from the checkout this runbook runs from, or
 taken from --wheel (an installed runbook has no source to build from)."""
+
 from __future__ import annotations
 
 import platform
@@ -48,15 +49,28 @@ def eprint(*args) -> None:
 
 
 def add_arguments(p) -> None:
-    p.add_argument("-o", "--output", metavar="FILE", default=f"{NAME}.tar.gz",
-                   help=f"the archive to write (default: {NAME}.tar.gz)")
-    p.add_argument("--python-version", metavar="X.Y",
-                   help="Python of the site's machine, e.g. 3.11 (default: this Python)")
-    p.add_argument("--platform", action="append", metavar="TAG",
-                   help="wheel platform tag of the site's machine, e.g. manylinux_2_28_x86_64 "
-                        "(repeatable; default: this machine's)")
-    p.add_argument("--wheel", metavar="FILE",
-                   help="the runbook wheel to bundle (default: build one from this checkout)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=f"{NAME}.tar.gz",
+        help=f"the archive to write (default: {NAME}.tar.gz)",
+    )
+    p.add_argument(
+        "--python-version",
+        metavar="X.Y",
+        help="Python of the site's machine, e.g. 3.11 (default: this Python)",
+    )
+    p.add_argument(
+        "--platform",
+        action="append",
+        metavar="TAG",
+        help="wheel platform tag of the site's machine, e.g. manylinux_2_28_x86_64 "
+        "(repeatable; default: this machine's)",
+    )
+    p.add_argument(
+        "--wheel", metavar="FILE", help="the runbook wheel to bundle (default: build one from this checkout)"
+    )
 
 
 _MANYLINUX = re.compile(r"manylinux_(\d+)_(\d+)_(\w+)$")
@@ -93,7 +107,9 @@ def target_python(args) -> str:
 def build_wheel(dest: Path) -> Path:
     """Build the runbook wheel from the checkout (in a copy: the checkout stays clean)."""
     if not (CHECKOUT / "pyproject.toml").is_file() or not (CHECKOUT / "steps").is_dir():
-        raise UsageError("this runbook is installed, not a checkout: pass the runbook wheel with --wheel FILE")
+        raise UsageError(
+            "this runbook is installed, not a checkout: pass the runbook wheel with --wheel FILE"
+        )
     src = dest / "src"
     src.mkdir()
     for name in ("runbook", "steps", "inventory"):
@@ -110,8 +126,9 @@ def build_wheel(dest: Path) -> Path:
 
 def _pip(*args: str, what: str) -> None:
     eprint(f"runbook bundle: {what}")
-    proc = subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args], capture_output=True, text=True
+    )
     if proc.returncode != 0:
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-12:])
         raise RunbookError(f"{what} failed (pip exit {proc.returncode}):\n{tail}")
@@ -132,9 +149,15 @@ def cmd_bundle(args) -> int:
         target = ["--only-binary=:all:", "--python-version", pyver, "--implementation", "cp"]
         for tag in expand_platforms(args.platform or []):
             target += ["--platform", tag]
-        _pip("download", "--dest", str(wheels), *target, str(wheels / wheel.name),
-             what=f"downloading every dependency wheel for Python {pyver}"
-                  f" on {', '.join(args.platform) if args.platform else sysconfig.get_platform()}")
+        _pip(
+            "download",
+            "--dest",
+            str(wheels),
+            *target,
+            str(wheels / wheel.name),
+            what=f"downloading every dependency wheel for Python {pyver}"
+            f" on {', '.join(args.platform) if args.platform else sysconfig.get_platform()}",
+        )
         (root / "install.sh").write_text(INSTALL_SH)
         (root / "install.sh").chmod(0o755)
         names = sorted(p.name for p in wheels.glob("*.whl"))
@@ -144,10 +167,13 @@ def cmd_bundle(args) -> int:
             f" (made on {platform.system()} {platform.machine()})\n\n"
             f"install:  ./install.sh [VENV]\n"
             f"or:       python3 -m pip install --no-index --find-links wheels/ runbook\n\n"
-            + "".join(f"  {n}\n" for n in names))
+            + "".join(f"  {n}\n" for n in names)
+        )
         out.parent.mkdir(parents=True, exist_ok=True)
         with tarfile.open(out, "w:gz") as tar:
             tar.add(root, arcname=NAME)
-    eprint(f"runbook bundle: {out} ({len(names)} wheels, Python {pyver}); on the site: "
-           f"tar xzf {out.name} && {NAME}/install.sh")
+    eprint(
+        f"runbook bundle: {out} ({len(names)} wheels, Python {pyver}); on the site: "
+        f"tar xzf {out.name} && {NAME}/install.sh"
+    )
     return EXIT_OK

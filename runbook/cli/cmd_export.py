@@ -1,6 +1,7 @@
 """Wiring `runbook export` to the store: the snapshot of the run, with the
 step definitions and inventory it ran with (its own record; the files given
 by --steps/--inventory only for a run recorded before runs kept theirs)."""
+
 from __future__ import annotations
 
 from ..store.store import Store

@@ -4,6 +4,7 @@ It holds an inventory template with every design variable described, a copy
 of the shipped steps, a short README and a .gitignore for state/, so each
 site's runbook is versioned by its engineer. Nothing that exists is
 overwritten."""
+
 from __future__ import annotations
 
 import shutil
@@ -22,8 +23,10 @@ def cmd_init(args) -> int:
     site = Path(args.dir)
     taken = [p for p in ("steps", "inventory", "README.md", ".gitignore", "state") if (site / p).exists()]
     if taken:
-        raise UsageError(f"{site} already has {', '.join(taken)}: runbook init only creates a new site "
-                         f"directory (choose another DIR, or move those away)")
+        raise UsageError(
+            f"{site} already has {', '.join(taken)}: runbook init only creates a new site "
+            f"directory (choose another DIR, or move those away)"
+        )
     if site.exists() and not site.is_dir():
         raise UsageError(f"{site} exists and is not a directory")
     site.mkdir(parents=True, exist_ok=True)
@@ -34,6 +37,8 @@ def cmd_init(args) -> int:
         shutil.copyfile(KIT / src, target)
     n = len(list((site / "steps").glob("*.yaml")))
     eprint(f"runbook init: {site}/ with steps/ ({n} phase files), inventory/site.yaml, README.md, .gitignore")
-    eprint(f"next: edit {site / 'inventory' / 'site.yaml'} (every value is the example site's), "
-           f"then `cd {site} && runbook lint`")
+    eprint(
+        f"next: edit {site / 'inventory' / 'site.yaml'} (every value is the example site's), "
+        f"then `cd {site} && runbook lint`"
+    )
     return EXIT_OK

@@ -1,4 +1,5 @@
 """`runbook run` and `runbook status`, `runs`, `skip|waive|note`."""
+
 from __future__ import annotations
 
 import asyncio
@@ -25,7 +26,9 @@ from .suggest import check_step_ids
 
 def print_reasons(console: Console, doc: dict, runbook) -> None:
     """Why hosts are unknown or blocked, and what to run next (cli/explain.py)."""
-    for line in explain(doc, {s.id: s.phase for s in runbook.steps}, {s.id for s in runbook.steps if s.apply}):
+    for line in explain(
+        doc, {s.id: s.phase for s in runbook.steps}, {s.id for s in runbook.steps if s.apply}
+    ):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
@@ -50,10 +53,10 @@ def _confirm_factory(args, console: Console, progress: RunProgress | None = None
                 console.print(f"[red]not confirmed[/]: {action} needs --yes when there is no terminal to ask")
                 return False
             # the question on stderr (stdout is data), its [y/N] as literal text, the bar stopped meanwhile
-            console.print(f"{action} {step.id} on {n}? [y/N] ", end="", markup=False,
-                          highlight=False)
+            console.print(f"{action} {step.id} on {n}? [y/N] ", end="", markup=False, highlight=False)
             answer = await asyncio.to_thread(sys.stdin.readline)
         return answer.strip().lower() in ("y", "yes")
+
     return confirm
 
 
@@ -67,9 +70,16 @@ def command_gist(command: str, step_id: str, width: int = 100) -> str:
 
 
 def _open(args, project, **kw) -> Session:
-    return Session.open(project.runbook, project.inventory, args.state, operator=args.operator,
-                        run_id=getattr(args, "run", None), new=getattr(args, "new_run", False),
-                        trust_new_hosts=getattr(args, "trust_new_hosts", False), **kw)
+    return Session.open(
+        project.runbook,
+        project.inventory,
+        args.state,
+        operator=args.operator,
+        run_id=getattr(args, "run", None),
+        new=getattr(args, "new_run", False),
+        trust_new_hosts=getattr(args, "trust_new_hosts", False),
+        **kw,
+    )
 
 
 def cmd_run(args) -> int:
@@ -84,7 +94,9 @@ def cmd_run(args) -> int:
         for why in session.stale.values():
             console.print(f"[yellow]stale: {why}; those hosts are re-verified[/]", highlight=False)
         for step_id, hs in interrupted.items():
-            console.print(f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]")
+            console.print(
+                f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]"
+            )
         progress = RunProgress(console)
         code = asyncio.run(_run(session, steps, args, hosts, progress, console))
         _say_pinned(session, console)
@@ -116,8 +128,10 @@ def _say_pinned(session: Session, console: Console) -> None:
 
 def _selection(project, args):
     check_step_ids(project.runbook, args.step or [])
-    return (choose_steps(project.runbook, args.step or None, args.phase),
-            choose_hosts(project.inventory, args.hosts))
+    return (
+        choose_steps(project.runbook, args.step or None, args.phase),
+        choose_hosts(project.inventory, args.hosts),
+    )
 
 
 def _interrupted(session: Session) -> dict[str, list[str]]:
@@ -138,9 +152,15 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
         loop.add_signal_handler(sig, stop)
     try:
         with progress:
-            await session.execute(steps, args.action, hosts=hosts, again=args.again,
-                                  rerun_failed=args.rerun_failed, confirm=_confirm_factory(args, console, progress),
-                                  on_events=progress)
+            await session.execute(
+                steps,
+                args.action,
+                hosts=hosts,
+                again=args.again,
+                rerun_failed=args.rerun_failed,
+                confirm=_confirm_factory(args, console, progress),
+                on_events=progress,
+            )
     except asyncio.CancelledError:
         if not stopped:
             raise

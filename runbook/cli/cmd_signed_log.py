@@ -8,6 +8,7 @@ stderr, never a traceback.
 `cli_export` needs the store snapshot: the main CLI passes `load_snapshot`
 (a callable taking the parsed args); `--snapshot FILE` reads one saved as JSON.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,37 +22,71 @@ from runbook.errors import EXIT_OK, EXIT_USAGE, RunbookError, UsageError, os_err
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sign-key", metavar="KEY", default=None,
-                        help="private key file (ed25519, ecdsa, rsa), its .pub when the key is "
-                             "in ssh-agent, 'agent' or SHA256:FINGERPRINT for an agent key "
-                             "(default: the first key in ssh-agent)")
-    parser.add_argument("-o", "--output", metavar="FILE", default=None,
-                        help="the log file NAME.json; NAME.json.sig, NAME.md and NAME.html are "
-                             "written beside it (default: completion-log-RUN_ID.json)")
-    parser.add_argument("--identity", metavar="ID", default=None,
-                        help="signer identity, the principal in allowed_signers "
-                             "(default: the key's comment, else the run's operator)")
-    parser.add_argument("--agent", metavar="SOCK", dest="agent_path", default=None,
-                        help="ssh-agent socket (default: $SSH_AUTH_SOCK)")
-    parser.add_argument("--snapshot", metavar="FILE", dest="snapshot_file", default=None,
-                        help="export a store snapshot saved as JSON instead of the state store")
-    parser.add_argument("--pdf", action="store_true",
-                        help="also print the report to NAME.pdf with a headless Chromium "
-                             "(RUNBOOK_CHROMIUM names one); without one it says how to get one and "
-                             "exits 2 after writing the log and reports")
+    parser.add_argument(
+        "--sign-key",
+        metavar="KEY",
+        default=None,
+        help="private key file (ed25519, ecdsa, rsa), its .pub when the key is "
+        "in ssh-agent, 'agent' or SHA256:FINGERPRINT for an agent key "
+        "(default: the first key in ssh-agent)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="the log file NAME.json; NAME.json.sig, NAME.md and NAME.html are "
+        "written beside it (default: completion-log-RUN_ID.json)",
+    )
+    parser.add_argument(
+        "--identity",
+        metavar="ID",
+        default=None,
+        help="signer identity, the principal in allowed_signers "
+        "(default: the key's comment, else the run's operator)",
+    )
+    parser.add_argument(
+        "--agent",
+        metavar="SOCK",
+        dest="agent_path",
+        default=None,
+        help="ssh-agent socket (default: $SSH_AUTH_SOCK)",
+    )
+    parser.add_argument(
+        "--snapshot",
+        metavar="FILE",
+        dest="snapshot_file",
+        default=None,
+        help="export a store snapshot saved as JSON instead of the state store",
+    )
+    parser.add_argument(
+        "--pdf",
+        action="store_true",
+        help="also print the report to NAME.pdf with a headless Chromium "
+        "(RUNBOOK_CHROMIUM names one); without one it says how to get one and "
+        "exits 2 after writing the log and reports",
+    )
 
 
 def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="the completion log (JSON)")
-    parser.add_argument("--signature", metavar="FILE.sig", default=None,
-                        help="the signature (default: FILE.sig)")
-    parser.add_argument("--allowed-signers", metavar="FILE", default=None,
-                        help="ssh-keygen allowed_signers file with the signer's public key, "
-                             "obtained from the signer (never from the log); without it "
-                             "an intact log exits 5: the signer is not trusted")
-    parser.add_argument("--identity", metavar="ID", default=None,
-                        help="the principal to look up in allowed_signers "
-                             "(default: the identity the log names)")
+    parser.add_argument(
+        "--signature", metavar="FILE.sig", default=None, help="the signature (default: FILE.sig)"
+    )
+    parser.add_argument(
+        "--allowed-signers",
+        metavar="FILE",
+        default=None,
+        help="ssh-keygen allowed_signers file with the signer's public key, "
+        "obtained from the signer (never from the log); without it "
+        "an intact log exits 5: the signer is not trusted",
+    )
+    parser.add_argument(
+        "--identity",
+        metavar="ID",
+        default=None,
+        help="the principal to look up in allowed_signers (default: the identity the log names)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -72,8 +107,9 @@ def _read_snapshot_file(path: str) -> dict:
     return data
 
 
-def cli_export(args: argparse.Namespace,
-               load_snapshot: Callable[[argparse.Namespace], dict] | None = None) -> int:
+def cli_export(
+    args: argparse.Namespace, load_snapshot: Callable[[argparse.Namespace], dict] | None = None
+) -> int:
     from ..export.exporter import export_run
     from ..export.report_data import verify_commands
 
@@ -85,8 +121,13 @@ def cli_export(args: argparse.Namespace,
         else:
             raise UsageError("no run to export: no state store is wired in; pass --snapshot FILE")
         out = Path(args.output) if args.output else _default_output(snapshot)
-        result = export_run(snapshot, out, sign_key=args.sign_key, identity=args.identity,
-                            agent_path=getattr(args, "agent_path", None))
+        result = export_run(
+            snapshot,
+            out,
+            sign_key=args.sign_key,
+            identity=args.identity,
+            agent_path=getattr(args, "agent_path", None),
+        )
     except RunbookError as exc:
         print(f"runbook export: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -97,8 +138,9 @@ def cli_export(args: argparse.Namespace,
     for warning in result.warnings:
         print(f"runbook export: warning: {warning}", file=sys.stderr)
     print(f"log        {result.log}  (SHA-256 {result.log_sha256})")
-    print(f"signature  {result.signature}  ({result.key_type} {result.fingerprint}, "
-          f"identity {result.identity})")
+    print(
+        f"signature  {result.signature}  ({result.key_type} {result.fingerprint}, identity {result.identity})"
+    )
     print(f"report     {result.markdown}  {result.html}")
     print("verify with:")
     signer = {"identity": result.identity, "allowed_signers": result.allowed_signers_line}
@@ -119,8 +161,9 @@ def cli_verify_log(args: argparse.Namespace) -> int:
     from ..export.verify import verify_log
 
     try:
-        report = verify_log(args.file, signature=args.signature,
-                            allowed_signers=args.allowed_signers, identity=args.identity)
+        report = verify_log(
+            args.file, signature=args.signature, allowed_signers=args.allowed_signers, identity=args.identity
+        )
     except RunbookError as exc:
         print(f"runbook verify-log: {exc}", file=sys.stderr)
         return exc.exit_code if exc.exit_code else EXIT_USAGE

@@ -1,4 +1,5 @@
 """`runbook lint`, `plan`, `inventory`, `parse`: commands that read files and run nothing."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,10 @@ from .suggest import check_step_ids
 def cmd_lint(args) -> int:
     project = load_project(args.steps, args.inventory)
     n = len(project.runbook.steps)
-    eprint(f"ok: {n} steps in {len(project.runbook.phases)} phases, "
-           f"{len(project.inventory.hosts)} hosts in the inventory")
+    eprint(
+        f"ok: {n} steps in {len(project.runbook.phases)} phases, "
+        f"{len(project.inventory.hosts)} hosts in the inventory"
+    )
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ run next: the lines the CLI prints under its summary table.
 It reads only the summary document (`runbook run --json` / `status --json`):
 each host's status and reason there are the run layer's; this module words
 them for a person and groups the hosts that share one."""
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,10 @@ def _unknown_words(reason: str, host: str) -> str:
     if "no known key for" in r:
         return "host key: no known key for these hosts (pin them with --trust-new-hosts)"
     if m := re.search(r"host key for \{host\} changed: .*remove the old key from (\S+)", r):
-        return (f"host key: changed since it was recorded (if these nodes were reinstalled, remove their old "
-                f"keys from {m.group(1)})")
+        return (
+            f"host key: changed since it was recorded (if these nodes were reinstalled, remove their old "
+            f"keys from {m.group(1)})"
+        )
     if "no longer offers a host key of the known type" in r:
         return "host key: the node no longer offers a key of the known type (reinstalled?)"
     if r.startswith("auth refused"):
@@ -55,7 +58,11 @@ def _blocked_words(reason: str, phase_of: dict[str, str], fixable: set[str] | No
             where = f", or run the phase (runbook run --phase {phase})" if phase else ""
             return f"needs {need}, which has not run: run it first ({run_it}){where}"
         if status == "fail":
-            how = f"{run_it} --action apply" if fixable is None or need in fixable else "by hand, then re-verify"
+            how = (
+                f"{run_it} --action apply"
+                if fixable is None or need in fixable
+                else "by hand, then re-verify"
+            )
             return f"needs {need}, which fails on these hosts: fix it first ({how}), or waive it"
         if status == "unknown":
             return f"needs {need}, which could not be assessed on these hosts (see unknown above)"
@@ -63,13 +70,16 @@ def _blocked_words(reason: str, phase_of: dict[str, str], fixable: set[str] | No
             return f"needs {need}, which is blocked itself (see its line)"
         return f"needs {need}, which is {status} on these hosts"
     if m := _NEEDS_THERE.search(reason):
-        return (f"needs {m['need']}, not yet passed on {m['where']}: "
-                f"run or fix it first (runbook run --step {m['need']})")
+        return (
+            f"needs {m['need']}, not yet passed on {m['where']}: "
+            f"run or fix it first (runbook run --step {m['need']})"
+        )
     return reason or "no reason recorded"
 
 
-def explain(doc: dict[str, Any], phase_of: dict[str, str] | None = None,
-            fixable: set[str] | None = None) -> list[str]:
+def explain(
+    doc: dict[str, Any], phase_of: dict[str, str] | None = None, fixable: set[str] | None = None
+) -> list[str]:
     """The lines for unknown and blocked hosts of a summary document, most hosts
     first; `phase_of` (step id -> phase) names the phase of a prerequisite that
     was not part of the run, `fixable` the steps that have an apply."""

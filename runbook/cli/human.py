@@ -1,4 +1,5 @@
 """Tables and dates for a person (stdout stays data only with --json)."""
+
 from __future__ import annotations
 
 import time
@@ -15,8 +16,10 @@ def human_time(t: float | None, now: float) -> str:
         return "-"
     local, today = time.localtime(t), time.localtime(now)
     clock = time.strftime("%H:%M", local)
-    days = (time.mktime(time.strptime(time.strftime("%Y-%m-%d", today), "%Y-%m-%d"))
-            - time.mktime(time.strptime(time.strftime("%Y-%m-%d", local), "%Y-%m-%d"))) // 86400
+    days = (
+        time.mktime(time.strptime(time.strftime("%Y-%m-%d", today), "%Y-%m-%d"))
+        - time.mktime(time.strptime(time.strftime("%Y-%m-%d", local), "%Y-%m-%d"))
+    ) // 86400
     if days == 0:
         ago = now - t
         if 0 <= ago < 3600:
@@ -34,9 +37,16 @@ def runs_table(rows: list[dict[str, Any]], state: str, now: float) -> Table:
     for col in ("run", "site", "operator", "started", "last event", "events", "status", "in use by"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["run_id"], r.get("site") or "", r.get("operator") or "", human_time(r.get("started"), now),
-                      human_time(r.get("last_time"), now), str(r.get("events", "")),
-                      r.get("problem") or r.get("status") or "", r.get("in_use") or "")
+        table.add_row(
+            r["run_id"],
+            r.get("site") or "",
+            r.get("operator") or "",
+            human_time(r.get("started"), now),
+            human_time(r.get("last_time"), now),
+            str(r.get("events", "")),
+            r.get("problem") or r.get("status") or "",
+            r.get("in_use") or "",
+        )
     return table
 
 

@@ -2,6 +2,7 @@
 DIR/lab-address.json, so every restart of `runbook demo` writes the same
 inventory (the same addresses and port), and the run's inventory stays one
 version (docs/state-directory.md). Loopback only (127.0.0.0/8)."""
+
 from __future__ import annotations
 
 import ipaddress

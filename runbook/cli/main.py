@@ -1,5 +1,6 @@
 """`runbook` command line (docs/architecture.md and README.md are the contract: commands, exit codes,
 stdout for data and stderr for progress)."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,7 +13,9 @@ from . import numbers
 
 def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
     p.add_argument("--steps", default="steps", help="steps directory (default: steps/)")
-    p.add_argument("--inventory", default="inventory", help="inventory file or directory (default: inventory/)")
+    p.add_argument(
+        "--inventory", default="inventory", help="inventory file or directory (default: inventory/)"
+    )
     if state:
         p.add_argument("--state", default="state", help="state directory (default: state/)")
         p.add_argument("--operator", help="who is doing this (default: $RUNBOOK_OPERATOR or the login name)")
@@ -20,7 +23,9 @@ def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="runbook", description="Deliver GPU / InfiniBand clusters step by step.")
+    parser = argparse.ArgumentParser(
+        prog="runbook", description="Deliver GPU / InfiniBand clusters step by step."
+    )
     parser.add_argument("--version", action="version", version=f"runbook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -31,35 +36,53 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p, state=False)
     p.add_argument("--step", action="append", help="only this step (repeatable)")
     p.add_argument("--hosts", help="only these hosts (NodeSet / group expression)")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text",
-                   help="text for a terminal, md for the customer's acceptance plan, json for scripts")
+    p.add_argument(
+        "--format",
+        choices=("text", "md", "json"),
+        default="text",
+        help="text for a terminal, md for the customer's acceptance plan, json for scripts",
+    )
 
     p = sub.add_parser("inventory", help="hosts, groups, merged vars as ansible-inventory prints them")
-    p.add_argument("--inventory", default="inventory", help="inventory file or directory (default: inventory/)")
+    p.add_argument(
+        "--inventory", default="inventory", help="inventory file or directory (default: inventory/)"
+    )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--list", action="store_true", default=True, help="every host, group and var (the default)")
+    g.add_argument(
+        "--list", action="store_true", default=True, help="every host, group and var (the default)"
+    )
     g.add_argument("--host", help="the merged vars of this one host")
 
     p = sub.add_parser(
-        "parse", help="read a saved or pasted tool output",
+        "parse",
+        help="read a saved or pasted tool output",
         description="Read a saved or pasted tool output with one of the parsers (`runbook parse --list` "
-                    "lists them, one line each). A fragment is read as far as it goes: what is missing "
-                    "is said on stderr, exit 0 when something was read, 2 when nothing was.")
-    p.add_argument("parser", nargs="?", help="parser name, e.g. mlxconfig, ibstat, nvidia-smi-topo "
-                                             "(see --list)")
+        "lists them, one line each). A fragment is read as far as it goes: what is missing "
+        "is said on stderr, exit 0 when something was read, 2 when nothing was.",
+    )
+    p.add_argument(
+        "parser", nargs="?", help="parser name, e.g. mlxconfig, ibstat, nvidia-smi-topo (see --list)"
+    )
     p.add_argument("file", nargs="?", help="file with the output (default: stdin)")
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.add_argument("--list", action="store_true", help="list the parsers, one line each, and exit")
-    p.add_argument("--strict", action="store_true",
-                   help="require the complete output, as a step's verify does (exit 2 on a fragment)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="require the complete output, as a step's verify does (exit 2 on a fragment)",
+    )
 
     p = sub.add_parser("run", help="verify / apply / rollback steps over SSH")
     _common(p)
     p.add_argument("--step", action="append", help="step id (repeatable)")
     p.add_argument("--phase", help="every step of this phase (e.g. nic-mode)")
     p.add_argument("--all", action="store_true", help="every step of the runbook, in order")
-    p.add_argument("--action", choices=("verify", "apply", "rollback"), default="verify",
-                   help="verify (default); apply fixes on failing hosts; rollback what apply changed")
+    p.add_argument(
+        "--action",
+        choices=("verify", "apply", "rollback"),
+        default="verify",
+        help="verify (default); apply fixes on failing hosts; rollback what apply changed",
+    )
     p.add_argument("--hosts", help="limit to these hosts (NodeSet / group expression)")
     p.add_argument("--yes", action="store_true", help="confirm apply/rollback without asking")
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -67,10 +90,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rerun-failed", action="store_true", help="only failed / unknown / interrupted hosts")
     p.add_argument("--again", action="store_true", help="re-verify hosts that already passed too")
     p.add_argument("--new-run", action="store_true", help="start a new run instead of continuing the latest")
-    p.add_argument("--trust-new-hosts", action="store_true",
-                   help="trust on first use: pin unknown host keys into the state directory's "
-                        "known_hosts (a changed key is still refused)")
-    p.add_argument("--max-handshakes", type=numbers.MAX_HANDSHAKES, help="concurrent SSH handshakes (default suits sshd MaxStartups)")
+    p.add_argument(
+        "--trust-new-hosts",
+        action="store_true",
+        help="trust on first use: pin unknown host keys into the state directory's "
+        "known_hosts (a changed key is still refused)",
+    )
+    p.add_argument(
+        "--max-handshakes",
+        type=numbers.MAX_HANDSHAKES,
+        help="concurrent SSH handshakes (default suits sshd MaxStartups)",
+    )
 
     p = sub.add_parser("status", help="the state of the run")
     _common(p)
@@ -83,30 +113,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state", default="state", help="state directory (default: state/)")
     p.add_argument("--json", action="store_true", help="one JSON object per run, one per line")
 
-    for kind, what in (("skip", "skip a step on hosts"), ("waive", "accept a failure, with a reason"),
-                       ("note", "add a note (confirms a manual step)")):
+    for kind, what in (
+        ("skip", "skip a step on hosts"),
+        ("waive", "accept a failure, with a reason"),
+        ("note", "add a note (confirms a manual step)"),
+    ):
         p = sub.add_parser(kind, help=what)
         _common(p)
         p.add_argument("step", help="step id")
         p.add_argument("--hosts", help="NodeSet (default: every host of the step)")
         p.add_argument("--reason", required=True, help="why, in words: recorded with your name")
         if kind == "waive":
-            p.add_argument("--expires-days", type=numbers.EXPIRES_DAYS, help="the waiver lapses after this many days")
+            p.add_argument(
+                "--expires-days", type=numbers.EXPIRES_DAYS, help="the waiver lapses after this many days"
+            )
 
     p = sub.add_parser("tui", help="the terminal UI")
     _common(p)
-    p.add_argument("--trust-new-hosts", action="store_true",
-                   help="trust on first use: pin unknown host keys into the run's known_hosts")
+    p.add_argument(
+        "--trust-new-hosts",
+        action="store_true",
+        help="trust on first use: pin unknown host keys into the run's known_hosts",
+    )
 
     from .cmd_signed_log import add_export_arguments, add_verify_arguments
 
     p = sub.add_parser("export", help="signed completion log + report")
     p.add_argument("--state", default="state", help="state directory (default: state/)")
-    p.add_argument("--steps", default=None,
-                   help="only for a run recorded before runs kept their step definitions "
-                        "(default steps/); the log holds what the run used")
-    p.add_argument("--inventory", default=None,
-                   help="only for a run recorded before runs kept their inventory (default inventory/)")
+    p.add_argument(
+        "--steps",
+        default=None,
+        help="only for a run recorded before runs kept their step definitions "
+        "(default steps/); the log holds what the run used",
+    )
+    p.add_argument(
+        "--inventory",
+        default=None,
+        help="only for a run recorded before runs kept their inventory (default inventory/)",
+    )
     p.add_argument("--run", help="run id (default: the latest)")
     add_export_arguments(p)
 
@@ -120,7 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
     p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
-    p.add_argument("--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes in the lab (default 48)")
+    p.add_argument(
+        "--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes in the lab (default 48)"
+    )
     p.add_argument("--scenario", help="fault scenario (default: the shipped demo scenario)")
     p.add_argument("--dir", help="where the lab and the run live (default: state/demo)")
 
@@ -129,7 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .cmd_bundle import add_arguments as add_bundle_arguments
 
-    p = sub.add_parser("bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites")
+    p = sub.add_parser(
+        "bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites"
+    )
     add_bundle_arguments(p)
     return parser
 
@@ -137,10 +185,20 @@ def build_parser() -> argparse.ArgumentParser:
 def dispatch(args) -> int:
     from . import cmd_run, cmd_static
 
-    simple = {"lint": cmd_static.cmd_lint, "plan": cmd_static.cmd_plan, "inventory": cmd_static.cmd_inventory,
-              "parse": cmd_static.cmd_parse, "run": cmd_run.cmd_run, "status": cmd_run.cmd_status,
-              "runs": cmd_run.cmd_runs, "skip": cmd_run.cmd_decide, "waive": cmd_run.cmd_decide,
-              "note": cmd_run.cmd_decide, "init": _init, "bundle": _bundle}
+    simple = {
+        "lint": cmd_static.cmd_lint,
+        "plan": cmd_static.cmd_plan,
+        "inventory": cmd_static.cmd_inventory,
+        "parse": cmd_static.cmd_parse,
+        "run": cmd_run.cmd_run,
+        "status": cmd_run.cmd_status,
+        "runs": cmd_run.cmd_runs,
+        "skip": cmd_run.cmd_decide,
+        "waive": cmd_run.cmd_decide,
+        "note": cmd_run.cmd_decide,
+        "init": _init,
+        "bundle": _bundle,
+    }
     if args.command in simple:
         return simple[args.command](args)
     if args.command == "export":

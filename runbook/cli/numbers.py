@@ -2,6 +2,7 @@
 or exit 2 with `argument --x: ...` (argparse's own usage error). Without them
 `--expires-days inf` was accepted and broke every later export of the run
 (docs/security.md)."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,9 @@ def number(low: float, high: float, *, low_open: bool = False) -> Callable[[str]
         too_low = value <= low if low_open else value < low
         if not math.isfinite(value) or too_low or value > high:
             bound = f"more than {low:g}" if low_open else f"at least {low:g}"
-            raise argparse.ArgumentTypeError(f"{text!r}: must be a finite number, {bound} and "
-                                             f"at most {high:g}")
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: must be a finite number, {bound} and at most {high:g}"
+            )
         return value
 
     parse.__name__ = "number"

@@ -1,6 +1,7 @@
 """Live progress of `runbook run` on stderr (rich): per step hosts done/total,
 pass/fail/unknown counts, elapsed, a bar; and the final summary table.
 Percentages are honest: the hosts x steps to do are known up front."""
+
 from __future__ import annotations
 
 import time
@@ -13,17 +14,28 @@ from rich.table import Table
 from ..glyphs import GLYPH, STYLE
 from ..run.events import Event, HostFinished, StepFinished, StepStarted
 
-__all__ = ["GLYPH", "STYLE", "RunProgress", "summary_table"]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
+__all__ = [
+    "GLYPH",
+    "STYLE",
+    "RunProgress",
+    "summary_table",
+]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
 
 
 class RunProgress:
     def __init__(self, console: Console | None = None):
         self.console = console or Console(stderr=True)
         self.progress = Progress(
-            TextColumn("{task.fields[step]:<22}"), TextColumn("{task.fields[action]:<8}"),
-            BarColumn(bar_width=24), TextColumn("{task.completed:>4}/{task.total:<4}"),
-            TextColumn("{task.fields[counts]}"), TimeElapsedColumn(),
-            console=self.console, transient=False, disable=not self.console.is_terminal)
+            TextColumn("{task.fields[step]:<22}"),
+            TextColumn("{task.fields[action]:<8}"),
+            BarColumn(bar_width=24),
+            TextColumn("{task.completed:>4}/{task.total:<4}"),
+            TextColumn("{task.fields[counts]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=False,
+            disable=not self.console.is_terminal,
+        )
         self.tasks: dict[tuple[str, str], int] = {}
         self.counts: dict[tuple[str, str], dict[str, int]] = {}
         self.started = time.monotonic()
@@ -56,8 +68,9 @@ class RunProgress:
             if isinstance(ev, StepStarted):
                 key = (ev.step_id, ev.action)
                 self.counts[key] = {}
-                self.tasks[key] = self.progress.add_task("", total=len(ev.hosts), step=ev.step_id,
-                                                         action=ev.action, counts="")
+                self.tasks[key] = self.progress.add_task(
+                    "", total=len(ev.hosts), step=ev.step_id, action=ev.action, counts=""
+                )
             elif isinstance(ev, HostFinished):
                 key = (ev.step_id, ev.action)
                 if key in self.tasks:
@@ -67,10 +80,16 @@ class RunProgress:
             elif isinstance(ev, StepFinished) and not self.console.is_terminal:
                 # No live display (CI, pipes): one line per finished step instead.
                 counts = " ".join(f"{GLYPH.get(k, k)} {v}" for k, v in sorted(ev.counts.items()))
-                extra = "".join(f"  {k}: {v}" for k, v in (("fail", ev.failing), ("unknown", ev.unknown),
-                                                           ("blocked", ev.blocked)) if v)
-                self.console.print(f"{ev.step_id:<24} {ev.action:<8} {ev.status:<12} {counts}{extra}",
-                                   highlight=False, markup=False)
+                extra = "".join(
+                    f"  {k}: {v}"
+                    for k, v in (("fail", ev.failing), ("unknown", ev.unknown), ("blocked", ev.blocked))
+                    if v
+                )
+                self.console.print(
+                    f"{ev.step_id:<24} {ev.action:<8} {ev.status:<12} {counts}{extra}",
+                    highlight=False,
+                    markup=False,
+                )
 
 
 def summary_table(doc: dict) -> Table:
@@ -80,7 +99,14 @@ def summary_table(doc: dict) -> Table:
     for s in doc["steps"]:
         st = s["status"]
         counts = " ".join(f"{GLYPH.get(k, k)} {v}" for k, v in s["counts"].items())
-        bad = "  ".join(x for x in (s["failing"] and f"✖ {s['failing']}", s["unknown"] and f"? {s['unknown']}",
-                                    s["blocked"] and f"⊘ {s['blocked']}") if x)
+        bad = "  ".join(
+            x
+            for x in (
+                s["failing"] and f"✖ {s['failing']}",
+                s["unknown"] and f"? {s['unknown']}",
+                s["blocked"] and f"⊘ {s['blocked']}",
+            )
+            if x
+        )
         table.add_row(s["phase"], s["id"], f"[{STYLE.get(st, '')}]{GLYPH.get(st, '')} {st}[/]", counts, bad)
     return table

@@ -1,4 +1,5 @@
 """An unknown step id on the command line: say which ids come closest."""
+
 from __future__ import annotations
 
 import difflib

@@ -1,6 +1,7 @@
 """Typed comparisons behind the path operators (eq ne lt le gt ge in matches
 semver). Numbers compare as numbers when both sides read as numbers ("200"
 and 200 are equal; "16GT/s" is a string); versions compare piecewise."""
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,10 @@ def semver_problem(spec: Any) -> str | None:
     """Why a version range cannot be read (None: it can), e.g. `>>1`."""
     for clause in str(spec).split(","):
         if not _SEMVER.match(clause):
-            return (f"bad version range {str(spec)!r}: each clause is an optional operator "
-                    f"(>= <= == != > < =) and a version, e.g. >=23.10,<24")
+            return (
+                f"bad version range {str(spec)!r}: each clause is an optional operator "
+                f"(>= <= == != > < =) and a version, e.g. >=23.10,<24"
+            )
     return None
 
 
@@ -68,8 +71,13 @@ def semver_ok(found: Any, spec: str) -> bool:
         op, want = m.group(1) or "==", m.group(2)
         f, w = version_key(found), version_key(want)
         ok = {
-            ">=": f >= w, "<=": f <= w, ">": f > w, "<": f < w,
-            "==": f == w, "=": f == w, "!=": f != w,
+            ">=": f >= w,
+            "<=": f <= w,
+            ">": f > w,
+            "<": f < w,
+            "==": f == w,
+            "=": f == w,
+            "!=": f != w,
         }[op]
         if not ok:
             return False

@@ -3,6 +3,7 @@
 comparison with the design's values ("8 GPUs with PCI id 0x2330"). Shown by
 the plan, the TUI's step pane and the report; without variables the
 criterion is described as written (placeholders kept)."""
+
 from __future__ import annotations
 
 import json
@@ -84,7 +85,7 @@ def _design_value(value: Any) -> str:
         text = f"{len(value.splitlines())} lines"
     else:
         text = shown(value)
-    return text if len(text) <= SHORT else text[:SHORT - 1] + "…"
+    return text if len(text) <= SHORT else text[: SHORT - 1] + "…"
 
 
 def describe_design(name: str, variables: dict | None) -> str:
@@ -95,6 +96,7 @@ def describe_design(name: str, variables: dict | None) -> str:
     comparator = comparators().get(name)
     text = (comparator.describe if comparator else "") or name
     if variables is not None:
+
         def fill(m: re.Match) -> str:
             var = m.group()
             if var not in variables:
@@ -104,6 +106,7 @@ def describe_design(name: str, variables: dict | None) -> str:
                 return f"{var} ({_design_value(value)})"
             unit = unit_of("{{ " + var + " }}")
             return _design_value(value) + (f" {unit}" if unit else "")
+
         text = _VARIABLE.sub(fill, text)
     return f"as designed ({name}): {text}"
 
@@ -118,7 +121,7 @@ def describe(check: Check, variables: dict | None = None) -> str:
         value, unit = _value(check.value, variables)
         op = SYMBOL.get(check.op or "", check.op)
         if check.op == "count" and isinstance(check.value, dict):
-            (cop, cval), = check.value.items()
+            ((cop, cval),) = check.value.items()
             value, unit = _value(cval, variables)
             return f"number of {check.path} {SYMBOL.get(cop, cop)} {value}"
         return f"{check.path} {op} {value}" + (f" {unit}" if unit else "")

@@ -8,6 +8,7 @@ mismatch is one readable "expected vs found" line naming what differs.
 Comparators live in `runbook/criteria/designs/`, one module per subject,
 found automatically (a module defines `COMPARATORS = [Comparator(...)]`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,4 +35,6 @@ def comparators() -> dict[str, Comparator]:
 
 def is_fleet_check(check) -> bool:
     """Judged across the hosts of a step, not on one host's output."""
-    return check.kind == "consistent" or (check.kind == "design" and comparators()[check.value].scope == "fleet")
+    return check.kind == "consistent" or (
+        check.kind == "design" and comparators()[check.value].scope == "fleet"
+    )

@@ -5,6 +5,7 @@ names the majority value and the outliers as a folded NodeSet; with no clear
 majority every host fails ("fleet split"). Hosts that could not be assessed
 (unknown) are left out of the vote and keep their status.
 """
+
 from __future__ import annotations
 
 import json
@@ -55,13 +56,20 @@ def consistency(path: str, observed: dict[str, tuple[Any, str]]) -> dict[str, st
     majority = json.loads(top)
     outliers = [h for h, k in keyed.items() if k != top]
     for h in outliers:
-        result[h] = (f"{path}: found {short(values[h])}, fleet majority {short(majority)} "
-                     f"({n_top}/{len(values)} hosts); outliers {fold(outliers)}")
+        result[h] = (
+            f"{path}: found {short(values[h])}, fleet majority {short(majority)} "
+            f"({n_top}/{len(values)} hosts); outliers {fold(outliers)}"
+        )
     return result
 
 
-def judge_fleet(action: Action, verdicts: dict[str, Verdict], records: dict[str, Any],
-                stdouts: dict[str, str], variables: dict[str, dict]) -> dict[str, Verdict]:
+def judge_fleet(
+    action: Action,
+    verdicts: dict[str, Verdict],
+    records: dict[str, Any],
+    stdouts: dict[str, str],
+    variables: dict[str, dict],
+) -> dict[str, Verdict]:
     """Apply the action's fleet checks on top of the per-host verdicts."""
     out = dict(verdicts)
     # Only hosts whose output was read take part; unknown hosts stay unknown.

@@ -2,6 +2,7 @@
 parsed paths, references with tolerance, design comparisons. Pure: text and
 vars in, verdict out. A check that cannot read its evidence gives `unknown`,
 never `pass`."""
+
 from __future__ import annotations
 
 import re
@@ -83,16 +84,31 @@ def _path_check(check: Check, record: Any, variables: dict) -> tuple[str | None,
                 if bad:
                     return bad, None
             elif not compare.apply(check.op, found, expected):
-                what = {"eq": "", "ne": "not ", "lt": "< ", "le": "≤ ", "gt": "> ", "ge": "≥ ",
-                        "in": "one of ", "matches": "matching ", "semver": "version "}[check.op]
+                what = {
+                    "eq": "",
+                    "ne": "not ",
+                    "lt": "< ",
+                    "le": "≤ ",
+                    "gt": "> ",
+                    "ge": "≥ ",
+                    "in": "one of ",
+                    "matches": "matching ",
+                    "semver": "version ",
+                }[check.op]
                 return f"{check.path}: expected {what}{short(expected)}, found {short(found)}", None
         except TypeError as exc:
             return None, f"{check.path}: {exc}"
     return None, None
 
 
-def judge_host(action: Action, exit_status: int | None, stdout: str, variables: dict[str, Any],
-               record: Any = None, parse_problem: str | None = None) -> Verdict:
+def judge_host(
+    action: Action,
+    exit_status: int | None,
+    stdout: str,
+    variables: dict[str, Any],
+    record: Any = None,
+    parse_problem: str | None = None,
+) -> Verdict:
     """Per-host verdict of an action's output. `record`/`parse_problem` come from
     `parse_output` (the engine parses once and keeps the record)."""
     failures: list[str] = []
@@ -123,8 +139,11 @@ def judge_host(action: Action, exit_status: int | None, stdout: str, variables: 
                 bad, unk = ("; ".join(mismatches) if mismatches else None), None
             else:
                 regex = check.kind in ("matches", "not_matches")
-                expected = (render_regex(str(check.value), variables) if regex
-                            else str(render_value(check.value, variables)))
+                expected = (
+                    render_regex(str(check.value), variables)
+                    if regex
+                    else str(render_value(check.value, variables))
+                )
                 bad, unk = _stdout_check(check, stdout, expected), None
         except TemplateError as exc:
             bad, unk = None, f"criterion at line {check.line}: {exc}"

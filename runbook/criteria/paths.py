@@ -1,6 +1,7 @@
 """Paths into a parsed record: `LINK_TYPE_P1`, `gpus[0].name`, `ports.*.state`,
 `cas[*].ports.1.rate`. `*` expands to every element (of a list or a dict's
 values), so one path may select many values."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """Criteria as written in step files -> typed `Check`s, with every problem
 reported (line numbers come from the YAML). No `eval`: the language is a
 fixed set of keys (goss/NHC-shaped)."""
+
 from __future__ import annotations
 
 import math
@@ -66,8 +67,10 @@ def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
                 except re.error as exc:
                     return None, [f"{kind}: invalid regular expression: {exc}"]
             return Check(kind, value=value, line=line, raw=raw), []
-        return None, [f"unknown criterion {sorted(keys)}: expected one of exit, contains, not_contains, matches, "
-                      f"not_matches, path (+ operator), consistent, design"]
+        return None, [
+            f"unknown criterion {sorted(keys)}: expected one of exit, contains, not_contains, matches, "
+            f"not_matches, path (+ operator), consistent, design"
+        ]
     path = raw["path"]
     if not isinstance(path, str) or not path:
         return None, [f"path must be a non-empty string, found {path!r}"]
@@ -84,11 +87,21 @@ def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
                 problems.append(f"{tol} must be a number (a relative tolerance such as -0.10)")
         if problems:
             return None, problems
-        return Check("path", path=path, op="reference", value=raw["reference"],
-                     lower=raw.get("lower"), upper=raw.get("upper"), line=line, raw=raw), []
+        return Check(
+            "path",
+            path=path,
+            op="reference",
+            value=raw["reference"],
+            lower=raw.get("lower"),
+            upper=raw.get("upper"),
+            line=line,
+            raw=raw,
+        ), []
     ops = keys - {"path"}
     if len(ops) != 1:
-        return None, [f"path check needs exactly one operator of {', '.join(PATH_OPS)} or reference, found {sorted(ops) or 'none'}"]
+        return None, [
+            f"path check needs exactly one operator of {', '.join(PATH_OPS)} or reference, found {sorted(ops) or 'none'}"
+        ]
     op = ops.pop()
     if op not in PATH_OPS:
         return None, [f"unknown operator {op!r} (known: {', '.join(PATH_OPS)}, reference)"]

@@ -1,4 +1,5 @@
 """A verdict: a status and one readable line saying expected vs found."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

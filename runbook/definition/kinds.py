@@ -1,5 +1,6 @@
 """The step kinds beyond "one command per host" (docs/step-kinds.md): `run_on:
 one`, `pairs:` and `launch:`, read and checked like the rest of a step."""
+
 from __future__ import annotations
 
 import re
@@ -48,8 +49,11 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
     if each is None:  # every host judged on the whole record (design comparators find their part)
         return RunOnOne(run_from=run_from)
     if not isinstance(each, dict):
-        add(_line(step, "judge_each"), f"step {sid}: judge_each must be a mapping {{items, hosts, name}} "
-            "(which items of the record are judged and which hosts each one is attributed to)")
+        add(
+            _line(step, "judge_each"),
+            f"step {sid}: judge_each must be a mapping {{items, hosts, name}} "
+            "(which items of the record are judged and which hosts each one is attributed to)",
+        )
         return None
     _unknown(add, each, {"items", "hosts", "name", "unseen", "covered"}, f"step {sid}: judge_each")
     unseen, covered = each.get("unseen", "unknown"), each.get("covered", "")
@@ -57,8 +61,11 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
         add(_line(each, "unseen"), f"step {sid}: judge_each.unseen must be unknown or pass, found {unseen!r}")
         unseen = "unknown"
     if unseen == "pass" and (not isinstance(covered, str) or not covered):
-        add(_line(each, "unseen"), f"step {sid}: judge_each.unseen: pass needs `covered:`, the record's count "
-            "of nodes the tool checked (a host passes unseen only when the sweep covered the fleet)")
+        add(
+            _line(each, "unseen"),
+            f"step {sid}: judge_each.unseen: pass needs `covered:`, the record's count "
+            "of nodes the tool checked (a host passes unseen only when the sweep covered the fleet)",
+        )
         unseen = "unknown"
     items, hosts, name = each.get("items"), each.get("hosts"), each.get("name", "")
     if not isinstance(items, str) or not items:
@@ -69,8 +76,14 @@ def run_on(add: Add, sid: str, node: Any, step: dict) -> RunOnOne | None:
     if not isinstance(hosts, list) or not hosts or not all(isinstance(h, str) and h for h in hosts):
         add(_line(each, "hosts"), f"step {sid}: judge_each.hosts must list the item's fields that name hosts")
         return None
-    return RunOnOne(run_from=run_from, items=items, item_hosts=tuple(hosts), item_name=str(name or ""),
-                    unseen=unseen, covered=str(covered or ""))
+    return RunOnOne(
+        run_from=run_from,
+        items=items,
+        item_hosts=tuple(hosts),
+        item_name=str(name or ""),
+        unseen=unseen,
+        covered=str(covered or ""),
+    )
 
 
 def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
@@ -89,8 +102,11 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
         return None
     ready = node.get("ready")
     if not isinstance(ready, str) or not ready:
-        add(_line(node, "ready"), f"{what}.ready must be what the server prints once it listens "
-            "(a regular expression; the client starts only then, no sleeps)")
+        add(
+            _line(node, "ready"),
+            f"{what}.ready must be what the server prints once it listens "
+            "(a regular expression; the client starts only then, no sleeps)",
+        )
         return None
     try:
         re.compile(ready)
@@ -100,8 +116,13 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
     explicit: list[tuple[str, str]] = []
     raw = node.get("list")
     if plan == "list":
-        if not isinstance(raw, list) or not raw or not all(
-                isinstance(p, list) and len(p) == 2 and all(isinstance(h, str) for h in p) for p in raw):
+        if (
+            not isinstance(raw, list)
+            or not raw
+            or not all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(h, str) for h in p) for p in raw
+            )
+        ):
             add(_line(node, "list"), f"{what}.list must be a list of [client, server] host pairs")
             return None
         explicit = [(str(a), str(b)) for a, b in raw]
@@ -116,13 +137,23 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
         timeout = 30
     cleanup = node.get("cleanup", "")
     if not isinstance(cleanup, str):
-        add(_line(node, "cleanup"), f"{what}.cleanup must be a command (stops a server left behind, by its port)")
+        add(
+            _line(node, "cleanup"),
+            f"{what}.cleanup must be a command (stops a server left behind, by its port)",
+        )
         cleanup = ""
     for key, text in (("server", server), ("cleanup", cleanup)):  # the same rule as every `run:`
         for bad, where, _ in unsafe_placeholders(text):
             add(_line(node, key), f"{what}.{key}: {bad} is {where}: {fix_for(where)}")
-    return PairsSpec(plan=plan, server=server, ready=ready, pairs=tuple(explicit), cleanup=cleanup,
-                     concurrency=_count(add, node, "concurrency", 8, what), ready_timeout=float(timeout))
+    return PairsSpec(
+        plan=plan,
+        server=server,
+        ready=ready,
+        pairs=tuple(explicit),
+        cleanup=cleanup,
+        concurrency=_count(add, node, "concurrency", 8, what),
+        ready_timeout=float(timeout),
+    )
 
 
 def launch(add: Add, sid: str, node: Any) -> LaunchSpec | None:

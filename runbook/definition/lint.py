@@ -1,6 +1,7 @@
 """Checks that need both the runbook and the inventory: every step's host
 selector resolves, and every template variable is defined on every host the
 step targets. (Structural checks are in loader.py.)"""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,7 +15,10 @@ from .template import has_default, placeholders
 # Variables that exist at run time without being in the inventory.
 RUNTIME_ROOTS = {"before", "inventory_hostname", "group_names", "groups", "hostvars"}
 # ... and those a step kind adds (docs/step-kinds.md).
-KIND_ROOTS = {"pairs": {"peer", "nic", "peer_nic", "rail", "port"}, "launch": {"launch_hosts", "launch_count", "launch_ranks"}}
+KIND_ROOTS = {
+    "pairs": {"peer", "nic", "peer_nic", "rail", "port"},
+    "launch": {"launch_hosts", "launch_count", "launch_ranks"},
+}
 
 
 def _templates(action: Action) -> Iterator[tuple[str, int]]:
@@ -38,8 +42,11 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _needed(template: str, extra: set[str] = frozenset()) -> list[str]:
     """The variable paths a template needs from the inventory."""
-    return [p for p in placeholders(template)
-            if p.split(".")[0] not in RUNTIME_ROOTS | extra and not has_default(template, p)]
+    return [
+        p
+        for p in placeholders(template)
+        if p.split(".")[0] not in RUNTIME_ROOTS | extra and not has_default(template, p)
+    ]
 
 
 def _kind_problems(step: Step, inventory: Inventory, hosts: list[str]) -> list[Problem]:
@@ -53,22 +60,41 @@ def _kind_problems(step: Step, inventory: Inventory, hosts: list[str]) -> list[P
     for what, sel in selectors:
         try:
             if not select_hosts(inventory, sel):
-                problems.append(Problem(step.file, step.line, f"step {step.id}: {what} {sel!r} selects no host"))
+                problems.append(
+                    Problem(step.file, step.line, f"step {step.id}: {what} {sel!r} selects no host")
+                )
         except (KeyError, ValueError) as exc:
-            problems.append(Problem(step.file, step.line, f"step {step.id}: {what} {sel!r}: {exc.args[0] if exc.args else exc}"))
+            problems.append(
+                Problem(
+                    step.file,
+                    step.line,
+                    f"step {step.id}: {what} {sel!r}: {exc.args[0] if exc.args else exc}",
+                )
+            )
     if step.pairs is not None:
         for a, b in step.pairs.pairs:
             for h in (a, b):
                 if h not in hosts:
-                    problems.append(Problem(step.file, step.line,
-                                            f"step {step.id}: pairs.list names {h}, not one of the step's hosts"))
+                    problems.append(
+                        Problem(
+                            step.file,
+                            step.line,
+                            f"step {step.id}: pairs.list names {h}, not one of the step's hosts",
+                        )
+                    )
         if step.pairs.plan in ("rail", "cross_rail"):
             bare = [h for h in hosts if not host_vars(inventory, h).get("compute_nics")]
             if bare:
                 from ClusterShell.NodeSet import NodeSet
 
-                problems.append(Problem(step.file, step.line, f"step {step.id}: pairs plan {step.pairs.plan} needs "
-                                        f"`compute_nics` (dev, rail) on every host; missing on {NodeSet.fromlist(bare)}"))
+                problems.append(
+                    Problem(
+                        step.file,
+                        step.line,
+                        f"step {step.id}: pairs plan {step.pairs.plan} needs "
+                        f"`compute_nics` (dev, rail) on every host; missing on {NodeSet.fromlist(bare)}",
+                    )
+                )
     return problems
 
 
@@ -86,8 +112,13 @@ def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | 
     extra = KIND_ROOTS.get(step.kind, set())
     server = step.pairs.server if step.pairs is not None else None
     cleanup = step.pairs.cleanup or None if step.pairs is not None else None
-    for name, action in (("verify", step.verify), ("apply", step.apply), ("rollback", step.rollback),
-                         ("pairs.server", server), ("pairs.cleanup", cleanup)):
+    for name, action in (
+        ("verify", step.verify),
+        ("apply", step.apply),
+        ("rollback", step.rollback),
+        ("pairs.server", server),
+        ("pairs.cleanup", cleanup),
+    ):
         if action is None:
             continue
         templates = [(action, step.line)] if isinstance(action, str) else _templates(action)
@@ -105,8 +136,13 @@ def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | 
                 from ClusterShell.NodeSet import NodeSet
 
                 who = "any targeted host" if len(where) == len(hosts) else str(NodeSet.fromlist(where))
-                problems.append(Problem(step.file, line or step.line,
-                                        f"step {step.id}: {name} uses {{{{ {var} }}}}, not defined for {who}"))
+                problems.append(
+                    Problem(
+                        step.file,
+                        line or step.line,
+                        f"step {step.id}: {name} uses {{{{ {var} }}}}, not defined for {who}",
+                    )
+                )
     return problems
 
 

@@ -1,6 +1,7 @@
 """steps/*.yaml -> Runbook, checking everything that can be checked without
 an inventory (lint adds the inventory-dependent checks). Every problem of
 every file is collected and raised together as FILE:LINE: message."""
+
 from __future__ import annotations
 
 import hashlib
@@ -17,8 +18,24 @@ from .model import Action, Phase, Runbook, Step
 from .template import fix_for, malformed_placeholder, unsafe_placeholders
 
 PHASE_KEYS = {"phase", "title", "steps"}
-STEP_KEYS = {"id", "title", "why", "hosts", "needs", "verify", "apply", "rollback", "hints", "manual", "checklist",
-             "run_on", "run_from", "judge_each", "pairs", "launch"}
+STEP_KEYS = {
+    "id",
+    "title",
+    "why",
+    "hosts",
+    "needs",
+    "verify",
+    "apply",
+    "rollback",
+    "hints",
+    "manual",
+    "checklist",
+    "run_on",
+    "run_from",
+    "judge_each",
+    "pairs",
+    "launch",
+}
 ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach"}
 PENDING_ACTIONS = {"reboot"}
 MAX_TIMEOUT = 7 * 86400  # a week: longer is a typo, not a test
@@ -77,8 +94,11 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
     for text in _strings(node):
         bad = malformed_placeholder(text)
         if bad:
-            c.add(node.line, f"{what}: malformed placeholder {bad!r} (expected {{{{ name }}}} or "
-                             f"{{{{ name | default('x') }}}})")
+            c.add(
+                node.line,
+                f"{what}: malformed placeholder {bad!r} (expected {{{{ name }}}} or "
+                f"{{{{ name | default('x') }}}})",
+            )
     for text, where, line in unsafe_placeholders(run):
         at = f" (line {line} of the command)" if "\n" in run.strip() else ""
         c.add(node.line_of("run"), f"{what}.run: {text} is {where}{at}: {fix_for(where)}")
@@ -89,10 +109,14 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
         except KeyError as exc:
             c.add(node.line_of("parse"), f"{what}: {exc.args[0]}")
     timeout = node.get("timeout", 60)
-    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or \
-            not 0 < timeout <= MAX_TIMEOUT:  # also .nan and .inf
-        c.add(node.line_of("timeout"), f"{what}.timeout must be a number of seconds, more than 0 and "
-                                       f"at most {MAX_TIMEOUT}, found {timeout!r}")
+    if (
+        not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or not 0 < timeout <= MAX_TIMEOUT
+    ):  # also .nan and .inf
+        c.add(
+            node.line_of("timeout"),
+            f"{what}.timeout must be a number of seconds, more than 0 and "
+            f"at most {MAX_TIMEOUT}, found {timeout!r}",
+        )
         timeout = 60
     then = node.get("then")
     if then is not None and then not in PENDING_ACTIONS:
@@ -102,7 +126,10 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
         c.add(node.line_of("detach"), f"{what}.detach must be true or false, found {detach!r}")
         detach = False
     if detach and then is not None:
-        c.add(node.line_of("detach"), f"{what}: a detached command cannot also owe a {then} (the job would die with it)")
+        c.add(
+            node.line_of("detach"),
+            f"{what}: a detached command cannot also owe a {then} (the job would die with it)",
+        )
     checks = []
     expect = node.get("expect", [])
     if not isinstance(expect, list):
@@ -115,10 +142,19 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
             c.add(line, f"{what}.expect[{i}]: {p}")
         if check:
             if check.kind == "path" and not parse:
-                c.add(line, f"{what}.expect[{i}]: a path check needs `parse:` (a parser that gives the record)")
+                c.add(
+                    line, f"{what}.expect[{i}]: a path check needs `parse:` (a parser that gives the record)"
+                )
             checks.append(check)
-    return Action(run=run, parse=parse, expect=tuple(checks), timeout=float(timeout), then=then, line=node.line,
-                  detach=detach)
+    return Action(
+        run=run,
+        parse=parse,
+        expect=tuple(checks),
+        timeout=float(timeout),
+        then=then,
+        line=node.line,
+        detach=detach,
+    )
 
 
 def _hints(c: _Collector, node: Any, line: int) -> tuple[str, ...]:
@@ -136,7 +172,9 @@ def _hints(c: _Collector, node: Any, line: int) -> tuple[str, ...]:
         elif isinstance(h, str):
             out.append(h)
         else:
-            c.add(node.line_of(i) if isinstance(node, LineList) else line, f"hints[{i}] must be a line of text")
+            c.add(
+                node.line_of(i) if isinstance(node, LineList) else line, f"hints[{i}] must be a line of text"
+            )
     return tuple(out)
 
 
@@ -172,7 +210,10 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         if "apply" in node:
             apply = _action(c, node["apply"], f"step {sid}: apply", node.line_of("apply"))
             if "rollback" not in node:
-                c.add(node.line_of("apply"), f"step {sid}: an apply without a rollback (every change must be reversible)")
+                c.add(
+                    node.line_of("apply"),
+                    f"step {sid}: an apply without a rollback (every change must be reversible)",
+                )
         if "rollback" in node:
             rollback = _action(c, node["rollback"], f"step {sid}: rollback", node.line_of("rollback"))
             if "apply" not in node:
@@ -186,12 +227,17 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
     run_on = pairs = launch = None
     present = [k for k in ("run_on", "pairs", "launch") if k in node]
     if len(present) > 1:
-        c.add(node.line_of(present[1]), f"step {sid}: {' and '.join(present)} exclude each other (one kind per step)")
+        c.add(
+            node.line_of(present[1]),
+            f"step {sid}: {' and '.join(present)} exclude each other (one kind per step)",
+        )
     elif present:
         if manual:
             c.add(node.line_of(present[0]), f"step {sid}: a manual step has no {present[0]}")
         if "apply" in node or "rollback" in node:
-            c.add(node.line_of(present[0]), f"step {sid}: a {present[0]} step verifies only (no apply/rollback)")
+            c.add(
+                node.line_of(present[0]), f"step {sid}: a {present[0]} step verifies only (no apply/rollback)"
+            )
         if present == ["run_on"]:
             run_on = kinds.run_on(c.add, sid, node["run_on"], node)
         elif present == ["pairs"]:
@@ -202,13 +248,25 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         if key in node and "run_on" not in node:
             c.add(node.line_of(key), f"step {sid}: {key} is only read with run_on: one")
     return Step(
-        id=sid, title=str(node.get("title", "")), phase=phase, phase_title=phase_title,
-        why=" ".join(str(node.get("why", "")).split()), hosts=str(node.get("hosts", "all")),
-        verify=verify, apply=apply, rollback=rollback, needs=tuple(needs),
-        hints=_hints(c, node.get("hints"), node.line_of("hints")), manual=manual,
+        id=sid,
+        title=str(node.get("title", "")),
+        phase=phase,
+        phase_title=phase_title,
+        why=" ".join(str(node.get("why", "")).split()),
+        hosts=str(node.get("hosts", "all")),
+        verify=verify,
+        apply=apply,
+        rollback=rollback,
+        needs=tuple(needs),
+        hints=_hints(c, node.get("hints"), node.line_of("hints")),
+        manual=manual,
         checklist=tuple(str(x) for x in node.get("checklist", []) or []) if manual else (),
-        file=c.file, line=node.line, definition={"phase": phase, **plain(node)},
-        run_on=run_on, pairs=pairs, launch=launch,
+        file=c.file,
+        line=node.line,
+        definition={"phase": phase, **plain(node)},
+        run_on=run_on,
+        pairs=pairs,
+        launch=launch,
     )
 
 
@@ -241,7 +299,13 @@ def _graph_problems(phases: list[Phase]) -> list[Problem]:
     for step in (s for p in phases for s in p.steps):
         if step.id in seen:
             first = seen[step.id]
-            problems.append(Problem(step.file, step.line, f"duplicate step id {step.id!r} (first at {first.file}:{first.line})"))
+            problems.append(
+                Problem(
+                    step.file,
+                    step.line,
+                    f"duplicate step id {step.id!r} (first at {first.file}:{first.line})",
+                )
+            )
         else:
             seen[step.id] = step
     for step in seen.values():
@@ -257,7 +321,7 @@ def _graph_problems(phases: list[Phase]) -> list[Problem]:
             if need not in seen:
                 continue
             if state.get(need) == 1:
-                cycle = trail[trail.index(need):] + [need] if need in trail else [sid, need]
+                cycle = trail[trail.index(need) :] + [need] if need in trail else [sid, need]
                 s = seen[sid]
                 problems.append(Problem(s.file, s.line, f"dependency cycle: {' -> '.join(cycle)}"))
             elif need not in state:
@@ -290,7 +354,9 @@ def load_runbook(steps_dir: str | Path) -> Runbook:
         problems.extend(c.problems)
         if phase:
             if phase.name in names:
-                problems.append(Problem(str(path), 1, f"phase {phase.name!r} already defined in {names[phase.name]}"))
+                problems.append(
+                    Problem(str(path), 1, f"phase {phase.name!r} already defined in {names[phase.name]}")
+                )
             names[phase.name] = str(path)
             phases.append(phase)
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
@@ -313,8 +379,9 @@ def _with_lines(value: Any, line: int) -> Any:
     return value
 
 
-def step_from_definition(definition: dict, phase_title: str = "", file: str = "",
-                         line: int = 0) -> tuple[Step | None, list[Problem]]:
+def step_from_definition(
+    definition: dict, phase_title: str = "", file: str = "", line: int = 0
+) -> tuple[Step | None, list[Problem]]:
     """A Step rebuilt from a recorded `Step.definition` (a run's record of what it
     ran, runbook/store/definitions.py), read by the same rules as from YAML, so
     its sha256 is the recorded one. Returns the step and the problems found."""

@@ -1,6 +1,7 @@
 """The plain data the rest of the program passes around. No I/O, no logic
 beyond small derived properties: loaders build these, the engine runs them,
 the store and exporter record them."""
+
 from __future__ import annotations
 
 import hashlib
@@ -99,9 +100,13 @@ class Check:
             if self.op == "reference":
                 tol = []
                 if self.lower is not None:
-                    tol.append(f"{self.lower:+.0%}" if isinstance(self.lower, (int, float)) else str(self.lower))
+                    tol.append(
+                        f"{self.lower:+.0%}" if isinstance(self.lower, (int, float)) else str(self.lower)
+                    )
                 if self.upper is not None:
-                    tol.append(f"{self.upper:+.0%}" if isinstance(self.upper, (int, float)) else str(self.upper))
+                    tol.append(
+                        f"{self.upper:+.0%}" if isinstance(self.upper, (int, float)) else str(self.upper)
+                    )
                 return f"{self.path} ≈ {self.value} ({' / '.join(tol) or 'exact'})"
             return f"{self.path} {self.op} {self.value!r}"
         if self.kind == "exit":
@@ -123,7 +128,9 @@ class Action:
     timeout: float = 60.0
     then: str | None = None  # pending action after success, e.g. "reboot"
     line: int = 0
-    detach: bool = False  # long-running: started detached on the node, re-attached on resume (engine/detached.py)
+    detach: bool = (
+        False  # long-running: started detached on the node, re-attached on resume (engine/detached.py)
+    )
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """What would run, per step and host, before anything runs: the data behind
 `runbook plan` (text, Markdown, JSON) and the TUI's step pane. Hosts whose
 rendered command is identical are folded together as one NodeSet."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,8 +25,7 @@ class _BeforeStub(dict):
         return True
 
 
-def _commands(action: Action, hosts: list[str], inventory: Inventory,
-              extra=None) -> list[dict[str, str]]:
+def _commands(action: Action, hosts: list[str], inventory: Inventory, extra=None) -> list[dict[str, str]]:
     by_cmd: dict[str, list[str]] = {}
     for h in hosts:
         variables = dict(host_vars(inventory, h))
@@ -54,7 +54,9 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-def _design_values(action: Action, hosts: list[str], inventory: Inventory, extra=None) -> list[dict[str, Any]]:
+def _design_values(
+    action: Action, hosts: list[str], inventory: Inventory, extra=None
+) -> list[dict[str, Any]]:
     """The inventory values the criteria compare with ({{ var }} in a criterion), folded by
     value: the plan shows `gpu_power_limit_w = 350`, not only the placeholder."""
     names: list[str] = []
@@ -70,15 +72,23 @@ def _design_values(action: Action, hosts: list[str], inventory: Inventory, extra
             by_value.setdefault(repr(value), (value, []))[1].append(h)
         if len(by_value) > 3:  # a per-host value (inventory_hostname): one example, as _commands does
             value, hs = next(iter(by_value.values()))
-            out.append({"name": name, "value": value, "hosts": fold(hosts), "example_for": fold(hs),
-                        "variants": len(by_value)})
+            out.append(
+                {
+                    "name": name,
+                    "value": value,
+                    "hosts": fold(hosts),
+                    "example_for": fold(hs),
+                    "variants": len(by_value),
+                }
+            )
             continue
         out += [{"name": name, "value": v, "hosts": fold(hs)} for v, hs in by_value.values()]
     return out
 
 
-def _criteria(action: Action, hosts: list[str], inventory: Inventory,
-              extra=None) -> tuple[list[str], list[dict]]:
+def _criteria(
+    action: Action, hosts: list[str], inventory: Inventory, extra=None
+) -> tuple[list[str], list[dict]]:
     """The criteria with each host's values filled in. Hosts whose criteria read
     the same are folded; `criteria` is the first group's (all hosts' when they agree)."""
     by_text: dict[tuple[str, ...], list[str]] = {}
@@ -90,11 +100,15 @@ def _criteria(action: Action, hosts: list[str], inventory: Inventory,
         return [describe(c) for c in action.expect] or ["exit status == 0"], []
     groups = [{"hosts": fold(hs), "criteria": list(texts)} for texts, hs in by_text.items()]
     if len(groups) > 3:  # rendered per host (it names the host): one example, as for commands
-        groups = [{"hosts": fold(hosts), "criteria": groups[0]["criteria"], "example_for": groups[0]["hosts"]}]
+        groups = [
+            {"hosts": fold(hosts), "criteria": groups[0]["criteria"], "example_for": groups[0]["hosts"]}
+        ]
     return groups[0]["criteria"], groups if len(groups) > 1 or groups[0].get("example_for") else []
 
 
-def _action(action: Action | None, hosts: list[str], inventory: Inventory, extra=None) -> dict[str, Any] | None:
+def _action(
+    action: Action | None, hosts: list[str], inventory: Inventory, extra=None
+) -> dict[str, Any] | None:
     if action is None:
         return None
     criteria, per_hosts = _criteria(action, hosts, inventory, extra)
@@ -119,18 +133,38 @@ def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list
     if step.launch is not None:
         launchers = select_hosts(inventory, step.launch.launcher)
         split = ", split until the slow hosts are named" if step.launch.split else ""
-        return (f"launch: one job from {fold(launchers[:1])} over the hosts{split}", launchers[:1],
-                lambda h: {"launch_hosts": hosts, "launch_count": len(hosts),
-                           "launch_ranks": sum(int(host_vars(inventory, x).get("gpus_per_node") or 0) for x in hosts)})
+        return (
+            f"launch: one job from {fold(launchers[:1])} over the hosts{split}",
+            launchers[:1],
+            lambda h: {
+                "launch_hosts": hosts,
+                "launch_count": len(hosts),
+                "launch_ranks": sum(int(host_vars(inventory, x).get("gpus_per_node") or 0) for x in hosts),
+            },
+        )
     if step.pairs is not None:
+
         def example(h: str) -> dict[str, Any]:  # as for the host's first pair on its first rail
             nics = host_vars(inventory, h).get("compute_nics") or [{}]
             peer = next((p for p in hosts if p != h), h)
-            return {"nic": nics[0], "peer_nic": nics[0], "rail": nics[0].get("rail"),
-                    "port": 18515 + int(nics[0].get("rail") or 0),
-                    "peer": {**host_vars(inventory, peer), "name": peer, "address": inventory.hosts[peer].address}}
-        return (f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once; "
-                f"server: {step.pairs.server} (ready: /{step.pairs.ready}/)", hosts, example)
+            return {
+                "nic": nics[0],
+                "peer_nic": nics[0],
+                "rail": nics[0].get("rail"),
+                "port": 18515 + int(nics[0].get("rail") or 0),
+                "peer": {
+                    **host_vars(inventory, peer),
+                    "name": peer,
+                    "address": inventory.hosts[peer].address,
+                },
+            }
+
+        return (
+            f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once; "
+            f"server: {step.pairs.server} (ready: /{step.pairs.ready}/)",
+            hosts,
+            example,
+        )
     return "", hosts, None
 
 
@@ -157,8 +191,13 @@ def step_plan(step: Step, inventory: Inventory, limit: list[str] | None = None) 
     }
 
 
-def build_plan(runbook: Runbook, inventory: Inventory, *, step_ids: list[str] | None = None,
-               limit: list[str] | None = None) -> dict[str, Any]:
+def build_plan(
+    runbook: Runbook,
+    inventory: Inventory,
+    *,
+    step_ids: list[str] | None = None,
+    limit: list[str] | None = None,
+) -> dict[str, Any]:
     chosen = {s.id for s in ordered(runbook, step_ids)}
     phases = []
     for phase in runbook.phases:
@@ -168,5 +207,10 @@ def build_plan(runbook: Runbook, inventory: Inventory, *, step_ids: list[str] | 
     site = ""
     if inventory.hosts:
         site = str(host_vars(inventory, next(iter(inventory.hosts))).get("site", ""))
-    return {"site": site, "runbook_sha256": runbook.sha256, "inventory_sha256": inventory.sha256,
-            "hosts": fold(list(inventory.hosts)), "phases": phases}
+    return {
+        "site": site,
+        "runbook_sha256": runbook.sha256,
+        "inventory_sha256": inventory.sha256,
+        "hosts": fold(list(inventory.hosts)),
+        "phases": phases,
+    }

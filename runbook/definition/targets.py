@@ -1,4 +1,5 @@
 """Which steps run, in which order, on which hosts."""
+
 from __future__ import annotations
 
 from ..inventory.load import select_hosts

@@ -15,6 +15,7 @@ becomes several quoted words (for `for d in {{ ib_mode_devices }}; do`); a
 dict becomes one quoted JSON word. In criteria (`render_value`) a template
 that is the whole string keeps the value's type (a list stays a list).
 """
+
 from __future__ import annotations
 
 import functools
@@ -23,7 +24,9 @@ import re
 import shlex
 from typing import Any
 
-PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*default\(\s*(?:'([^']*)'|\"([^\"]*)\"|(-?[\d.]+))\s*\)\s*)?\}\}")
+PLACEHOLDER = re.compile(
+    r"\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|\s*default\(\s*(?:'([^']*)'|\"([^\"]*)\"|(-?[\d.]+))\s*\)\s*)?\}\}"
+)
 _MISSING = object()
 
 
@@ -41,7 +44,7 @@ def malformed_placeholder(text: str) -> str | None:
     m = _OPENING.search(rest)
     if not m:
         return None
-    return rest[m.start():m.start() + 30].split("\n")[0]
+    return rest[m.start() : m.start() + 30].split("\n")[0]
 
 
 def placeholders(text: str) -> list[str]:
@@ -84,11 +87,16 @@ def _resolve(match: re.Match, variables: dict[str, Any]) -> Any:
 _WORD_START = set(" \t\n;&|()<>")
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
 QUOTING_FIX = "drop the quotes, the value is quoted for you"
-_WHERE = {"'": "inside single quotes", "$'": "inside $'...' quotes", '"': "inside double quotes",
-          "`": "inside backticks (use $(...))", "<<": "inside a here-document",
-          "#": "inside a comment (a newline in the value would end it)",
-          "arith": "inside arithmetic $(( )) / (( )) (bash evaluates the value, quotes or not)",
-          "[[": "inside [[ ]] (bash evaluates -eq operands, quotes or not; use [ ])"}
+_WHERE = {
+    "'": "inside single quotes",
+    "$'": "inside $'...' quotes",
+    '"': "inside double quotes",
+    "`": "inside backticks (use $(...))",
+    "<<": "inside a here-document",
+    "#": "inside a comment (a newline in the value would end it)",
+    "arith": "inside arithmetic $(( )) / (( )) (bash evaluates the value, quotes or not)",
+    "[[": "inside [[ ]] (bash evaluates -eq operands, quotes or not; use [ ])",
+}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -113,7 +121,7 @@ def unsafe_placeholders(template: str) -> tuple[tuple[str, str, int], ...]:
             i = m.end()
             continue
         ch = template[i]
-        two = template[i:i + 2]
+        two = template[i : i + 2]
         if ctx in ("'",):
             if ch == "'":
                 stack.pop()
@@ -184,7 +192,7 @@ def unsafe_placeholders(template: str) -> tuple[tuple[str, str, int], ...]:
                     found.append((pm.group(0), _WHERE["#"], template.count("\n", 0, start) + 1))
             i = end
             continue
-        elif two == "<<" and template[i:i + 3] != "<<<":
+        elif two == "<<" and template[i : i + 3] != "<<<":
             h = _HEREDOC.match(template, i)
             if h:
                 heredocs.append((h.group(3), h.group(1) == "-"))
@@ -198,8 +206,7 @@ def unsafe_placeholders(template: str) -> tuple[tuple[str, str, int], ...]:
     return tuple(found)
 
 
-def _skip_heredocs(template: str, i: int, heredocs: list[tuple[str, bool]], spans: dict,
-                   found: list) -> int:
+def _skip_heredocs(template: str, i: int, heredocs: list[tuple[str, bool]], spans: dict, found: list) -> int:
     """Past the bodies of the here-documents that start at offset i; every
     placeholder in a body is recorded."""
     for delimiter, strip_tabs in heredocs:
@@ -226,7 +233,7 @@ def fix_for(where: str) -> str:
         return "write it with printf '%s\\n' {{ ... }} instead"
     if "comment" in where:
         return "take it out of the comment"
-    return "compare with [ ] instead (v={{ ... }}; [ \"$v\" -gt N ]), which does not evaluate it"
+    return 'compare with [ ] instead (v={{ ... }}; [ "$v" -gt N ]), which does not evaluate it'
 
 
 def quoting_problems(template: str) -> list[str]:

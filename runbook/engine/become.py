@@ -10,6 +10,7 @@ quoted argument of `/bin/sh -c`, so pipes, loops and redirections run as the
 become user, and nothing of the command can reach sudo's own options.
 `-n` (non-interactive): a sudo that wants a password fails at once with
 "sudo: a password is required" instead of hanging until the timeout."""
+
 from __future__ import annotations
 
 import shlex

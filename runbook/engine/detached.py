@@ -17,6 +17,7 @@ A wrapper never moves a result it read: a wrapper left polling on the node by a
 killed client must not take the result away from the resumed one.
 `stop_command` ends a running job (its whole session).
 """
+
 from __future__ import annotations
 
 import re
@@ -36,17 +37,21 @@ def job_dir(run_id: str, step_id: str, action: str) -> str:
 def wrap(command: str, run_id: str, step_id: str, action: str, resume: bool = False) -> str:
     """The shell text that starts `command` detached, or re-attaches to it, and prints its result."""
     d = shlex.quote(job_dir(run_id, step_id, action))
-    finished = ('  echo "runbook: the detached job finished while nobody was attached; reading its result" >&2'
-                if resume else
-                '  mv $d $d.done.$(date +%s)\n  echo "runbook: an earlier job\'s result set aside; starting anew" >&2\n'
-                '  start=1')
+    finished = (
+        '  echo "runbook: the detached job finished while nobody was attached; reading its result" >&2'
+        if resume
+        else '  mv $d $d.done.$(date +%s)\n  echo "runbook: an earlier job\'s result set aside; starting anew" >&2\n'
+        "  start=1"
+    )
     marker = "RUNBOOK_JOB_EOF"
     while marker in command:
         marker += "_"
     # The job's own script: records its pid first, its exit status last (atomically by mv).
-    runner = (f"echo $$ > {d}/pid.tmp && mv {d}/pid.tmp {d}/pid\n"
-              f"sh {d}/job.sh > {d}/out 2>&1\n"
-              f"echo $? > {d}/rc.tmp && mv {d}/rc.tmp {d}/rc\n")
+    runner = (
+        f"echo $$ > {d}/pid.tmp && mv {d}/pid.tmp {d}/pid\n"
+        f"sh {d}/job.sh > {d}/out 2>&1\n"
+        f"echo $? > {d}/rc.tmp && mv {d}/rc.tmp {d}/rc\n"
+    )
     return f"""d={d}
 start=0
 if [ -f $d/pid ] && kill -0 $(cat $d/pid) 2>/dev/null; then
@@ -87,5 +92,7 @@ exit $(cat $d/rc)
 def stop_command(run_id: str, step_id: str, action: str) -> str:
     """Ends the job's whole session (the job and its children), if it still runs."""
     d = shlex.quote(job_dir(run_id, step_id, action))
-    return (f"if [ -f {d}/pid ] && kill -0 $(cat {d}/pid) 2>/dev/null; then "
-            f"kill -TERM -- -$(cat {d}/pid); echo stopped; else echo 'not running'; fi")
+    return (
+        f"if [ -f {d}/pid ] && kill -0 $(cat {d}/pid) 2>/dev/null; then "
+        f"kill -TERM -- -$(cat {d}/pid); echo stopped; else echo 'not running'; fi"
+    )

@@ -1,4 +1,5 @@
 """One host, one action: template the command, run it, parse, judge."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -34,24 +35,42 @@ def command_for(action: Action, variables: dict[str, Any], before: dict | None =
     return become.wrap(render_command(action.run, values), variables)  # sudo -n where the inventory says so
 
 
-async def run_on_host(transport, host: str, action: Action, variables: dict[str, Any], *,
-                      before: dict | None = None,
-                      on_start: Callable[[str], None] | None = None,
-                      on_line: Callable[[str, str], None] | None = None,
-                      detach_key: tuple[str, str, str, bool] | None = None) -> HostOutcome:
+async def run_on_host(
+    transport,
+    host: str,
+    action: Action,
+    variables: dict[str, Any],
+    *,
+    before: dict | None = None,
+    on_start: Callable[[str], None] | None = None,
+    on_line: Callable[[str, str], None] | None = None,
+    detach_key: tuple[str, str, str, bool] | None = None,
+) -> HostOutcome:
     try:
         command = command_for(action, variables, before)
     except TemplateError as exc:
-        return HostOutcome(host, action.run, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False)
+        return HostOutcome(
+            host, action.run, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False
+        )
     if on_start:
         on_start(command)
     sent = detached.wrap(command, *detach_key) if action.detach and detach_key else command
     res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line)
-    common = dict(exit_status=res.exit_status, stdout=res.stdout, stderr=res.stderr,
-                  started=res.started, ended=res.ended, attempts=res.attempts)
+    common = dict(
+        exit_status=res.exit_status,
+        stdout=res.stdout,
+        stderr=res.stderr,
+        started=res.started,
+        ended=res.ended,
+        attempts=res.attempts,
+    )
     if res.unknown_reason:
-        return HostOutcome(host, command, Verdict(Status.UNKNOWN, res.unknown_reason), assessed=False, **common)
-    record, problem = parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
+        return HostOutcome(
+            host, command, Verdict(Status.UNKNOWN, res.unknown_reason), assessed=False, **common
+        )
+    record, problem = (
+        parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
+    )
     try:
         verdict = judge_host(action, res.exit_status, res.stdout, variables, record, problem)
     except Exception as exc:  # one host's odd value must not stop the run

@@ -19,6 +19,7 @@ recorded `before` values. Results are taken as they arrive, so a slow host
 never holds up the others; fleet checks (consistency, fleet design) are judged
 once every host of the step has answered.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -62,10 +63,20 @@ DETACHED_RESUME = frozenset({Status.INTERRUPTED, Status.RUNNING, Status.UNKNOWN}
 
 
 class Engine:
-    def __init__(self, runbook: Runbook, inventory: Inventory, transport, state: RunState, *,
-                 operator: str = "", reboot_timeout: float = 900.0, stream_output: bool = False,
-                 record_loader: Callable[[str, str], Any] | None = None, feeds_state: bool = True,
-                 run_id: str = ""):
+    def __init__(
+        self,
+        runbook: Runbook,
+        inventory: Inventory,
+        transport,
+        state: RunState,
+        *,
+        operator: str = "",
+        reboot_timeout: float = 900.0,
+        stream_output: bool = False,
+        record_loader: Callable[[str, str], Any] | None = None,
+        feeds_state: bool = True,
+        run_id: str = "",
+    ):
         self.runbook = runbook
         self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
@@ -111,9 +122,16 @@ class Engine:
             self._progress.clear()
             await self._progress.wait()
 
-    async def run(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
-                  again: bool = False, rerun_failed: bool = False,
-                  confirm: Confirm | None = None) -> AsyncIterator[list[Event]]:
+    async def run(
+        self,
+        steps: list[Step],
+        action: str = "verify",
+        *,
+        hosts: list[str] | None = None,
+        again: bool = False,
+        rerun_failed: bool = False,
+        confirm: Confirm | None = None,
+    ) -> AsyncIterator[list[Event]]:
         """Yield batches of events until the work is done (or cancelled)."""
         worker = asyncio.create_task(self._work(steps, action, hosts, again, rerun_failed, confirm))
         worker.add_done_callback(lambda _t: self._queue.put_nowait(None))
@@ -170,8 +188,17 @@ class Engine:
 
     def _interrupt_running(self, why: str) -> None:
         for (step_id, host), started in list(self._in_flight.items()):
-            self._emit(HostFinished(step_id, started.action, host, Status.INTERRUPTED.value,
-                                    f"interrupted: {why}", command=started.command, started=started.time))
+            self._emit(
+                HostFinished(
+                    step_id,
+                    started.action,
+                    host,
+                    Status.INTERRUPTED.value,
+                    f"interrupted: {why}",
+                    command=started.command,
+                    started=started.time,
+                )
+            )
         self._emit(RunInterrupted(why))
 
     def _all_targets(self, step: Step) -> list[str]:
@@ -191,8 +218,11 @@ class Engine:
         """Latest verify record of (step, host); re-parsed from the stored output
         when this process did not produce it (resumed runs)."""
         rec = self.state.record(step_id, host)
-        if rec is None and self.record_loader is not None and \
-                self.state.raw_status(step_id, host) in (Status.PASS, Status.FAIL):
+        if (
+            rec is None
+            and self.record_loader is not None
+            and self.state.raw_status(step_id, host) in (Status.PASS, Status.FAIL)
+        ):
             if (step_id, host) not in self._records:
                 self._records[(step_id, host)] = self.record_loader(step_id, host)
             rec = self._records[(step_id, host)]
@@ -201,8 +231,12 @@ class Engine:
     # --- selection -----------------------------------------------------
     def _stale(self, step: Step, host: str) -> bool:
         out = self.state.outcome(step.id, host)
-        return bool(out and rules.stale_reason(out.status, out.step_sha256, out.inventory_sha256,
-                                               step.sha256, self.inventory.sha256))
+        return bool(
+            out
+            and rules.stale_reason(
+                out.status, out.step_sha256, out.inventory_sha256, step.sha256, self.inventory.sha256
+            )
+        )
 
     def _select(self, step: Step, limit, again: bool, rerun_failed: bool) -> list[str]:
         chosen = []
@@ -234,8 +268,11 @@ class Engine:
                 self._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:
                 runnable.append(h)
-        self._emit(StepStarted(step.id, "verify", tuple(runnable), step.sha256,
-                               inventory_sha256=self.inventory.sha256))
+        self._emit(
+            StepStarted(
+                step.id, "verify", tuple(runnable), step.sha256, inventory_sha256=self.inventory.sha256
+            )
+        )
         fleet = has_fleet_checks(step)
         held: dict[str, HostOutcome] = {}
         tasks = [asyncio.create_task(self._one(step, "verify", step.verify, h)) for h in runnable]
@@ -254,7 +291,9 @@ class Engine:
             self._judge_fleet(step, held)
         await self._step_finished(step, "verify", hosts)
 
-    async def _one(self, step: Step, action_name: str, action, host: str, before: dict | None = None) -> HostOutcome:
+    async def _one(
+        self, step: Step, action_name: str, action, host: str, before: dict | None = None
+    ) -> HostOutcome:
         # stream_output may also be a predicate (step_id, host) -> bool asked per line:
         # a UI that shows one host at a time takes that host's lines only.
         wanted = self.stream_output if callable(self.stream_output) else None
@@ -265,18 +304,48 @@ class Engine:
 
         on_line = stream if self.stream_output else None
         return await run_on_host(
-            self.transport, host, action, self._vars[host], before=before,
+            self.transport,
+            host,
+            action,
+            self._vars[host],
+            before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
-            on_line=on_line, detach_key=(self.run_id, step.id, action_name,
-                                         self.state.status(step.id, host) in DETACHED_RESUME))
+            on_line=on_line,
+            detach_key=(
+                self.run_id,
+                step.id,
+                action_name,
+                self.state.status(step.id, host) in DETACHED_RESUME,
+            ),
+        )
 
-    def _finish(self, step: Step, action_name: str, o: HostOutcome, status: Status | None = None,
-                reason: str | None = None, before: dict | None = None) -> None:
-        self._emit(HostFinished(
-            step.id, action_name, o.host, (status or o.verdict.status).value,
-            o.verdict.reason if reason is None else reason, command=o.command, exit_status=o.exit_status,
-            stdout=o.stdout, stderr=o.stderr, started=o.started, ended=o.ended or time.time(),
-            attempt=o.attempts, record=o.record if action_name == "verify" else None, before=before))
+    def _finish(
+        self,
+        step: Step,
+        action_name: str,
+        o: HostOutcome,
+        status: Status | None = None,
+        reason: str | None = None,
+        before: dict | None = None,
+    ) -> None:
+        self._emit(
+            HostFinished(
+                step.id,
+                action_name,
+                o.host,
+                (status or o.verdict.status).value,
+                o.verdict.reason if reason is None else reason,
+                command=o.command,
+                exit_status=o.exit_status,
+                stdout=o.stdout,
+                stderr=o.stderr,
+                started=o.started,
+                ended=o.ended or time.time(),
+                attempt=o.attempts,
+                record=o.record if action_name == "verify" else None,
+                before=before,
+            )
+        )
 
     def _judge_fleet(self, step: Step, held: dict[str, HostOutcome]) -> None:
         # Hosts not re-run this time still vote with their latest recorded evidence.
@@ -305,10 +374,17 @@ class Engine:
         for h in self._all_targets(step):
             by.setdefault(self.state.status(step.id, h, now), []).append(h)
         statuses = [st for st, hs in by.items() for _ in hs]
-        self._emit(StepFinished(step.id, action_name, rules.step_status(statuses).value,
-                                rules.counts(statuses), failing=fold(by.get(Status.FAIL, [])),
-                                unknown=fold(by.get(Status.UNKNOWN, []) + by.get(Status.INTERRUPTED, [])),
-                                blocked=fold(by.get(Status.BLOCKED, []))))
+        self._emit(
+            StepFinished(
+                step.id,
+                action_name,
+                rules.step_status(statuses).value,
+                rules.counts(statuses),
+                failing=fold(by.get(Status.FAIL, [])),
+                unknown=fold(by.get(Status.UNKNOWN, []) + by.get(Status.INTERRUPTED, [])),
+                blocked=fold(by.get(Status.BLOCKED, [])),
+            )
+        )
 
     # --- apply ---------------------------------------------------------
     async def _fix(self, step: Step, limit, again: bool, rerun_failed: bool, confirm: Confirm | None) -> None:
@@ -316,18 +392,23 @@ class Engine:
         if step.apply is None:
             return
         await self._settle()
-        failing = [h for h in self._limited(step, limit)
-                   if self.state.status(step.id, h) == Status.FAIL]
+        failing = [h for h in self._limited(step, limit) if self.state.status(step.id, h) == Status.FAIL]
         if not failing:
             return
         commands = {h: self._preview(step, step.apply, h, self._record(step.id, h)) for h in failing}
         if confirm is None or not await confirm(step, "apply", failing, commands):
-            self._emit(OperatorDecision("decline", step.id, fold(failing), self.operator, "apply not confirmed"))
+            self._emit(
+                OperatorDecision("decline", step.id, fold(failing), self.operator, "apply not confirmed")
+            )
             return
-        self._emit(OperatorDecision("approve", step.id, fold(failing), self.operator,
-                                    f"apply confirmed: {step.apply.run}"))
-        self._emit(StepStarted(step.id, "apply", tuple(failing), step.sha256,
-                               inventory_sha256=self.inventory.sha256))
+        self._emit(
+            OperatorDecision(
+                "approve", step.id, fold(failing), self.operator, f"apply confirmed: {step.apply.run}"
+            )
+        )
+        self._emit(
+            StepStarted(step.id, "apply", tuple(failing), step.sha256, inventory_sha256=self.inventory.sha256)
+        )
         done = await self._act(step, "apply", step.apply, failing, before_from="record")
         done = await self._pending(step, step.apply.then, done)
         await self._step_finished(step, "apply", failing)
@@ -342,8 +423,10 @@ class Engine:
 
     async def _act(self, step: Step, name: str, action, hosts: list[str], before_from: str) -> list[str]:
         """Run apply or rollback; return the hosts where it succeeded."""
-        befores = {h: (self._record(step.id, h) if before_from == "record" else self.state.before(step.id, h))
-                   for h in hosts}
+        befores = {
+            h: (self._record(step.id, h) if before_from == "record" else self.state.before(step.id, h))
+            for h in hosts
+        }
         tasks = [asyncio.create_task(self._one(step, name, action, h, befores[h])) for h in hosts]
         ok: list[str] = []
         try:
@@ -352,10 +435,14 @@ class Engine:
                 succeeded = o.verdict.status == Status.PASS
                 if succeeded:
                     ok.append(o.host)
-                status, reason = rules.apply_outcome(name, succeeded, o.assessed, action.then,
-                                                     o.verdict.reason)
-                before = (befores[o.host] or {}) if name == "apply" and succeeded else \
-                    (befores[o.host] if name == "apply" else None)
+                status, reason = rules.apply_outcome(
+                    name, succeeded, o.assessed, action.then, o.verdict.reason
+                )
+                before = (
+                    (befores[o.host] or {})
+                    if name == "apply" and succeeded
+                    else (befores[o.host] if name == "apply" else None)
+                )
                 self._finish(step, name, o, status, reason, before=before)
         except asyncio.CancelledError:
             for t in tasks:
@@ -368,7 +455,11 @@ class Engine:
         if then != "reboot" or not hosts:
             return hosts
         for h in hosts:
-            self._emit(PendingActionChanged(step.id, h, "reboot", "owed", f"{step.id} changed settings that apply at boot"))
+            self._emit(
+                PendingActionChanged(
+                    step.id, h, "reboot", "owed", f"{step.id} changed settings that apply at boot"
+                )
+            )
         back = await asyncio.gather(*(self._reboot(step, h) for h in hosts))
         return [h for h, ok in zip(hosts, back) if ok]
 
@@ -377,8 +468,11 @@ class Engine:
         if await self.transport.wait_back(host, timeout=self.reboot_timeout):
             self._emit(PendingActionChanged(step.id, host, "reboot", "done", "host came back"))
             return True
-        self._emit(PendingActionChanged(step.id, host, "reboot", "failed",
-                                        f"did not come back within {self.reboot_timeout:.0f}s"))
+        self._emit(
+            PendingActionChanged(
+                step.id, host, "reboot", "failed", f"did not come back within {self.reboot_timeout:.0f}s"
+            )
+        )
         # still owed: the reboot may not have happened
         self._emit(PendingActionChanged(step.id, host, "reboot", "owed", "reboot sent, host not back yet"))
         return False
@@ -388,19 +482,30 @@ class Engine:
         if step.rollback is None:
             return
         await self._settle()
-        hosts = [h for h in self._limited(step, limit)
-                 if self.state.before(step.id, h) is not None
-                 and self.state.raw_status(step.id, h) != Status.ROLLED_BACK]
+        hosts = [
+            h
+            for h in self._limited(step, limit)
+            if self.state.before(step.id, h) is not None
+            and self.state.raw_status(step.id, h) != Status.ROLLED_BACK
+        ]
         if not hosts:
             return
         commands = {h: self._preview(step, step.rollback, h, self.state.before(step.id, h)) for h in hosts}
         if confirm is None or not await confirm(step, "rollback", hosts, commands):
-            self._emit(OperatorDecision("decline", step.id, fold(hosts), self.operator, "rollback not confirmed"))
+            self._emit(
+                OperatorDecision("decline", step.id, fold(hosts), self.operator, "rollback not confirmed")
+            )
             return
-        self._emit(OperatorDecision("approve", step.id, fold(hosts), self.operator,
-                                    f"rollback confirmed: {step.rollback.run}"))
-        self._emit(StepStarted(step.id, "rollback", tuple(hosts), step.sha256,
-                               inventory_sha256=self.inventory.sha256))
+        self._emit(
+            OperatorDecision(
+                "approve", step.id, fold(hosts), self.operator, f"rollback confirmed: {step.rollback.run}"
+            )
+        )
+        self._emit(
+            StepStarted(
+                step.id, "rollback", tuple(hosts), step.sha256, inventory_sha256=self.inventory.sha256
+            )
+        )
         done = await self._act(step, "rollback", step.rollback, hosts, before_from="before")
         await self._pending(step, step.rollback.then, done)
         await self._step_finished(step, "rollback", hosts)

@@ -7,6 +7,7 @@ cross-checked against it, so a changed journal entry is named as itself and
 not as the result that no longer agrees with it (cross-checks only use
 entries whose hash is intact).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,10 +27,18 @@ from . import completion_log, log_versions, verdicts
 # Result statuses that may legitimately have no finished event behind them yet.
 _UNFINISHED = ("interrupted", "running", "pending")
 # Result field -> HostFinished field it must equal.
-_RESULT_VS_EVENT = {"status": "status", "reason": "reason", "exit_status": "exit_status",
-                    "command": "command", "stdout": "stdout", "stderr": "stderr",
-                    "started": "started", "ended": "ended", "attempts": "attempt",
-                    "before": "before"}
+_RESULT_VS_EVENT = {
+    "status": "status",
+    "reason": "reason",
+    "exit_status": "exit_status",
+    "command": "command",
+    "stdout": "stdout",
+    "stderr": "stderr",
+    "started": "started",
+    "ended": "ended",
+    "attempts": "attempt",
+    "before": "before",
+}
 
 
 @dataclass
@@ -48,8 +57,10 @@ def check_document(doc: Any) -> Findings:
         f.problems.append(f"format: {doc.get('format')!r} is not {completion_log.FORMAT!r}")
         return f
     if doc.get("format_version") != completion_log.FORMAT_VERSION:
-        f.problems.append(f"format_version: {doc.get('format_version')!r} is not supported "
-                          f"(this verifier reads {completion_log.FORMAT_VERSION})")
+        f.problems.append(
+            f"format_version: {doc.get('format_version')!r} is not supported "
+            f"(this verifier reads {completion_log.FORMAT_VERSION})"
+        )
         return f
     try:
         journal = _check_journal(doc, f)
@@ -93,8 +104,10 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
         name = f"journal.entries[{i}] (seq {e.get('seq')}, {event.get('type', '?')})"
         ok = True
         if not isinstance(first_seq, int) or e.get("seq") != first_seq + i:
-            f.problems.append(f"{name}: seq is {e.get('seq')!r}, expected {first_seq + i!r} "
-                              "(entries reordered, removed or inserted)")
+            f.problems.append(
+                f"{name}: seq is {e.get('seq')!r}, expected {first_seq + i!r} "
+                "(entries reordered, removed or inserted)"
+            )
             ok = False
         elif e.get("prev") != prev:
             what = "journal.genesis" if i == 0 else f"the hash of journal.entries[{i - 1}]"
@@ -108,11 +121,16 @@ def _check_journal(doc: dict, f: Findings) -> _Journal:
         prev = e.get("hash")
     last = entries[-1].get("hash") if entries else genesis
     if section.get("head") != last:
-        f.problems.append(f"journal.head: is not the hash of the last entry "
-                          f"journal.entries[{len(entries) - 1}] (journal truncated or extended)")
+        f.problems.append(
+            f"journal.head: is not the hash of the last entry "
+            f"journal.entries[{len(entries) - 1}] (journal truncated or extended)"
+        )
     if section.get("genesis") != genesis:
-        f.problems.append("journal.genesis: is not 64 zeros" if header is None else
-                          "journal.genesis: is not the hash of journal.header")
+        f.problems.append(
+            "journal.genesis: is not 64 zeros"
+            if header is None
+            else "journal.genesis: is not the hash of journal.header"
+        )
     if isinstance(header, dict) and header.get("run_id") != (doc.get("run") or {}).get("run_id"):
         f.problems.append("journal.header: run_id is not run.run_id")
     f.counts["journal"] = len(entries)
@@ -125,8 +143,7 @@ def _check_run(doc: dict, journal: _Journal, f: Findings) -> None:
         return
     i, ev = started[0]
     run = dict(doc["run"], tool_version=doc.get("tool_version"))
-    for field_name in ("run_id", "site", "operator", "tool_version", "inventory_sha256",
-                       "runbook_sha256"):
+    for field_name in ("run_id", "site", "operator", "tool_version", "inventory_sha256", "runbook_sha256"):
         if field_name in ev and run.get(field_name) != ev[field_name]:
             f.problems.append(f"run.{field_name}: does not match journal.entries[{i}] (RunStarted)")
             return
@@ -136,19 +153,23 @@ def _check_run(doc: dict, journal: _Journal, f: Findings) -> None:
     ended = run.get("ended")
     enders = journal.of_type("RunFinished") + journal.of_type("RunInterrupted")
     if _both_numbers(ended, 0) and not any(ev.get("time") == ended for _, ev in enders):
-        f.problems.append("run.ended: no RunFinished or RunInterrupted entry of the journal has "
-                          "this time (journal truncated?)")
+        f.problems.append(
+            "run.ended: no RunFinished or RunInterrupted entry of the journal has "
+            "this time (journal truncated?)"
+        )
 
 
 def _check_inventory(doc: dict, f: Findings) -> None:
     inv = doc["inventory"]
     if sha256_hex(canonical_bytes(inv["hosts"])) != inv.get("hosts_sha256"):
         f.problems.append("inventory.hosts_sha256: does not match inventory.hosts")
-    elif inv.get("sha256") and doc["run"].get("inventory_sha256") and \
-            doc["run"]["inventory_sha256"] not in log_versions.inventory_hashes(doc):
+    elif (
+        inv.get("sha256")
+        and doc["run"].get("inventory_sha256")
+        and doc["run"]["inventory_sha256"] not in log_versions.inventory_hashes(doc)
+    ):
         # (an inventory changed during the run: the first one is in inventory_versions)
-        f.problems.append("inventory.sha256: is not run.inventory_sha256 (nor is any of "
-                          "inventory_versions)")
+        f.problems.append("inventory.sha256: is not run.inventory_sha256 (nor is any of inventory_versions)")
     f.counts["hosts"] = len(inv["hosts"])
 
 
@@ -162,8 +183,7 @@ def _check_steps(doc: dict, f: Findings) -> None:
         if sha256_hex(s["definition_json"]) != s.get("sha256"):
             f.problems.append(f"{name}: sha256 does not match its definition")
         elif json.loads(s["definition_json"]) != s.get("definition"):
-            f.problems.append(f"{name}: definition is not the one that was hashed "
-                              "(definition_json)")
+            f.problems.append(f"{name}: definition is not the one that was hashed (definition_json)")
     f.counts["steps"] = len(doc["steps"])
 
 
@@ -194,8 +214,7 @@ def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
         j, ev = hit
         for ours, theirs in _RESULT_VS_EVENT.items():
             if theirs in ev and r.get(ours) != ev[theirs]:
-                f.problems.append(f"{name}: {ours} does not match journal.entries[{j}] "
-                                  "(HostFinished)")
+                f.problems.append(f"{name}: {ours} does not match journal.entries[{j}] (HostFinished)")
                 break
     f.counts["results"] = len(doc["results"])
 
@@ -203,19 +222,28 @@ def _check_results(doc: dict, journal: _Journal, f: Findings) -> None:
 def _check_decisions(doc: dict, journal: _Journal, f: Findings) -> None:
     events = journal.of_type("OperatorDecision")
     for i, d in enumerate(doc["decisions"]):
-        same = [(j, ev) for j, ev in events
-                if (ev.get("kind"), ev.get("step_id"), ev.get("time"))
-                == (d.get("kind"), d.get("step_id"), d.get("time"))]
+        same = [
+            (j, ev)
+            for j, ev in events
+            if (ev.get("kind"), ev.get("step_id"), ev.get("time"))
+            == (d.get("kind"), d.get("step_id"), d.get("time"))
+        ]
         if not same:
             continue
         j, ev = same[-1]
         ev_hosts = verdicts.fold(verdicts.expand(ev.get("hosts")))
-        for key, theirs in (("hosts", ev_hosts), ("operator", ev.get("operator")),
-                            ("reason", ev.get("reason")), ("expires", ev.get("expires"))):
+        for key, theirs in (
+            ("hosts", ev_hosts),
+            ("operator", ev.get("operator")),
+            ("reason", ev.get("reason")),
+            ("expires", ev.get("expires")),
+        ):
             mine = verdicts.fold(verdicts.expand(d.get("hosts"))) if key == "hosts" else d.get(key)
             if mine != theirs:
-                f.problems.append(f"decisions[{i}] ({d.get('kind')} {d.get('step_id')}): {key} "
-                                  f"does not match journal.entries[{j}] (OperatorDecision)")
+                f.problems.append(
+                    f"decisions[{i}] ({d.get('kind')} {d.get('step_id')}): {key} "
+                    f"does not match journal.entries[{j}] (OperatorDecision)"
+                )
                 break
 
 
@@ -223,11 +251,16 @@ def _check_pending(doc: dict, journal: _Journal, f: Findings) -> None:
     events = journal.of_type("PendingActionChanged")
     for i, p in enumerate(doc["pending_actions"]):
         key = (p.get("step_id"), p.get("host"), p.get("action"), p.get("state"))
-        same = [ev for _, ev in events
-                if (ev.get("step_id"), ev.get("host"), ev.get("action"), ev.get("state")) == key]
+        same = [
+            ev
+            for _, ev in events
+            if (ev.get("step_id"), ev.get("host"), ev.get("action"), ev.get("state")) == key
+        ]
         if same and all(ev.get("time") != p.get("time") for ev in same):
-            f.problems.append(f"pending_actions[{i}] ({p.get('action')} on {p.get('host')}): "
-                              "time does not match the journal (PendingActionChanged)")
+            f.problems.append(
+                f"pending_actions[{i}] ({p.get('action')} on {p.get('host')}): "
+                "time does not match the journal (PendingActionChanged)"
+            )
 
 
 def _check_host_keys(doc: dict, journal: _Journal, f: Findings) -> None:
@@ -238,8 +271,9 @@ def _check_host_keys(doc: dict, journal: _Journal, f: Findings) -> None:
         if host in recorded:
             j, ev = recorded[host]
             if key.get("fingerprint") != ev.get("fingerprint"):
-                f.problems.append(f"host_keys[{host}]: fingerprint does not match "
-                                  f"journal.entries[{j}] (HostKeyRecorded)")
+                f.problems.append(
+                    f"host_keys[{host}]: fingerprint does not match journal.entries[{j}] (HostKeyRecorded)"
+                )
     f.counts["host_keys"] = len(doc["host_keys"])
 
 
@@ -259,8 +293,7 @@ def first_difference(a: Any, b: Any, path: str) -> str | None:
     """The path of the first place where two JSON values differ, or None."""
     if isinstance(a, dict) and isinstance(b, dict):
         for k in list(b) + [k for k in a if k not in b]:
-            d = first_difference(a.get(k), b.get(k), f"{path}.{k}") if k in a and k in b \
-                else f"{path}.{k}"
+            d = first_difference(a.get(k), b.get(k), f"{path}.{k}") if k in a and k in b else f"{path}.{k}"
             if d:
                 return d
         return None

@@ -4,6 +4,7 @@ Everything that knows the snapshot's shape is in this file (the `_map_*`
 functions): when the store changes a field name, only this file changes.
 The document is then serialised by `canonical.canonical_bytes`.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,24 +20,24 @@ FORMAT_VERSION = 1
 CANONICAL_FORM = (
     "RFC 8785 (JCS): UTF-8, no insignificant whitespace, object members sorted by UTF-16 code "
     "units, minimal string escapes, ECMAScript number form, no NaN/Infinity; integers beyond "
-    "2^53 are written exactly. The signature covers exactly these bytes.")
+    "2^53 are written exactly. The signature covers exactly these bytes."
+)
 
 HASH_RULES = {
     "results[].output_sha256": "SHA-256 (hex) of the UTF-8 bytes of results[].stdout",
     "results[].stderr_sha256": "SHA-256 (hex) of the UTF-8 bytes of results[].stderr",
     "steps[].sha256": "SHA-256 (hex) of the UTF-8 bytes of steps[].definition_json, which is "
-                      "the step as written, as JSON with sorted keys and no spaces",
+    "the step as written, as JSON with sorted keys and no spaces",
     "inventory.hosts_sha256": "SHA-256 (hex) of the canonical form of inventory.hosts",
     "journal.entries[].hash": "SHA-256 (hex) of the canonical form of {seq, prev, event}; "
-                              "prev is the previous entry's hash, or journal.genesis for the first",
+    "prev is the previous entry's hash, or journal.genesis for the first",
     "journal.head": "the hash of the last journal entry",
     "journal.genesis": "64 zeros, or (when journal.header is present) the SHA-256 (hex) of the "
-                       "canonical form of journal.header: the first entry's prev",
+    "canonical form of journal.header: the first entry's prev",
     "step_versions[].sha256": "as steps[].sha256, for the other step versions the run used",
-    "inventory_versions[].hosts_sha256": "as inventory.hosts_sha256, for the other inventories "
-                                         "the run used",
+    "inventory_versions[].hosts_sha256": "as inventory.hosts_sha256, for the other inventories the run used",
     "results[].step_sha256": "steps[].sha256 or step_versions[].sha256 of the definition that "
-                             "judged the result",
+    "judged the result",
 }
 
 CLAIMS = {
@@ -87,8 +88,7 @@ def build_document(snapshot: dict, signer: dict) -> dict:
         "decisions": [_map_decision(d) for d in snapshot.get("decisions") or []],
         "pending_actions": [_map_pending(p) for p in snapshot.get("pending_actions") or []],
         "host_keys": {str(h): jsonable(v) for h, v in (snapshot.get("host_keys") or {}).items()},
-        "journal": _map_journal(snapshot["journal"], snapshot.get("head"),
-                                snapshot.get("journal_header")),
+        "journal": _map_journal(snapshot["journal"], snapshot.get("head"), snapshot.get("journal_header")),
         "signer": dict(signer),
         "claims": CLAIMS,
     }
@@ -176,8 +176,10 @@ def store_output_mismatches(snapshot: dict) -> list[str]:
     for i, r in enumerate(snapshot.get("results") or []):
         recorded = r.get("output_sha256")
         if recorded and recorded != sha256_hex(text(r.get("stdout"))):
-            out.append(f"results[{i}] (step {r.get('step_id')}, host {r.get('host')}): the "
-                       "store's output_sha256 is not the SHA-256 of its stdout")
+            out.append(
+                f"results[{i}] (step {r.get('step_id')}, host {r.get('host')}): the "
+                "store's output_sha256 is not the SHA-256 of its stdout"
+            )
     return out
 
 
@@ -207,8 +209,11 @@ def _approved_commands(decisions: list[dict], results: list[dict]) -> None:
         by_command: dict[str, list[str]] = {}
         taken: set[str] = set()
         for r in results:
-            if (r["step_id"], r["action"]) != (d["step_id"], action) or r["host"] not in hosts \
-                    or r["host"] in taken:
+            if (
+                (r["step_id"], r["action"]) != (d["step_id"], action)
+                or r["host"] not in hosts
+                or r["host"] in taken
+            ):
                 continue
             if start is not None and isinstance(r["started"], (int, float)) and r["started"] < start:
                 continue

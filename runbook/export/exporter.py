@@ -5,6 +5,7 @@ convention); the reports drop `.json` (NAME.md, not NAME.json.md).
 The log is checked with the verifier's own content checks before it is signed:
 a log our verifier would reject is never signed.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,9 +47,15 @@ class ExportResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def export_run(snapshot: dict, out: Path, *, sign_key: str | None, identity: str | None,
-               passphrase_cb: PassphraseCallback | None = None,
-               agent_path: str | None = None) -> ExportResult:
+def export_run(
+    snapshot: dict,
+    out: Path,
+    *,
+    sign_key: str | None,
+    identity: str | None,
+    passphrase_cb: PassphraseCallback | None = None,
+    agent_path: str | None = None,
+) -> ExportResult:
     out = Path(out)
     signer = load_signer(sign_key, passphrase_cb=passphrase_cb, agent_path=agent_path)
     ident = _identity(identity, snapshot, signer.comment)
@@ -81,10 +88,15 @@ def export_run(snapshot: dict, out: Path, *, sign_key: str | None, identity: str
     contents = (raw, signature, render_markdown(view).encode(), render_html(view).encode())
     for path, data in zip(paths, contents):
         _write_atomic(path, data)
-    return ExportResult(*paths, log_sha256=log_sha256, identity=ident,
-                        fingerprint=signer.fingerprint, key_type=signer.key_type,
-                        allowed_signers_line=signer_info["allowed_signers"],
-                        warnings=store_output_mismatches(snapshot))
+    return ExportResult(
+        *paths,
+        log_sha256=log_sha256,
+        identity=ident,
+        fingerprint=signer.fingerprint,
+        key_type=signer.key_type,
+        allowed_signers_line=signer_info["allowed_signers"],
+        warnings=store_output_mismatches(snapshot),
+    )
 
 
 def report_paths(out: Path) -> tuple[Path, Path, Path, Path]:
@@ -99,8 +111,10 @@ def _identity(explicit: str | None, snapshot: dict, comment: str) -> str:
     """The principal written into the log and the allowed_signers line."""
     if explicit:
         if _BAD_PRINCIPAL.search(explicit):
-            raise ExportError(f"identity {explicit!r}: no spaces, commas or quotes "
-                              "(it is a principal in ssh-keygen's allowed_signers)")
+            raise ExportError(
+                f"identity {explicit!r}: no spaces, commas or quotes "
+                "(it is a principal in ssh-keygen's allowed_signers)"
+            )
         return explicit
     for candidate in (comment, (snapshot.get("run") or {}).get("operator")):
         if candidate:

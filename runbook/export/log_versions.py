@@ -15,6 +15,7 @@ The first two are present only for a run that recorded its definitions; the
 changes and the per-result versions are always derived from the journal, so
 verify-log recomputes them and names any difference.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,15 +27,21 @@ from ..store.definition_history import definition_changes
 
 def sections(snapshot: dict, map_step, map_inventory, jsonable) -> dict[str, Any]:
     """The version sections of the log (the mapping functions are completion_log's)."""
-    out: dict[str, Any] = {"definition_changes": [
-        {k: jsonable(c.get(k)) for k in ("seq", "time", "kind", "step_id", "from", "to")}
-        for c in snapshot.get("definition_changes") or definition_changes(snapshot.get("journal") or [])]}
+    out: dict[str, Any] = {
+        "definition_changes": [
+            {k: jsonable(c.get(k)) for k in ("seq", "time", "kind", "step_id", "from", "to")}
+            for c in snapshot.get("definition_changes") or definition_changes(snapshot.get("journal") or [])
+        ]
+    }
     if "step_versions" in snapshot:
-        out["step_versions"] = [dict(map_step(s), first_used=jsonable(s.get("first_used")))
-                                for s in snapshot["step_versions"]]
+        out["step_versions"] = [
+            dict(map_step(s), first_used=jsonable(s.get("first_used"))) for s in snapshot["step_versions"]
+        ]
     if "inventory_versions" in snapshot:
-        out["inventory_versions"] = [dict(map_inventory(i), first_used=jsonable(i.get("first_used")))
-                                     for i in snapshot["inventory_versions"]]
+        out["inventory_versions"] = [
+            dict(map_inventory(i), first_used=jsonable(i.get("first_used")))
+            for i in snapshot["inventory_versions"]
+        ]
     return out
 
 
@@ -84,8 +91,10 @@ def _judged_by(entries: list[dict]) -> dict[tuple, tuple[str, str]]:
             if ev.get("inventory_sha256"):
                 step_inv[step] = ev["inventory_sha256"]
         elif kind in ("HostStarted", "HostFinished"):  # the later one is the result
-            out[(step, ev.get("action"), ev.get("host"))] = (step_sha.get(step, ""),
-                                                            step_inv.get(step, run_inventory))
+            out[(step, ev.get("action"), ev.get("host"))] = (
+                step_sha.get(step, ""),
+                step_inv.get(step, run_inventory),
+            )
     return out
 
 
@@ -100,14 +109,26 @@ def _check_result_versions(doc: dict, entries: list[dict], problems: list[str]) 
         name = f"results[{i}] (step {r.get('step_id')}, host {r.get('host')})"
         key = (r.get("step_id"), r.get("action"), r.get("host"))
         if key in judged and (r.get("step_sha256"), r.get("inventory_sha256")) != judged[key]:
-            problems.append(f"{name}: step_sha256/inventory_sha256 are not the versions the journal "
-                            "started it with (StepStarted)")
+            problems.append(
+                f"{name}: step_sha256/inventory_sha256 are not the versions the journal "
+                "started it with (StepStarted)"
+            )
             continue
-        if "step_versions" in doc and r.get("step_sha256") and \
-                (r.get("step_id"), r["step_sha256"]) not in known_steps:
-            problems.append(f"{name}: judged by step version {r['step_sha256'][:12]}, which is in "
-                            "neither steps nor step_versions")
-        if "inventory_versions" in doc and r.get("inventory_sha256") and \
-                r["inventory_sha256"] not in inventories:
-            problems.append(f"{name}: judged with inventory {r['inventory_sha256'][:12]}, which is in "
-                            "neither inventory nor inventory_versions")
+        if (
+            "step_versions" in doc
+            and r.get("step_sha256")
+            and (r.get("step_id"), r["step_sha256"]) not in known_steps
+        ):
+            problems.append(
+                f"{name}: judged by step version {r['step_sha256'][:12]}, which is in "
+                "neither steps nor step_versions"
+            )
+        if (
+            "inventory_versions" in doc
+            and r.get("inventory_sha256")
+            and r["inventory_sha256"] not in inventories
+        ):
+            problems.append(
+                f"{name}: judged with inventory {r['inventory_sha256'][:12]}, which is in "
+                "neither inventory nor inventory_versions"
+            )

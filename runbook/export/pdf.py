@@ -1,6 +1,7 @@
 """The HTML report printed to PDF by a headless Chromium, when one is installed
 (`chromium --headless --print-to-pdf`). Nothing is fetched: the report is one
 self-contained file (inline CSS and SVG), so the print works offline."""
+
 from __future__ import annotations
 
 import os
@@ -12,9 +13,11 @@ from pathlib import Path
 from runbook.errors import RunbookError
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
-HOW_TO_GET = ("no Chromium found to print the PDF: install one (Debian/Ubuntu: apt-get install chromium; "
-              "RHEL: dnf install chromium; macOS: Google Chrome) or name it with RUNBOOK_CHROMIUM=/path/to/chrome; "
-              "or open NAME.html in a browser and print it")
+HOW_TO_GET = (
+    "no Chromium found to print the PDF: install one (Debian/Ubuntu: apt-get install chromium; "
+    "RHEL: dnf install chromium; macOS: Google Chrome) or name it with RUNBOOK_CHROMIUM=/path/to/chrome; "
+    "or open NAME.html in a browser and print it"
+)
 TIMEOUT = 120
 
 
@@ -36,9 +39,17 @@ def print_pdf(html: Path, pdf: Path, chromium: str | None = None) -> Path:
     html, pdf = Path(html).resolve(), Path(pdf).resolve()
     with tempfile.TemporaryDirectory(prefix="runbook-chromium-") as profile:
         # a throwaway profile: never the user's browser profile, no first-run dialogs
-        cmd = [chromium, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-               f"--user-data-dir={profile}", "--no-pdf-header-footer", f"--print-to-pdf={pdf}",
-               html.as_uri()]
+        cmd = [
+            chromium,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            html.as_uri(),
+        ]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
         except (OSError, subprocess.TimeoutExpired) as exc:

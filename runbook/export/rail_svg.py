@@ -2,6 +2,7 @@
 port (device, PCI address, the leaf most hosts reach on it), each cell the leaf
 and switch port it reaches. A link the verdict names as wrong is marked with
 ✗ and the designed leaf, in colour *and* in text, so it reads printed in grey."""
+
 from __future__ import annotations
 
 from html import escape
@@ -27,13 +28,20 @@ def render_rail_svg(pic: RailPicture) -> str:
         return ""
     hosts = list(pic.rows)
     label_w = 12 + CHAR_W * max(len(h) for h in hosts)
-    widths = [max(CELL_W, 10 + CHAR_W * max(
-        [len(cell_text(r[d])) for r in pic.rows.values() if d in r] + [len(d), 12])) for d in pic.devices]
+    widths = [
+        max(
+            CELL_W,
+            10 + CHAR_W * max([len(cell_text(r[d])) for r in pic.rows.values() if d in r] + [len(d), 12]),
+        )
+        for d in pic.devices
+    ]
     width = label_w + sum(widths) + 8
     height = HEAD + ROW * len(hosts) + 8
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rails" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img" aria-label="rail cabling: hosts by ports, leaf reached" '
-           f'font-family="DejaVu Sans Mono, monospace" font-size="11">']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="rails" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="rail cabling: hosts by ports, leaf reached" '
+        f'font-family="DejaVu Sans Mono, monospace" font-size="11">'
+    ]
     x = label_w
     for dev, w in zip(pic.devices, widths):
         pci = next((r[dev].pci for r in pic.rows.values() if dev in r and r[dev].pci), "")
@@ -51,9 +59,11 @@ def render_rail_svg(pic: RailPicture) -> str:
                 fill = WRONG if link.wrong else (MISSING if not link.leaf else OK)
                 tip = f"{host} {dev}: {cell_text(link)}"
                 weight = ' font-weight="bold"' if link.wrong else ""
-                out.append(f'<g><title>{escape(tip)}</title><rect x="{x + 1}" y="{y + 1}" width="{w - 2}" '
-                           f'height="{ROW - 2}" fill="{fill}" stroke="#9e9e9e"/>'
-                           f'<text x="{x + 4}" y="{y + ROW - 5}"{weight}>{escape(cell_text(link))}</text></g>')
+                out.append(
+                    f'<g><title>{escape(tip)}</title><rect x="{x + 1}" y="{y + 1}" width="{w - 2}" '
+                    f'height="{ROW - 2}" fill="{fill}" stroke="#9e9e9e"/>'
+                    f'<text x="{x + 4}" y="{y + ROW - 5}"{weight}>{escape(cell_text(link))}</text></g>'
+                )
             x += w
     out.append("</svg>")
     return "".join(out)

@@ -2,6 +2,7 @@
 rail-cabling step judged, which leaf each of its IB ports reaches (parsed again
 from the recorded output with the step's own parser) and which links the
 verdict names as wrong. Drawn by rail_svg.py."""
+
 from __future__ import annotations
 
 import re
@@ -78,8 +79,10 @@ def rail_pictures(doc: dict) -> list[RailPicture]:
                 continue
             reason = (verdicts.get(sid, {}).get(host) or {}).get("reason", "")
             pic.rows[host] = _host_links(record, reason)
-        devices = sorted({d for row in pic.rows.values() for d in row},
-                         key=lambda d: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", d)])
+        devices = sorted(
+            {d for row in pic.rows.values() for d in row},
+            key=lambda d: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", d)],
+        )
         pic.devices = devices
         if pic.rows or pic.unreadable:
             pictures.append(pic)

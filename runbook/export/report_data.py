@@ -1,6 +1,7 @@
 """What the human reports show, computed once from the log document (never
 from the store: the report shows exactly what was signed). Markdown and HTML
 only lay it out."""
+
 from __future__ import annotations
 
 import json
@@ -21,10 +22,30 @@ from .rail_view import rail_pictures
 from .verdicts import fold
 
 # Glyphs carry the status without colour (print, colour blindness); the legend lists them.
-GLYPH = {"pass": "✓", "fail": "✗", "unknown": "?", "skipped": "S", "waived": "W",
-         "rolled_back": "R", "interrupted": "I", "blocked": "B", "pending": "·", "running": "…"}
-STATUS_ORDER = ["fail", "unknown", "interrupted", "blocked", "rolled_back", "running",
-                "pending", "waived", "skipped", "pass"]
+GLYPH = {
+    "pass": "✓",
+    "fail": "✗",
+    "unknown": "?",
+    "skipped": "S",
+    "waived": "W",
+    "rolled_back": "R",
+    "interrupted": "I",
+    "blocked": "B",
+    "pending": "·",
+    "running": "…",
+}
+STATUS_ORDER = [
+    "fail",
+    "unknown",
+    "interrupted",
+    "blocked",
+    "rolled_back",
+    "running",
+    "pending",
+    "waived",
+    "skipped",
+    "pass",
+]
 EVIDENCE_STATUSES = ("fail", "unknown", "interrupted", "blocked")
 EXCERPT_LINES = 6
 EXCERPT_WIDTH = 200
@@ -146,13 +167,18 @@ def verify_commands(signer: dict, log_name: str) -> list[str]:
         f"echo {principal} \"$(cut -d' ' -f1,2 signer.pub)\" > allowed_signers",
         f"ssh-keygen -Y verify -f allowed_signers -I {shlex.quote(ident)} -n {sshsig.NAMESPACE} "
         f"-s {sig} < {log}",
-        f"runbook verify-log {log} --allowed-signers allowed_signers --identity "
-        f"{shlex.quote(ident)}",
+        f"runbook verify-log {log} --allowed-signers allowed_signers --identity {shlex.quote(ident)}",
     ]
 
 
-def _step_view(step: dict, status: str, hosts: dict[str, dict], results: list[dict],
-               decisions: list[dict], inventory_hosts: dict | None = None) -> StepView:
+def _step_view(
+    step: dict,
+    status: str,
+    hosts: dict[str, dict],
+    results: list[dict],
+    decisions: list[dict],
+    inventory_hosts: dict | None = None,
+) -> StepView:
     by_status: dict[str, list[str]] = {}
     for host, v in hosts.items():
         by_status.setdefault(v["status"], []).append(host)
@@ -163,18 +189,30 @@ def _step_view(step: dict, status: str, hosts: dict[str, dict], results: list[di
         if v["status"] in EVIDENCE_STATUSES:
             groups.setdefault((v["status"], v.get("reason", "")), []).append(host)
     evidence = []
-    for (st, reason), group in sorted(groups.items(), key=lambda kv: (
-            STATUS_ORDER.index(kv[0][0]), kv[0][1])):
+    for (st, reason), group in sorted(
+        groups.items(), key=lambda kv: (STATUS_ORDER.index(kv[0][0]), kv[0][1])
+    ):
         first = natural_hosts(set(group))[0]
         src = hosts[first].get("source", "")
         res = results[int(src[8:-1])] if src.startswith("results[") else {}
         lines, first_line = failing_excerpt(res, reason)
-        evidence.append(Evidence(fold(group), st, reason, res.get("exit_status"),
-                                 res.get("command", ""), lines, first_line))
+        evidence.append(
+            Evidence(
+                fold(group), st, reason, res.get("exit_status"), res.get("command", ""), lines, first_line
+            )
+        )
     mine = [d for d in decisions if d.get("step_id") == step.get("id")]
     targets = natural_hosts(set(step.get("targets") or hosts))
-    return StepView(step.get("id", ""), step.get("title", ""), step.get("why", ""), status,
-                    ordered, evidence, mine, step_criteria(step, inventory_hosts or {}, targets))
+    return StepView(
+        step.get("id", ""),
+        step.get("title", ""),
+        step.get("why", ""),
+        status,
+        ordered,
+        evidence,
+        mine,
+        step_criteria(step, inventory_hosts or {}, targets),
+    )
 
 
 def build_view(doc: dict, log_name: str, log_sha256: str) -> ReportView:
@@ -183,52 +221,98 @@ def build_view(doc: dict, log_name: str, log_sha256: str) -> ReportView:
     statuses = summary.get("step_status", {})
     phases: dict[str, PhaseView] = {}
     for step in doc.get("steps", []):
-        view = _step_view(step, statuses.get(step.get("id"), "pending"),
-                          verdicts.get(step.get("id"), {}), doc.get("results", []),
-                          doc.get("decisions", []), (doc.get("inventory") or {}).get("hosts") or {})
-        phases.setdefault(step.get("phase", ""), PhaseView(step.get("phase", ""), [])
-                          ).steps.append(view)
+        view = _step_view(
+            step,
+            statuses.get(step.get("id"), "pending"),
+            verdicts.get(step.get("id"), {}),
+            doc.get("results", []),
+            doc.get("decisions", []),
+            (doc.get("inventory") or {}).get("hosts") or {},
+        )
+        phases.setdefault(step.get("phase", ""), PhaseView(step.get("phase", ""), [])).steps.append(view)
     hosts = natural_hosts({h for per_host in verdicts.values() for h in per_host})
     signer = doc.get("signer", {})
     verdict, code = overall(statuses, verdicts)
     appendix: list[tuple[str, str]] = []
     changes = final_changes(summary.get("changes", []), doc.get("results", []), verdicts, appendix)
     run = doc.get("run", {})
-    scope = {"hosts": fold(hosts) if hosts else "", "host_count": len(hosts),
-             "steps": len(doc.get("steps", [])), "phases": [p for p in phases],
-             "runbook_sha256": run.get("runbook_sha256", ""),
-             "inventory_sha256": run.get("inventory_sha256", "")}
+    scope = {
+        "hosts": fold(hosts) if hosts else "",
+        "host_count": len(hosts),
+        "steps": len(doc.get("steps", [])),
+        "phases": [p for p in phases],
+        "runbook_sha256": run.get("runbook_sha256", ""),
+        "inventory_sha256": run.get("inventory_sha256", ""),
+    }
     phase_views = list(phases.values())
     return ReportView(
-        site=doc.get("run", {}).get("site", ""), run=doc.get("run", {}),
-        tool_version=doc.get("tool_version", ""), phases=phase_views, hosts=hosts,
-        step_ids=[s.get("id", "") for s in doc.get("steps", [])], verdicts=verdicts,
-        decisions=doc.get("decisions", []), open_pending=summary.get("open_pending_actions", []),
-        changes=changes, host_keys=doc.get("host_keys", {}), signer=signer,
-        log_name=log_name, log_sha256=log_sha256,
+        site=doc.get("run", {}).get("site", ""),
+        run=doc.get("run", {}),
+        tool_version=doc.get("tool_version", ""),
+        phases=phase_views,
+        hosts=hosts,
+        step_ids=[s.get("id", "") for s in doc.get("steps", [])],
+        verdicts=verdicts,
+        decisions=doc.get("decisions", []),
+        open_pending=summary.get("open_pending_actions", []),
+        changes=changes,
+        host_keys=doc.get("host_keys", {}),
+        signer=signer,
+        log_name=log_name,
+        log_sha256=log_sha256,
         verify_commands=verify_commands(signer, log_name),
         definition_changes=doc.get("definition_changes") or [],
-        verdict=verdict, exit_code=code,
+        verdict=verdict,
+        exit_code=code,
         open_items=open_items(phase_views, summary.get("open_pending_actions", [])),
-        waivers=waivers(doc.get("decisions", [])), scope=scope, appendix=appendix,
-        rail_pictures=rail_pictures(doc))
+        waivers=waivers(doc.get("decisions", [])),
+        scope=scope,
+        appendix=appendix,
+        rail_pictures=rail_pictures(doc),
+    )
 
 
 def definition_change_row(c: dict) -> list[str]:
     """When, what, during which step, from, to (short hashes, as `git log` shows them)."""
     what = "inventory" if c.get("kind") == "inventory" else "step definition"
-    return [when(c.get("time")), what, str(c.get("step_id") or ""), str(c.get("from") or "")[:12],
-            str(c.get("to") or "")[:12]]
+    return [
+        when(c.get("time")),
+        what,
+        str(c.get("step_id") or ""),
+        str(c.get("from") or "")[:12],
+        str(c.get("to") or "")[:12],
+    ]
 
 
 # --- the sign-off block, the changes' final status, criteria with values ----
 
-FAILURE_WORDS = re.compile(r"fail|error|err\b|down|mismatch|wrong|missing|not found|disabled|polling|"
-                           r"degraded|invalid|timeout|timed out|refused|denied|no such|\bx\d+\b|warn",
-                           re.IGNORECASE)
+FAILURE_WORDS = re.compile(
+    r"fail|error|err\b|down|mismatch|wrong|missing|not found|disabled|polling|"
+    r"degraded|invalid|timeout|timed out|refused|denied|no such|\bx\d+\b|warn",
+    re.IGNORECASE,
+)
 _REASON_TOKEN = re.compile(r"[A-Za-z0-9_.:/\-]{3,}")
-_COMMON = {"the", "and", "not", "expected", "found", "with", "for", "every", "from", "host", "this",
-           "that", "are", "was", "has", "have", "port", "rail", "nic"}
+_COMMON = {
+    "the",
+    "and",
+    "not",
+    "expected",
+    "found",
+    "with",
+    "for",
+    "every",
+    "from",
+    "host",
+    "this",
+    "that",
+    "are",
+    "was",
+    "has",
+    "have",
+    "port",
+    "rail",
+    "nic",
+}
 CONTEXT = 2
 SHORT_BEFORE = 80  # a `before` value longer than this goes to the appendix
 
@@ -240,8 +324,9 @@ def failing_excerpt(result: dict, reason: str) -> tuple[list[str], int]:
     text = result.get("stdout") or result.get("stderr") or ""
     lines = text.splitlines()
     tokens = {t.lower() for t in _REASON_TOKEN.findall(reason or "") if t.lower() not in _COMMON}
-    hits = [i for i, ln in enumerate(lines)
-            if any(t in ln.lower() for t in tokens) or FAILURE_WORDS.search(ln)]
+    hits = [
+        i for i, ln in enumerate(lines) if any(t in ln.lower() for t in tokens) or FAILURE_WORDS.search(ln)
+    ]
     if not hits:
         return excerpt(result), 1
     start = max(0, hits[0] - CONTEXT)
@@ -299,8 +384,9 @@ def _scalar(value: Any) -> str:
     return shlex.quote(text) if (not text or any(c.isspace() for c in text)) else text
 
 
-def final_changes(changes: list[dict], results: list[dict], verdicts: dict[str, dict],
-                  appendix: list[tuple[str, str]]) -> list[dict]:
+def final_changes(
+    changes: list[dict], results: list[dict], verdicts: dict[str, dict], appendix: list[tuple[str, str]]
+) -> list[dict]:
     """Each applied change with what became of it: an apply followed by a passing
     verify reads "applied; re-verify passed", not the apply's own "pending"."""
     out = []
@@ -310,8 +396,15 @@ def final_changes(changes: list[dict], results: list[dict], verdicts: dict[str, 
         # after this change is told by time, not by position.
         mine = results[i] if isinstance(i, int) and 0 <= i < len(results) else {}
         since = _time(mine.get("started"))
-        later = [r for j, r in enumerate(results) if j != i and r.get("step_id") == sid
-                 and r.get("host") == host and since is not None and (_time(r.get("started")) or 0) > since]
+        later = [
+            r
+            for j, r in enumerate(results)
+            if j != i
+            and r.get("step_id") == sid
+            and r.get("host") == host
+            and since is not None
+            and (_time(r.get("started")) or 0) > since
+        ]
         verify = next((r for r in reversed(later) if r.get("action") == "verify"), None)
         undone = any(r.get("action") == "rollback" and r.get("status") == "rolled_back" for r in later)
         status = c.get("status", "")
@@ -324,12 +417,14 @@ def final_changes(changes: list[dict], results: list[dict], verdicts: dict[str, 
         elif verify is None:
             final = "applied; not re-verified"
         else:
-            final = f"applied; re-verify {'passed' if verify.get('status') == 'pass' else verify.get('status')}"
+            final = (
+                f"applied; re-verify {'passed' if verify.get('status') == 'pass' else verify.get('status')}"
+            )
         now = verdicts.get(sid, {}).get(host, {}).get("status", "")
         before = key_values(c.get("before"))
         if len(before) > SHORT_BEFORE:
             appendix.append((f"{sid} on {host}", before))
-            before = f"{before[:SHORT_BEFORE - 20]} … (appendix A{len(appendix)})"
+            before = f"{before[: SHORT_BEFORE - 20]} … (appendix A{len(appendix)})"
         out.append({**c, "final": final, "now": now, "before_text": before})
     return out
 

@@ -1,6 +1,7 @@
 """The completion report as Markdown. Every text that came from a host or a
 person is escaped (inline) or fenced (outputs), so it cannot change the layout
 or smuggle HTML into a renderer."""
+
 from __future__ import annotations
 
 import re
@@ -46,13 +47,14 @@ def render_markdown(view: ReportView) -> str:
     out = [f"# Completion report — {md(view.site)}", ""]
     out += _sign_off(view)
     out += ["## Run", ""]
-    out += [f"- Run: {md(run.get('run_id'))}",
-            f"- Operator(s): {md(', '.join(run.get('operators') or [run.get('operator', '')]))}",
-            f"- Started: {when(run.get('started'))}; "
-            f"ended: {when(run.get('ended')) or 'not ended'}",
-            f"- Tool: runbook {md(view.tool_version)}",
-            f"- Log: {md(view.log_name)} (SHA-256 {view.log_sha256}), signature "
-            f"{md(view.log_name)}.sig", ""]
+    out += [
+        f"- Run: {md(run.get('run_id'))}",
+        f"- Operator(s): {md(', '.join(run.get('operators') or [run.get('operator', '')]))}",
+        f"- Started: {when(run.get('started'))}; ended: {when(run.get('ended')) or 'not ended'}",
+        f"- Tool: runbook {md(view.tool_version)}",
+        f"- Log: {md(view.log_name)} (SHA-256 {view.log_sha256}), signature {md(view.log_name)}.sig",
+        "",
+    ]
     out += _phase_summary(view)
     out += _matrix(view) + _rails(view)
     out += ["## Steps", ""]
@@ -69,21 +71,31 @@ def _sign_off(view: ReportView) -> list[str]:
     """The first thing the customer reads: the verdict, what it covers, what is
     still open or waived, who signed and how to check the signature."""
     sc, s = view.scope, view.signer
-    out = [f"**Overall verdict: {view.verdict.upper()}** (exit code {view.exit_code})", "",
-           "## Sign-off", "",
-           f"- Site: {md(view.site)}",
-           f"- Scope: {sc.get('host_count', 0)} hosts {_code(sc.get('hosts', ''))}, "
-           f"{sc.get('steps', 0)} steps in {len(sc.get('phases', []))} phases; runbook SHA-256 "
-           f"{md(sc.get('runbook_sha256'))}, inventory SHA-256 {md(sc.get('inventory_sha256'))}",
-           f"- Verdict: **{view.verdict.upper()}**"]
+    out = [
+        f"**Overall verdict: {view.verdict.upper()}** (exit code {view.exit_code})",
+        "",
+        "## Sign-off",
+        "",
+        f"- Site: {md(view.site)}",
+        f"- Scope: {sc.get('host_count', 0)} hosts {_code(sc.get('hosts', ''))}, "
+        f"{sc.get('steps', 0)} steps in {len(sc.get('phases', []))} phases; runbook SHA-256 "
+        f"{md(sc.get('runbook_sha256'))}, inventory SHA-256 {md(sc.get('inventory_sha256'))}",
+        f"- Verdict: **{view.verdict.upper()}**",
+    ]
     out.append(f"- Open items: {len(view.open_items) or 'none'}")
     out += [f"  - {md(item)}" for item in view.open_items]
     out.append(f"- Waivers: {len(view.waivers) or 'none'}")
-    out += [f"  - {md(w.get('step_id'))} on {md(w.get('hosts') or 'whole step')} by {md(w.get('operator'))}: "
-            f"{md(w.get('reason'))} (expires {when(w.get('expires')) or 'never'})" for w in view.waivers]
-    out += [f"- Signer: {md(s.get('identity'))}, {md(s.get('key_type'))} key {md(s.get('fingerprint'))}",
-            "- Verify: get the signer's public key from the signer (not from this report), make an "
-            "allowed_signers file from it and run the commands under [Signature](#signature).", ""]
+    out += [
+        f"  - {md(w.get('step_id'))} on {md(w.get('hosts') or 'whole step')} by {md(w.get('operator'))}: "
+        f"{md(w.get('reason'))} (expires {when(w.get('expires')) or 'never'})"
+        for w in view.waivers
+    ]
+    out += [
+        f"- Signer: {md(s.get('identity'))}, {md(s.get('key_type'))} key {md(s.get('fingerprint'))}",
+        "- Verify: get the signer's public key from the signer (not from this report), make an "
+        "allowed_signers file from it and run the commands under [Signature](#signature).",
+        "",
+    ]
     return out
 
 
@@ -97,28 +109,41 @@ def _appendix(view: ReportView) -> list[str]:
 
 
 def _phase_summary(view: ReportView) -> list[str]:
-    out = ["## Summary per phase", "", "| Phase | Steps | " +
-           " | ".join(s for s in STATUS_ORDER) + " |",
-           "|---|---:|" + "---:|" * len(STATUS_ORDER)]
+    out = [
+        "## Summary per phase",
+        "",
+        "| Phase | Steps | " + " | ".join(s for s in STATUS_ORDER) + " |",
+        "|---|---:|" + "---:|" * len(STATUS_ORDER),
+    ]
     for phase in view.phases:
         c = phase.counts()
-        out.append(f"| {md(phase.name)} | {len(phase.steps)} | " +
-                   " | ".join(str(c.get(s, "")) for s in STATUS_ORDER) + " |")
+        out.append(
+            f"| {md(phase.name)} | {len(phase.steps)} | "
+            + " | ".join(str(c.get(s, "")) for s in STATUS_ORDER)
+            + " |"
+        )
     return out + [""]
 
 
 def _matrix(view: ReportView) -> list[str]:
     if not view.hosts:
         return []
-    out = ["## Hosts × steps", "",
-           "Legend: " + ", ".join(f"{g} {s}" for s, g in GLYPH.items()) +
-           "; blank: no result for this host.", ""]
+    out = [
+        "## Hosts × steps",
+        "",
+        "Legend: " + ", ".join(f"{g} {s}" for s, g in GLYPH.items()) + "; blank: no result for this host.",
+        "",
+    ]
     out += [f"{i}. {md(sid)}" for i, sid in enumerate(view.step_ids, 1)] + [""]
     out.append("| Host | " + " | ".join(str(i) for i in range(1, len(view.step_ids) + 1)) + " |")
     out.append("|---|" + ":-:|" * len(view.step_ids))
     for host in view.hosts:
-        cells = [GLYPH.get(view.verdicts.get(sid, {}).get(host, {}).get("status", ""), " ")
-                 if host in view.verdicts.get(sid, {}) else " " for sid in view.step_ids]
+        cells = [
+            GLYPH.get(view.verdicts.get(sid, {}).get(host, {}).get("status", ""), " ")
+            if host in view.verdicts.get(sid, {})
+            else " "
+            for sid in view.step_ids
+        ]
         out.append(f"| {md(host)} | " + " | ".join(cells) + " |")
     return out + [""]
 
@@ -126,13 +151,20 @@ def _matrix(view: ReportView) -> list[str]:
 def _rails(view: ReportView) -> list[str]:
     out = []
     for pic in view.rail_pictures:
-        out += [f"## Rail cabling ({md(pic.step_id)})", "",
-                "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf).", "",
-                "| Host | " + " | ".join(f"{md(d)} → {md(pic.rail_leaf(d) or '?')}" for d in pic.devices) + " |",
-                "|---|" + "---|" * len(pic.devices)]
+        out += [
+            f"## Rail cabling ({md(pic.step_id)})",
+            "",
+            "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf).",
+            "",
+            "| Host | " + " | ".join(f"{md(d)} → {md(pic.rail_leaf(d) or '?')}" for d in pic.devices) + " |",
+            "|---|" + "---|" * len(pic.devices),
+        ]
         for host, row in pic.rows.items():
-            out.append(f"| {md(host)} | " + " | ".join(md(cell_text(row[d])) if d in row else " "
-                                                       for d in pic.devices) + " |")
+            out.append(
+                f"| {md(host)} | "
+                + " | ".join(md(cell_text(row[d])) if d in row else " " for d in pic.devices)
+                + " |"
+            )
         if pic.unreadable:
             out.append(f"\nOutput not readable on: {md(', '.join(pic.unreadable))}")
         out.append("")
@@ -140,8 +172,10 @@ def _rails(view: ReportView) -> list[str]:
 
 
 def _step(step: StepView) -> list[str]:
-    out = [f"#### {GLYPH.get(step.status, '')} {md(step.id)} — {md(step.title)}: "
-           f"**{step.status.upper()}**", ""]
+    out = [
+        f"#### {GLYPH.get(step.status, '')} {md(step.id)} — {md(step.title)}: **{step.status.upper()}**",
+        "",
+    ]
     if step.why:
         out += [f"> {md(step.why)}", ""]
     if step.criteria:
@@ -155,43 +189,63 @@ def _step(step: StepView) -> list[str]:
         if ev.excerpt:
             out += ["", f"output from line {ev.first_line}:"] + fenced(ev.excerpt)
     for d in step.decisions:
-        out.append(f"- {md(d.get('kind'))} {_code(d.get('hosts') or 'whole step')} by "
-                   f"{md(d.get('operator'))} at {when(d.get('time'))}: {md(decision_text(d))}")
+        out.append(
+            f"- {md(d.get('kind'))} {_code(d.get('hosts') or 'whole step')} by "
+            f"{md(d.get('operator'))} at {when(d.get('time'))}: {md(decision_text(d))}"
+        )
         for c in d.get("commands") or []:
-            out.append(f"  - ran on {_code(c.get('hosts', ''))}: {_code(' '.join(str(c.get('command', '')).split()))}")
+            out.append(
+                f"  - ran on {_code(c.get('hosts', ''))}: {_code(' '.join(str(c.get('command', '')).split()))}"
+            )
     return out + [""]
 
 
 def _decisions(view: ReportView) -> list[str]:
     if not view.decisions:
         return []
-    out = ["## Waivers, skips and notes", "",
-           "| Kind | Step | Hosts | Who | When | Why | Expires |",
-           "|---|---|---|---|---|---|---|"]
+    out = [
+        "## Waivers, skips and notes",
+        "",
+        "| Kind | Step | Hosts | Who | When | Why | Expires |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for d in view.decisions:
-        out.append(f"| {md(d.get('kind'))} | {md(d.get('step_id'))} | "
-                   f"{md(d.get('hosts') or 'whole step')} | {md(d.get('operator'))} | "
-                   f"{when(d.get('time'))} | {md(decision_text(d))} | {when(d.get('expires'))} |")
+        out.append(
+            f"| {md(d.get('kind'))} | {md(d.get('step_id'))} | "
+            f"{md(d.get('hosts') or 'whole step')} | {md(d.get('operator'))} | "
+            f"{when(d.get('time'))} | {md(decision_text(d))} | {when(d.get('expires'))} |"
+        )
     return out + [""]
 
 
 def _changes(view: ReportView) -> list[str]:
     if not view.changes:
         return []
-    out = ["## Changes applied and rolled back", "", "| Step | Host | Action | Final status | Host now | Before |",
-           "|---|---|---|---|---|---|"]
+    out = [
+        "## Changes applied and rolled back",
+        "",
+        "| Step | Host | Action | Final status | Host now | Before |",
+        "|---|---|---|---|---|---|",
+    ]
     for c in view.changes:
-        out.append(f"| {md(c.get('step_id'))} | {md(c.get('host'))} | {md(c.get('action'))} | "
-                   f"{md(c.get('final'))} | {md(c.get('now'))} | {md(c.get('before_text'))} |")
+        out.append(
+            f"| {md(c.get('step_id'))} | {md(c.get('host'))} | {md(c.get('action'))} | "
+            f"{md(c.get('final'))} | {md(c.get('now'))} | {md(c.get('before_text'))} |"
+        )
     return out + [""]
 
 
 def _definition_changes(view: ReportView) -> list[str]:
     if not view.definition_changes:
         return []
-    out = ["## Definitions changed during the run", "",
-           "Results name the version that judged them (`results[].step_sha256`, `inventory_sha256` in the log).",
-           "", "| First used | What | During step | From | To |", "|---|---|---|---|---|"]
+    out = [
+        "## Definitions changed during the run",
+        "",
+        "Results name the version that judged them (`results[].step_sha256`, `inventory_sha256` in the log).",
+        "",
+        "| First used | What | During step | From | To |",
+        "|---|---|---|---|---|",
+    ]
     for c in view.definition_changes:
         out.append("| " + " | ".join(md(x) for x in definition_change_row(c)) + " |")
     return out + [""]
@@ -202,8 +256,10 @@ def _pending(view: ReportView) -> list[str]:
         return []
     out = ["## Pending actions still open", ""]
     for p in view.open_pending:
-        out.append(f"- {md(p.get('action'))} owed on {md(p.get('host'))} "
-                   f"(step {md(p.get('step_id'))}, since {when(p.get('since'))})")
+        out.append(
+            f"- {md(p.get('action'))} owed on {md(p.get('host'))} "
+            f"(step {md(p.get('step_id'))}, since {when(p.get('since'))})"
+        )
     return out + [""]
 
 
@@ -219,12 +275,17 @@ def _host_keys(view: ReportView) -> list[str]:
 
 def _signature(view: ReportView) -> list[str]:
     s = view.signer
-    return ["## Signature", "",
-            f"Signed by {md(s.get('identity'))} with {md(s.get('key_type'))} key "
-            f"{md(s.get('fingerprint'))} (SSHSIG, namespace `runbook`).", "",
-            "The signature proves the log is unchanged since it was signed, by the holder of "
-            "that key. It does not prove that the commands really ran on the hosts.", "",
-            "To verify, get the signer's public key from them directly and check its "
-            "fingerprint with them; never take the key from this log "
-            "(whoever forges a log puts their own key in it):", ""] + \
-        fenced(view.verify_commands, "sh")
+    return [
+        "## Signature",
+        "",
+        f"Signed by {md(s.get('identity'))} with {md(s.get('key_type'))} key "
+        f"{md(s.get('fingerprint'))} (SSHSIG, namespace `runbook`).",
+        "",
+        "The signature proves the log is unchanged since it was signed, by the holder of "
+        "that key. It does not prove that the commands really ran on the hosts.",
+        "",
+        "To verify, get the signer's public key from them directly and check its "
+        "fingerprint with them; never take the key from this log "
+        "(whoever forges a log puts their own key in it):",
+        "",
+    ] + fenced(view.verify_commands, "sh")

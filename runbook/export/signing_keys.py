@@ -8,6 +8,7 @@ passphrase when it is encrypted) or a key held by the running ssh-agent.
 - `agent`, or no key at all: the first key in the agent;
 - `SHA256:...`: the agent key with that fingerprint.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -59,23 +60,28 @@ class Signer:
 def tty_passphrase(path: str) -> str:
     """Ask on the terminal; refuse clearly when there is none (CI, pipes)."""
     if not (sys.stdin and sys.stdin.isatty()):
-        raise SigningError(f"{path}: the key is encrypted and there is no terminal to ask for "
-                           "its passphrase; add it to ssh-agent (ssh-add) and sign through the "
-                           "agent, e.g. --sign-key " + path + ".pub")
+        raise SigningError(
+            f"{path}: the key is encrypted and there is no terminal to ask for "
+            "its passphrase; add it to ssh-agent (ssh-add) and sign through the "
+            "agent, e.g. --sign-key " + path + ".pub"
+        )
     try:
         return getpass.getpass(f"Passphrase for {path}: ")
     except (EOFError, KeyboardInterrupt):
         raise SigningError(f"{path}: no passphrase given") from None
 
 
-def load_signer(sign_key: str | None, *, passphrase_cb: PassphraseCallback | None = None,
-                agent_path: str | None = None) -> Signer:
+def load_signer(
+    sign_key: str | None, *, passphrase_cb: PassphraseCallback | None = None, agent_path: str | None = None
+) -> Signer:
     agent_path = agent_path or os.environ.get("SSH_AUTH_SOCK") or None
     if sign_key in (None, "", "agent") or str(sign_key).startswith("SHA256:"):
         want = sign_key if sign_key and sign_key.startswith("SHA256:") else None
         if not agent_path:
-            raise SigningError("no signing key: pass --sign-key KEYFILE, or start ssh-agent "
-                               "and ssh-add your key (SSH_AUTH_SOCK is not set)")
+            raise SigningError(
+                "no signing key: pass --sign-key KEYFILE, or start ssh-agent "
+                "and ssh-add your key (SSH_AUTH_SOCK is not set)"
+            )
         return _agent_signer(agent_path, fingerprint=want)
     path = Path(sign_key).expanduser()
     if not path.is_file():
@@ -84,16 +90,16 @@ def load_signer(sign_key: str | None, *, passphrase_cb: PassphraseCallback | Non
     public = _as_public_key(text)
     if public is not None:  # a .pub file: the agent holds the private half
         if not agent_path:
-            raise SigningError(f"{path} is a public key; its private key must be in ssh-agent, "
-                               "but SSH_AUTH_SOCK is not set")
+            raise SigningError(
+                f"{path} is a public key; its private key must be in ssh-agent, but SSH_AUTH_SOCK is not set"
+            )
         return _agent_signer(agent_path, fingerprint=sshsig.fingerprint(public), named=str(path))
     pub_file = Path(str(path) + ".pub")
     if agent_path and pub_file.is_file():
         sibling = _as_public_key(pub_file.read_bytes())
         if sibling is not None:
             try:
-                return _agent_signer(agent_path, fingerprint=sshsig.fingerprint(sibling),
-                                     named=str(path))
+                return _agent_signer(agent_path, fingerprint=sshsig.fingerprint(sibling), named=str(path))
             except SigningError:
                 pass  # not in the agent (or no agent): load the file below
     return _file_signer(path, text, passphrase_cb or tty_passphrase)
@@ -122,7 +128,7 @@ def _file_signer(path: Path, text: bytes, passphrase_cb: PassphraseCallback) -> 
             raise SigningError(f"{path}: the key is encrypted and no passphrase was given")
         key = _import_private(path, text, passphrase)
     public = key.convert_to_public()
-    comment = (key.get_comment() or "")
+    comment = key.get_comment() or ""
     return Signer(public, comment, f"file {path}", lambda data: sshsig.sign_with_key(key, data))
 
 
@@ -132,8 +138,10 @@ def _import_private(path: Path, text: bytes, passphrase: str | None) -> asyncssh
         return asyncssh.import_private_key(text, passphrase)
     except asyncssh.KeyEncryptionError as exc:
         if "bcrypt" in str(exc):
-            raise SigningError(f"{path}: encrypted OpenSSH keys need the Python package "
-                               "'bcrypt' (pip install bcrypt), or sign through ssh-agent") from None
+            raise SigningError(
+                f"{path}: encrypted OpenSSH keys need the Python package "
+                "'bcrypt' (pip install bcrypt), or sign through ssh-agent"
+            ) from None
         return None  # incorrect passphrase
     except asyncssh.KeyImportError as exc:
         if passphrase is None and "Passphrase must be specified" in str(exc):

@@ -7,6 +7,7 @@ refuse what `ssh-keygen -Y verify -n runbook` refuses and asyncssh's
 `validate_sshsig` alone would not (another namespace, RSA with SHA-1), and
 then lets `validate_sshsig` check the signature and the allowed_signers entry.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -69,7 +70,7 @@ def allowed_signers_line(identity: str, key: asyncssh.SSHKey) -> str:
 
 def armor(blob: bytes) -> bytes:
     b64 = binascii.b2a_base64(blob, newline=False)
-    lines = [b64[i:i + _WRAP] for i in range(0, len(b64), _WRAP)]
+    lines = [b64[i : i + _WRAP] for i in range(0, len(b64), _WRAP)]
     return b"\n".join([_BEGIN, *lines, _END]) + b"\n"
 
 
@@ -77,8 +78,8 @@ def dearmor(text: bytes) -> bytes:
     lines = [ln.strip() for ln in text.strip().splitlines()]
     if len(lines) < 3 or lines[0] != _BEGIN or lines[-1] != _END:
         raise SignatureFormatError(
-            "not an armored SSH signature (-----BEGIN SSH SIGNATURE----- ... "
-            "-----END SSH SIGNATURE-----)")
+            "not an armored SSH signature (-----BEGIN SSH SIGNATURE----- ... -----END SSH SIGNATURE-----)"
+        )
     try:
         return binascii.a2b_base64(b"".join(lines[1:-1]))
     except binascii.Error as exc:
@@ -88,14 +89,22 @@ def dearmor(text: bytes) -> bytes:
 def signed_data(data: bytes, namespace: str = NAMESPACE, hash_name: str = HASH_NAME) -> bytes:
     """The blob a key actually signs: magic, namespace, reserved, hash name, H(data)."""
     digest = hashlib.new(hash_name, data).digest()
-    return (_MAGIC + String(namespace) + String(b"") + String(hash_name) + String(digest))
+    return _MAGIC + String(namespace) + String(b"") + String(hash_name) + String(digest)
 
 
-def wrap_signature(public_data: bytes, ssh_signature: bytes, namespace: str = NAMESPACE,
-                   hash_name: str = HASH_NAME) -> bytes:
+def wrap_signature(
+    public_data: bytes, ssh_signature: bytes, namespace: str = NAMESPACE, hash_name: str = HASH_NAME
+) -> bytes:
     """The armored SSHSIG around a raw SSH signature made over `signed_data`."""
-    blob = (_MAGIC + UInt32(_VERSION) + String(public_data) + String(namespace)
-            + String(b"") + String(hash_name) + String(ssh_signature))
+    blob = (
+        _MAGIC
+        + UInt32(_VERSION)
+        + String(public_data)
+        + String(namespace)
+        + String(b"")
+        + String(hash_name)
+        + String(ssh_signature)
+    )
     return armor(blob)
 
 
@@ -132,8 +141,9 @@ def parse_signature(text: bytes) -> ParsedSignature:
     return ParsedSignature(key, namespace, hash_name, sig_algorithm)
 
 
-def check_signature(data: bytes, sig_text: bytes, *, allowed_signers: str | None,
-                    identity: str | None) -> SignatureCheck:
+def check_signature(
+    data: bytes, sig_text: bytes, *, allowed_signers: str | None, identity: str | None
+) -> SignatureCheck:
     """Check `sig_text` over `data` as `ssh-keygen -Y verify -n runbook` does.
 
     With `allowed_signers` (the file's text), the key must be listed for
@@ -159,17 +169,28 @@ def check_signature(data: bytes, sig_text: bytes, *, allowed_signers: str | None
     if allowed_signers is None:
         anyone = f'* namespaces="{NAMESPACE}" {public_key_line(parsed.public_key)}'
         if not asyncssh.validate_sshsig(data, sig_text, "*", anyone.encode()):
-            return fail(f"does not match the log (key {fp}): the log was changed after "
-                        "signing, or the signature belongs to another file")
+            return fail(
+                f"does not match the log (key {fp}): the log was changed after "
+                "signing, or the signature belongs to another file"
+            )
         return SignatureCheck(True, f"valid signature by key {fp} ({key_type})", fp, key_type)
     principal = identity or ""
     signers = asyncssh.import_allowed_signers(allowed_signers)  # ValueError: no entries
     if asyncssh.validate_sshsig(data, sig_text, principal, signers):
-        return SignatureCheck(True, f"valid signature by {principal} (key {fp}, {key_type}), "
-                              "listed in allowed_signers", fp, key_type, principal, True)
+        return SignatureCheck(
+            True,
+            f"valid signature by {principal} (key {fp}, {key_type}), listed in allowed_signers",
+            fp,
+            key_type,
+            principal,
+            True,
+        )
     anyone = f'* namespaces="{NAMESPACE}" {public_key_line(parsed.public_key)}'
     if not asyncssh.validate_sshsig(data, sig_text, "*", anyone.encode()):
-        return fail(f"does not match the log (key {fp}): the log was changed after "
-                    "signing, or the signature belongs to another file")
-    return fail(f"key {fp} is not allowed in allowed_signers for identity {principal!r} "
-                f"and namespace {NAMESPACE!r}")
+        return fail(
+            f"does not match the log (key {fp}): the log was changed after "
+            "signing, or the signature belongs to another file"
+        )
+    return fail(
+        f"key {fp} is not allowed in allowed_signers for identity {principal!r} and namespace {NAMESPACE!r}"
+    )

@@ -6,6 +6,7 @@ log's own journal and compares, so an edited verdict is named and a log can
 never say other than `runbook status` and the TUI said; the report draws
 from it. One function, three users.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -62,8 +63,9 @@ def replay(entries: Iterable[Any], manual: frozenset[str] = frozenset()) -> RunS
     for entry in entries:
         event = entry.get("event") if isinstance(entry, dict) else None
         if not isinstance(event, dict) or event.get("type") not in EVENT_TYPES:
-            raise ValueError(f"journal entry {entry.get('seq') if isinstance(entry, dict) else '?'}: "
-                             "not a runbook event")
+            raise ValueError(
+                f"journal entry {entry.get('seq') if isinstance(entry, dict) else '?'}: not a runbook event"
+            )
         try:
             state.apply(event_from_dict(event))
         except (TypeError, ValueError, KeyError) as exc:
@@ -72,13 +74,15 @@ def replay(entries: Iterable[Any], manual: frozenset[str] = frozenset()) -> RunS
     return state
 
 
-def final_verdicts(state: RunState, results: list[dict], at: float,
-                   targets: dict[str, list[str]] | None = None) -> dict[str, dict]:
+def final_verdicts(
+    state: RunState, results: list[dict], at: float, targets: dict[str, list[str]] | None = None
+) -> dict[str, dict]:
     """step_id -> host -> {status, reason, source}: rules.judge for every host the
     step targets or the run has a result or a decision for. `source` names what
     decided (`results[3]`, `decisions[0]`); a host nothing decided is left out."""
-    result_index = {(str(r.get("step_id")), str(r.get("action")), str(r.get("host"))): i
-                    for i, r in enumerate(results)}
+    result_index = {
+        (str(r.get("step_id")), str(r.get("action")), str(r.get("host"))): i for i, r in enumerate(results)
+    }
     decision_index = {id(d): j for j, d in enumerate(state.decisions)}
     pairs = dict.fromkeys((step, h) for step, hosts in (targets or {}).items() for h in hosts)
     pairs.update(dict.fromkeys(state.outcomes))
@@ -96,13 +100,17 @@ def final_verdicts(state: RunState, results: list[dict], at: float,
             source = f"results[{result_index.get((step, out.action, host), '?')}]"
         else:
             source = f"decisions[{decision_index[id(covering[j.decided_by])]}]"
-        verdicts.setdefault(step, {})[host] = {"status": j.status.value, "reason": j.reason,
-                                               "source": source}
+        verdicts.setdefault(step, {})[host] = {"status": j.status.value, "reason": j.reason, "source": source}
     return verdicts
 
 
-def step_statuses(step_ids: list[str], state: RunState, verdicts: dict[str, dict],
-                  at: float, targets: dict[str, list[str]] | None = None) -> dict[str, str]:
+def step_statuses(
+    step_ids: list[str],
+    state: RunState,
+    verdicts: dict[str, dict],
+    at: float,
+    targets: dict[str, list[str]] | None = None,
+) -> dict[str, str]:
     """Each step's status from its hosts' verdicts (rules.step_status), a targeted
     host with none counting as pending; a step with no host known is judged by
     its whole-step decisions alone."""
@@ -127,10 +135,19 @@ def _status(value: str) -> Status:
 
 def changes(results: list[dict]) -> list[dict]:
     """Applied changes and rollbacks, with the `before` values kept for rollback."""
-    return [{"result": i, "step_id": r.get("step_id"), "host": r.get("host"),
-             "action": r.get("action"), "status": r.get("status"), "before": r.get("before"),
-             "ended": r.get("ended")}
-            for i, r in enumerate(results) if r.get("action") in CHANGE_ACTIONS]
+    return [
+        {
+            "result": i,
+            "step_id": r.get("step_id"),
+            "host": r.get("host"),
+            "action": r.get("action"),
+            "status": r.get("status"),
+            "before": r.get("before"),
+            "ended": r.get("ended"),
+        }
+        for i, r in enumerate(results)
+        if r.get("action") in CHANGE_ACTIONS
+    ]
 
 
 def open_pending_actions(pending: list[dict]) -> list[dict]:
@@ -143,8 +160,15 @@ def open_pending_actions(pending: list[dict]) -> list[dict]:
             latest[key] = cand
     owed = [v[2] for v in latest.values() if rules.still_owed(str(v[2].get("state")))]
     owed.sort(key=lambda p: (str(p.get("step_id")), str(p.get("action")), str(p.get("host"))))
-    return [{"step_id": p.get("step_id"), "host": p.get("host"), "action": p.get("action"),
-             "since": p.get("time")} for p in owed]
+    return [
+        {
+            "step_id": p.get("step_id"),
+            "host": p.get("host"),
+            "action": p.get("action"),
+            "since": p.get("time"),
+        }
+        for p in owed
+    ]
 
 
 def summarize(doc: dict) -> dict:
@@ -153,8 +177,9 @@ def summarize(doc: dict) -> dict:
     at = reference_time(doc.get("run", {}), results, decisions)
     steps = doc.get("steps", [])
     manual = frozenset(str(s.get("id")) for s in steps if (s.get("definition") or {}).get("manual"))
-    targets = {str(s.get("id")): [str(h) for h in s["targets"]] for s in steps
-               if isinstance(s.get("targets"), list)}
+    targets = {
+        str(s.get("id")): [str(h) for h in s["targets"]] for s in steps if isinstance(s.get("targets"), list)
+    }
     state = replay((doc.get("journal") or {}).get("entries") or [], manual)
     verdicts = final_verdicts(state, results, at, targets)
     step_ids = [s.get("id") for s in steps]

@@ -5,6 +5,7 @@ element. Exit codes: 0 all good and signed by a signer of --allowed-signers,
 `verify_log`), 5 intact but no trusted signer was given (any key can sign
 a log and call itself anything: without --allowed-signers nothing says who
 signed, so this is never reported as OK; docs/security.md)."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,10 @@ class VerifyReport:
         if self.ok and self.trusted:
             lines.append(f"OK: signed by {self.signer_identity or 'key'} {self.signer_fingerprint}")
         elif self.ok:
-            lines.append(f"NOT TRUSTED: {UNTRUSTED} (signed by key {self.signer_fingerprint}, "
-                         f"which calls itself {self.signer_identity or 'nothing'})")
+            lines.append(
+                f"NOT TRUSTED: {UNTRUSTED} (signed by key {self.signer_fingerprint}, "
+                f"which calls itself {self.signer_identity or 'nothing'})"
+            )
         else:
             lines.append(f"FAILED: {self.first_broken}")
             lines.append("Broken:")
@@ -87,8 +90,7 @@ def _parse_json(raw: bytes) -> Any:
     def no_constant(name: str) -> Any:
         raise ValueError(f"{name} is not allowed")
 
-    return json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates,
-                      parse_constant=no_constant)
+    return json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates, parse_constant=no_constant)
 
 
 def _canonical_problem(raw: bytes, doc: Any) -> str | None:
@@ -99,22 +101,26 @@ def _canonical_problem(raw: bytes, doc: Any) -> str | None:
     if again == raw:
         return None
     at = next((i for i, (a, b) in enumerate(zip(raw, again)) if a != b), min(len(raw), len(again)))
-    near = raw[max(0, at - 30):at + 30].decode("utf-8", "replace")
-    return (f"canonical form: byte {at} differs from the canonical serialisation "
-            f"(near {near!r}); the bytes were reformatted or reordered")
+    near = raw[max(0, at - 30) : at + 30].decode("utf-8", "replace")
+    return (
+        f"canonical form: byte {at} differs from the canonical serialisation "
+        f"(near {near!r}); the bytes were reformatted or reordered"
+    )
 
 
-def verify_log(path: str | Path, signature: str | Path | None = None,
-               allowed_signers: str | Path | None = None,
-               identity: str | None = None) -> VerifyReport:
+def verify_log(
+    path: str | Path,
+    signature: str | Path | None = None,
+    allowed_signers: str | Path | None = None,
+    identity: str | None = None,
+) -> VerifyReport:
     path = Path(path)
     raw = _read(path, "log file", "")
     sig_path = Path(signature) if signature else Path(str(path) + ".sig")
     sig = _read(sig_path, "signature file", "" if signature else " (pass --signature FILE)")
     allowed_text = None
     if allowed_signers is not None:
-        allowed_text = _read(Path(allowed_signers), "allowed_signers file", "").decode(
-            "utf-8", "replace")
+        allowed_text = _read(Path(allowed_signers), "allowed_signers file", "").decode("utf-8", "replace")
         try:
             asyncssh.import_allowed_signers(allowed_text)
         except ValueError as exc:
@@ -134,13 +140,14 @@ def verify_log(path: str | Path, signature: str | Path | None = None,
             problems.append(canon)
         findings = check_document(doc)
         problems += findings.problems
-    signer = doc.get("signer") if isinstance(doc, dict) and isinstance(doc.get("signer"), dict) \
-        else {}
+    signer = doc.get("signer") if isinstance(doc, dict) and isinstance(doc.get("signer"), dict) else {}
     principal = identity or signer.get("identity")
     check = sshsig.check_signature(raw, sig, allowed_signers=allowed_text, identity=principal)
     if check.fingerprint and signer and signer.get("fingerprint") != check.fingerprint:
-        problems.append(f"signer.fingerprint: the log names {signer.get('fingerprint')}, but the "
-                        f"signature was made by {check.fingerprint}")
+        problems.append(
+            f"signer.fingerprint: the log names {signer.get('fingerprint')}, but the "
+            f"signature was made by {check.fingerprint}"
+        )
     if not check.ok:
         problems.append(check.message)
     report.problems = problems
@@ -153,19 +160,22 @@ def verify_log(path: str | Path, signature: str | Path | None = None,
     return report
 
 
-def _explain(report: VerifyReport, check: sshsig.SignatureCheck, findings: Any, size: int,
-             allowed_signers: Any) -> None:
+def _explain(
+    report: VerifyReport, check: sshsig.SignatureCheck, findings: Any, size: int, allowed_signers: Any
+) -> None:
     fp = check.fingerprint or "(unknown key)"
     if report.ok:
         if check.via_allowed_signers:
             report.proven.append(
                 f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by "
                 f"{report.signer_identity}, key {fp} ({check.key_type}), listed in "
-                f"{allowed_signers}: the log is unchanged since this signer signed it")
+                f"{allowed_signers}: the log is unchanged since this signer signed it"
+            )
         else:
             report.proven.append(
                 f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by key {fp} "
-                f"({check.key_type}): the log is unchanged since this key signed it")
+                f"({check.key_type}): the log is unchanged since this key signed it"
+            )
         c = findings.counts
         report.proven += [
             f"canonical form: re-serialising gives the same {size} bytes",
@@ -175,16 +185,19 @@ def _explain(report: VerifyReport, check: sshsig.SignatureCheck, findings: Any, 
             "summary: every verdict follows from the results and decisions",
         ]
         backed = c.get("results", 0) - findings.unbacked_results
-        report.proven.append(f"results: {backed} of {c.get('results', 0)} agree with their "
-                             "finished event in the journal")
+        report.proven.append(
+            f"results: {backed} of {c.get('results', 0)} agree with their finished event in the journal"
+        )
     else:
         report.not_proven.append("anything in this log: it does not verify (see Broken)")
     if not check.via_allowed_signers:
         report.not_proven.append(
             f"who signed: without --allowed-signers the signer is only as trusted as the key "
-            f"fingerprint {fp}; compare it with the fingerprint the signer gave you another way")
+            f"fingerprint {fp}; compare it with the fingerprint the signer gave you another way"
+        )
     if findings is not None and findings.unbacked_results:
         report.not_proven.append(
             f"{findings.unbacked_results} results have no finished event in the journal "
-            "(interrupted, or recorded otherwise); they rest on the signature alone")
+            "(interrupted, or recorded otherwise); they rest on the signature alone"
+        )
     report.not_proven += completion_log.CLAIMS["does_not_prove"]

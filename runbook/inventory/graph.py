@@ -15,6 +15,7 @@ Where ansible only warns and skips (an unknown key in a group, a group that is
 not a mapping) or gives up on the file, this reader records a Problem and goes
 on, so one run reports every mistake as FILE:LINE: message.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -100,11 +101,16 @@ class InventoryGraph:
             self._problem(file, None, "empty inventory file")
             return
         if not isinstance(data, Mapping):
-            self._problem(file, getattr(data, "line", 1), f"expected a mapping of groups, found {_kind(data)}")
+            self._problem(
+                file, getattr(data, "line", 1), f"expected a mapping of groups, found {_kind(data)}"
+            )
             return
         if data.get("plugin"):
-            self._problem(file, _line(data, "plugin", 1),
-                          "inventory plugin configuration is not supported: write a static YAML inventory")
+            self._problem(
+                file,
+                _line(data, "plugin", 1),
+                "inventory plugin configuration is not supported: write a static YAML inventory",
+            )
             return
         for name, body in data.items():
             self._read_group(name, body, file, _line(data, name, 1))
@@ -114,8 +120,9 @@ class InventoryGraph:
             self._problem(file, line, f"group name must be a non-empty string, found {name!r}")
             return None
         if body is not None and not isinstance(body, Mapping):
-            self._problem(file, line, f"group '{name}' must be a mapping with hosts/children/vars, "
-                          f"found {_kind(body)}")
+            self._problem(
+                file, line, f"group '{name}' must be a mapping with hosts/children/vars, found {_kind(body)}"
+            )
             return None
         group = self.groups.get(name)
         if group is None:
@@ -125,15 +132,20 @@ class InventoryGraph:
         for key, section in (body or {}).items():
             where = _line(body, key, line)
             if key not in SECTIONS:
-                self._problem(file, where, f"unknown key {key!r} in group '{name}' "
-                              "(a group has only hosts, children and vars)")
+                self._problem(
+                    file,
+                    where,
+                    f"unknown key {key!r} in group '{name}' (a group has only hosts, children and vars)",
+                )
                 continue
             if isinstance(section, str):
                 section = {section: None}
             if section is None:
                 continue
             if not isinstance(section, Mapping):
-                self._problem(file, where, f"'{key}' of group '{name}' must be a mapping, found {_kind(section)}")
+                self._problem(
+                    file, where, f"'{key}' of group '{name}' must be a mapping, found {_kind(section)}"
+                )
                 continue
             for item, value in section.items():
                 item_line = _line(section, item, where)
@@ -172,8 +184,12 @@ class InventoryGraph:
                 continue
             if "," in name or any(ch.isspace() for ch in name):
                 # `gpu04,gpu05` would read as two hosts in every host list and --hosts
-                self._problem(file, line, f"host '{name}': a host name cannot contain a comma or "
-                                          "a space (host lists are comma-separated); one key per host")
+                self._problem(
+                    file,
+                    line,
+                    f"host '{name}': a host name cannot contain a comma or "
+                    "a space (host lists are comma-separated); one key per host",
+                )
                 continue
             self._add_host(name, group, port, file, line)
             self.hosts[name].vars.update(values)

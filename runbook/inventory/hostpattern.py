@@ -19,6 +19,7 @@ One deliberate difference: ansible silently expands a numeric range whose
 begin is above its end (`gpu[10:1]`) to no host at all; here that is an
 error, like the same mistake in a letter range already is in ansible.
 """
+
 from __future__ import annotations
 
 import re
@@ -114,8 +115,9 @@ def expand_ranges(pattern: str, limit: int = MAX_RANGE_HOSTS) -> list[str]:
             )
     values = _range_values(begin, end, step, body)
     if len(values) > limit:
-        raise HostPatternError(f"host range [{body}] makes one key stand for more than "
-                               f"{MAX_RANGE_HOSTS} names")
+        raise HostPatternError(
+            f"host range [{body}] makes one key stand for more than {MAX_RANGE_HOSTS} names"
+        )
     names: list[str] = []
     for value in values:
         name = head + (value.zfill(width) if width else value) + tail

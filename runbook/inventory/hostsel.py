@@ -27,6 +27,7 @@ HostSelectionError that lists every unknown name (folded). A valid expression
 may still select nothing (`compute&sm`): that is an empty list, not an error.
 The result is in inventory order (the order hosts were first defined).
 """
+
 from __future__ import annotations
 
 import re
@@ -77,8 +78,11 @@ def select_hosts(inv: Inventory, expr: str) -> list[str]:
         if unknown_groups:
             parts.append("no such group: " + ", ".join("@" + g for g in unknown_groups))
         if unknown_words:
-            hint = (" (combine with NodeSet's , ! & ^ — not Ansible's ':' as in compute:!gpu07)"
-                    if any(":" in w for w in unknown_words) else "")
+            hint = (
+                " (combine with NodeSet's , ! & ^ — not Ansible's ':' as in compute:!gpu07)"
+                if any(":" in w for w in unknown_words)
+                else ""
+            )
             parts.append("no such group or host: " + ", ".join(unknown_words) + hint)
         if missing_hosts:
             parts.append("no such host: " + fold(missing_hosts))
@@ -115,8 +119,14 @@ def _split(expr: str) -> tuple[list[str], list[str]]:
     return operands, operators
 
 
-def _operand(inv: Inventory, expr: str, token: str, unknown_groups: list[str],
-             unknown_words: list[str], missing_hosts: list[str]) -> set[str]:
+def _operand(
+    inv: Inventory,
+    expr: str,
+    token: str,
+    unknown_groups: list[str],
+    unknown_words: list[str],
+    missing_hosts: list[str],
+) -> set[str]:
     if token.startswith("@"):
         if token[1:] in inv.groups:
             return set(inv.group_members(token[1:]))
@@ -132,8 +142,10 @@ def _operand(inv: Inventory, expr: str, token: str, unknown_groups: list[str],
     try:
         size = _pattern_size(token)  # before NodeSet, which builds a set of every index
         if size > MAX_RANGE_HOSTS:
-            raise HostSelectionError(f"host selection {expr!r}: {token!r} stands for {size} "
-                                     f"names, more than the {MAX_RANGE_HOSTS} a pattern may")
+            raise HostSelectionError(
+                f"host selection {expr!r}: {token!r} stands for {size} "
+                f"names, more than the {MAX_RANGE_HOSTS} a pattern may"
+            )
         names = list(NodeSet(token, resolver=RESOLVER_NOGROUP))
     except NodeSetException as exc:
         hint = " (NodeSet ranges use '-': gpu[01-48], not gpu[01:48])" if ":" in token else ""

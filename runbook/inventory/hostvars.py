@@ -22,6 +22,7 @@ replacing what came before (shallow: a dict value is replaced whole):
   5. the host's own vars (inventory + host_vars file), then the host_vars file again
 Finally the names ansible-inventory hides (its INTERNAL_STATIC_VARS) are dropped.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,16 +36,43 @@ from .graph import InventoryGraph
 VARS_EXTENSIONS = (".yml", ".yaml", ".json")
 
 # Names ansible sets itself; `ansible-inventory --list/--host` never shows them.
-INTERNAL_VARS = frozenset({
-    "ansible_async_path", "ansible_collection_name", "ansible_config_file",
-    "ansible_dependent_role_names", "ansible_diff_mode", "ansible_facts", "ansible_forks",
-    "ansible_inventory_sources", "ansible_limit", "ansible_play_batch", "ansible_play_hosts",
-    "ansible_play_hosts_all", "ansible_play_role_names", "ansible_playbook_python",
-    "ansible_role_name", "ansible_role_names", "ansible_run_tags", "ansible_skip_tags",
-    "ansible_verbosity", "ansible_version", "inventory_dir", "inventory_file",
-    "inventory_hostname", "inventory_hostname_short", "groups", "group_names", "hostvars",
-    "playbook_dir", "play_hosts", "role_name", "role_names", "role_path", "role_uuid",
-})
+INTERNAL_VARS = frozenset(
+    {
+        "ansible_async_path",
+        "ansible_collection_name",
+        "ansible_config_file",
+        "ansible_dependent_role_names",
+        "ansible_diff_mode",
+        "ansible_facts",
+        "ansible_forks",
+        "ansible_inventory_sources",
+        "ansible_limit",
+        "ansible_play_batch",
+        "ansible_play_hosts",
+        "ansible_play_hosts_all",
+        "ansible_play_role_names",
+        "ansible_playbook_python",
+        "ansible_role_name",
+        "ansible_role_names",
+        "ansible_run_tags",
+        "ansible_skip_tags",
+        "ansible_verbosity",
+        "ansible_version",
+        "inventory_dir",
+        "inventory_file",
+        "inventory_hostname",
+        "inventory_hostname_short",
+        "groups",
+        "group_names",
+        "hostvars",
+        "playbook_dir",
+        "play_hosts",
+        "role_name",
+        "role_names",
+        "role_path",
+        "role_uuid",
+    }
+)
 
 
 class VarsFiles:
@@ -110,8 +138,13 @@ class VarsFiles:
                 self.problems.extend(exc.problems)
                 return None
             if data and not isinstance(data, Mapping):
-                self.problems.append(Problem(path, getattr(data, "line", 1),
-                                             "a vars file must be a mapping of variable names to values"))
+                self.problems.append(
+                    Problem(
+                        path,
+                        getattr(data, "line", 1),
+                        "a vars file must be a mapping of variable names to values",
+                    )
+                )
                 return None
             self._loaded[path] = data
         return self._loaded[path]

@@ -24,6 +24,7 @@ Inventory.sources order: inventory files in reading order, then the
 group_vars/host_vars files in path order (for one file with no vars files it
 equals `sha256sum FILE`).
 """
+
 from __future__ import annotations
 
 import datetime as _dt
@@ -43,8 +44,14 @@ from .hostsel import HostSelectionError, fold, select_hosts
 from .hostvars import VarsFiles, merged_vars
 
 __all__ = [
-    "load_inventory", "ansible_list", "ansible_host", "dumps", "host_vars",
-    "select_hosts", "fold", "HostSelectionError",
+    "load_inventory",
+    "ansible_list",
+    "ansible_host",
+    "dumps",
+    "host_vars",
+    "select_hosts",
+    "fold",
+    "HostSelectionError",
 ]
 
 INVENTORY_EXTENSIONS = (".yaml", ".yml", ".json")

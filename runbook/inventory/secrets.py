@@ -14,6 +14,7 @@ the value itself is Ansible Vault cipher text (`$ANSIBLE_VAULT;...`),
 whatever its name. Matching errs on the side of hiding: a design value named
 like a password is hidden too. See docs/security.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -53,8 +54,10 @@ def redact(variables: Any) -> Any:
     """A copy of `variables` (dicts and lists at any depth) with secrets replaced
     by REDACTED; the input is not changed."""
     if isinstance(variables, dict):
-        return {k: (REDACTED if is_secret_name(k) and v not in (None, "") else redact(v))
-                for k, v in variables.items()}
+        return {
+            k: (REDACTED if is_secret_name(k) and v not in (None, "") else redact(v))
+            for k, v in variables.items()
+        }
     if isinstance(variables, (list, tuple)):
         return [redact(v) for v in variables]
     if is_secret_value(variables):
@@ -63,8 +66,14 @@ def redact(variables: Any) -> Any:
 
 
 # How a host is reached: recorded in the log with the design values.
-ADDRESSING = ("ansible_host", "ansible_port", "ansible_user",
-              "ansible_ssh_host", "ansible_ssh_port", "ansible_ssh_user")
+ADDRESSING = (
+    "ansible_host",
+    "ansible_port",
+    "ansible_user",
+    "ansible_ssh_host",
+    "ansible_ssh_port",
+    "ansible_ssh_user",
+)
 
 
 def _strings(value: Any):

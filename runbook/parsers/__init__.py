@@ -1,6 +1,7 @@
 """Parser registry. Every module in this package that defines `PARSERS`
 (a list of `Parser`) is registered under each parser's name; modules are
 found automatically, so adding a parser is adding a file."""
+
 from __future__ import annotations
 
 from functools import cache

@@ -1,6 +1,7 @@
 """Small text helpers shared by the host-side parsers (nvidia-smi, lspci,
 dmidecode, numactl, sysfs, ...). Not a parser module itself: the leading
 underscore keeps the registry from scanning it."""
+
 from __future__ import annotations
 
 import re
@@ -88,8 +89,8 @@ def split_rank_label(line: str) -> tuple[str, str | None, str | None]:
     """(line without its label, "srun" | "mpirun" | None, the rank it names: "0", "1,0")."""
     m = _MPI_LABEL.match(line)
     if m:
-        return line[m.end():], "mpirun", m["id"]
+        return line[m.end() :], "mpirun", m["id"]
     m = _SRUN_LABEL.match(line)
     if m:
-        return line[m.end():], "srun", m["id"]
+        return line[m.end() :], "srun", m["id"]
     return line, None, None

@@ -9,6 +9,7 @@ compared with each other:
 - Link rates are the nominal data rate in Gb/s (4X EDR = 100, 4X HDR = 200),
   the same number ``ibstat`` prints as ``Rate:``.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,13 +20,25 @@ from .base import ParseError
 # Per-lane nominal data rate (Gb/s) by the lane signalling speed iblinkinfo /
 # smpquery print, and by the generation name ibnetdiscover prints.
 _LANE_BY_SIGNAL = {
-    "2.5": (2.5, "SDR"), "5.0": (5, "DDR"), "10.0": (10, "QDR"),
-    "14.0625": (14, "FDR"), "25.78125": (25, "EDR"), "53.125": (50, "HDR"),
-    "106.25": (100, "NDR"), "212.5": (200, "XDR"),
+    "2.5": (2.5, "SDR"),
+    "5.0": (5, "DDR"),
+    "10.0": (10, "QDR"),
+    "14.0625": (14, "FDR"),
+    "25.78125": (25, "EDR"),
+    "53.125": (50, "HDR"),
+    "106.25": (100, "NDR"),
+    "212.5": (200, "XDR"),
 }
 _LANE_BY_NAME = {
-    "SDR": 2.5, "DDR": 5, "QDR": 10, "FDR10": 10, "FDR": 14, "EDR": 25,
-    "HDR": 50, "NDR": 100, "XDR": 200,
+    "SDR": 2.5,
+    "DDR": 5,
+    "QDR": 10,
+    "FDR10": 10,
+    "FDR": 14,
+    "EDR": 25,
+    "HDR": 50,
+    "NDR": 100,
+    "XDR": 200,
 }
 
 

@@ -14,6 +14,7 @@ A parser that supports the lenient mode takes a keyword argument `gaps` and
 reports every absent piece with `gaps.missing(...)`; in strict mode that call
 raises, so one code path serves both modes.
 """
+
 from __future__ import annotations
 
 import textwrap

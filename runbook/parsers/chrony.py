@@ -14,6 +14,7 @@ Record:
       not 00000000 (chronyd has no source yet)
   fields: every "Key : value" line as printed, keys snake_cased
 """
+
 from __future__ import annotations
 
 import re
@@ -33,8 +34,9 @@ def _signed(value: str | None, key: str) -> float | None:
         return None
     m = _SIGNED.match(value.strip())
     if not m:
-        raise ParseError(f"chronyc tracking: expected a number of seconds or ppm for {key!r}, "
-                         f"found {value!r}")
+        raise ParseError(
+            f"chronyc tracking: expected a number of seconds or ppm for {key!r}, found {value!r}"
+        )
     number = float(m["n"])
     return -number if m["dir"] == "slow" else number
 
@@ -54,8 +56,9 @@ def parse_chronyc_tracking(text: str) -> Record:
         fail("`chronyc tracking` output with 'Reference ID' and 'System time' lines", text)
     ref = _REF.match(fields["reference_id"])
     if not ref:
-        raise ParseError(f"chronyc tracking: expected 'Reference ID : XXXXXXXX (name)', "
-                         f"found {fields['reference_id']!r}")
+        raise ParseError(
+            f"chronyc tracking: expected 'Reference ID : XXXXXXXX (name)', found {fields['reference_id']!r}"
+        )
     offset = _signed(fields["system_time"], "System time")
     leap = fields.get("leap_status")
     return {
@@ -80,5 +83,11 @@ def parse_chronyc_tracking(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="chronyc-tracking", reads="chronyc tracking", func=parse_chronyc_tracking,
-           description="chrony sync state: reference, stratum, system time offset, leap status")]
+PARSERS = [
+    Parser(
+        name="chronyc-tracking",
+        reads="chronyc tracking",
+        func=parse_chronyc_tracking,
+        description="chrony sync state: reference, stratum, system time offset, leap status",
+    )
+]

@@ -20,6 +20,7 @@ Wrapped message cells (continuation rows) are joined as dcgmi cut them: with a s
 cut fell between words, without one where it fell inside a word.
 Lenient mode (a pasted fragment): a table without its closing border is read.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,11 +34,15 @@ _SECTION = re.compile(r"^[|+]-+\s+(?P<name>[A-Za-z][\w /]*?)\s+-+\+[-+|]*$")
 _ROW = re.compile(r"^\|(?P<name>[^|]*)\|(?P<value>.*)\|\s*$")
 _GPU_RESULT = re.compile(r"^GPU\s?(?P<gpu>\d+)\s*:\s*(?P<result>\S.*)$")
 _MESSAGE = re.compile(r"^(?P<level>Error|Warning|Info)\s*:\s*(?P<text>.*)$", re.I)
-_RESULT = re.compile(r"^(?P<result>Pass|Fail|Warn|Skip|Not Run|Skipped|Error|Incomplete)\b(?P<rest>.*)$",
-                     re.I)
+_RESULT = re.compile(
+    r"^(?P<result>Pass|Fail|Warn|Skip|Not Run|Skipped|Error|Incomplete)\b(?P<rest>.*)$", re.I
+)
 _MESSAGE_NAMES = {"error": "error", "warning": "warning", "info": "info"}
-_META = {"DCGM Version": "dcgm_version", "Driver Version Detected": "driver_version",
-         "GPU Device IDs Detected": "gpu_device_ids"}
+_META = {
+    "DCGM Version": "dcgm_version",
+    "Driver Version Detected": "driver_version",
+    "GPU Device IDs Detected": "gpu_device_ids",
+}
 
 
 def _gpu_of(text: str) -> int | None:
@@ -54,15 +59,30 @@ def _test(category: str | None, name: str, cell: str) -> Record:
     m = _RESULT.match(cell)
     result = m.group("result").title() if m else cell.split(" - ")[0].strip() or None
     failed = _failed_from_text(cell) if result in ("Fail", "Warn") else []
-    return {"category": category, "name": name, "result": result, "result_text": cell,
-            "gpus": {}, "failed_gpus": failed, "messages": []}
+    return {
+        "category": category,
+        "name": name,
+        "result": result,
+        "result_text": cell,
+        "gpus": {},
+        "failed_gpus": failed,
+        "messages": [],
+    }
 
 
 def _parse_table(text: str, gaps: Gaps) -> Record:
-    record: Record = {"format": "table", "layout": "classic", "dcgm_version": None, "driver_version": None,
-                      "gpu_device_ids": [], "tests": [], "messages": [], "complete": False}
+    record: Record = {
+        "format": "table",
+        "layout": "classic",
+        "dcgm_version": None,
+        "driver_version": None,
+        "gpu_device_ids": [],
+        "tests": [],
+        "messages": [],
+        "complete": False,
+    }
     category: str | None = None
-    current: Record | None = None      # the test the next continuation rows belong to
+    current: Record | None = None  # the test the next continuation rows belong to
     last_message: Record | None = None  # a wrapped message continues here
     header = False
     for raw in lines_of(text):
@@ -77,7 +97,12 @@ def _parse_table(text: str, gaps: Gaps) -> Record:
             current = last_message = None
             continue
         if re.fullmatch(r"\+[-=+]+\+", line):
-            if header and line.startswith("+---") and "=" not in line and record["tests"] + record["messages"]:
+            if (
+                header
+                and line.startswith("+---")
+                and "=" not in line
+                and record["tests"] + record["messages"]
+            ):
                 record["complete"] = True
             continue
         m = _ROW.match(line)
@@ -105,7 +130,11 @@ def _parse_table(text: str, gaps: Gaps) -> Record:
                 current["failed_gpus"].append(int(g["gpu"]))
             last_message = None
         elif mm := _MESSAGE.match(cell):
-            last_message = {"level": mm["level"].lower(), "gpu": _gpu_of(mm["text"]), "text": mm["text"].strip()}
+            last_message = {
+                "level": mm["level"].lower(),
+                "gpu": _gpu_of(mm["text"]),
+                "text": mm["text"].strip(),
+            }
             (current["messages"] if current else record["messages"]).append(last_message)
         elif last_message is not None and cell:
             # dcgmi wraps a long cell at a fixed width, also inside a word: a continuation
@@ -132,16 +161,21 @@ def _parse_json(data: Any) -> Record:
         raise ParseError("dcgmi-diag: the JSON is not an object")
     body = data.get("DCGM Diagnostic") or data.get("DCGM GPU Diagnostic")
     if not isinstance(body, dict) or not isinstance(body.get("test_categories"), list):
-        raise ParseError("dcgmi-diag: expected the `dcgmi diag -j` object "
-                         "{\"DCGM Diagnostic\" (or \"DCGM GPU Diagnostic\"): {\"test_categories\": [...]}}")
+        raise ParseError(
+            "dcgmi-diag: expected the `dcgmi diag -j` object "
+            '{"DCGM Diagnostic" (or "DCGM GPU Diagnostic"): {"test_categories": [...]}}'
+        )
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
     ids = body.get("GPU Device IDs") or meta.get("GPU Device IDs") or []
     record: Record = {
-        "format": "json", "layout": "dcgm4" if "DCGM Diagnostic" in data else "classic",
+        "format": "json",
+        "layout": "dcgm4" if "DCGM Diagnostic" in data else "classic",
         "dcgm_version": meta.get("version") or body.get("version"),
         "driver_version": meta.get("Driver Version Detected") or body.get("Driver Version Detected"),
-        "gpu_device_ids": [str(x) for x in ids] if isinstance(ids, list) else [], "tests": [],
-        "messages": [], "complete": True,
+        "gpu_device_ids": [str(x) for x in ids] if isinstance(ids, list) else [],
+        "tests": [],
+        "messages": [],
+        "complete": True,
     }
     for cat in body["test_categories"]:
         if not isinstance(cat, dict):
@@ -149,8 +183,15 @@ def _parse_json(data: Any) -> Record:
         for t in cat.get("tests") or []:
             results = t.get("results") or []
             summary = _status((t.get("test_summary") or {}).get("status"))
-            test: Record = {"category": cat.get("category"), "name": t.get("name"), "result": summary,
-                            "result_text": summary, "gpus": {}, "failed_gpus": [], "messages": []}
+            test: Record = {
+                "category": cat.get("category"),
+                "name": t.get("name"),
+                "result": summary,
+                "result_text": summary,
+                "gpus": {},
+                "failed_gpus": [],
+                "messages": [],
+            }
             statuses = []
             for r in results:
                 status = _status(r.get("status"))
@@ -158,15 +199,16 @@ def _parse_json(data: Any) -> Record:
                 gpu = r.get("entity_id", r.get("gpu_id"))
                 gpus = r.get("gpu_ids") if gpu is None else [gpu]
                 if gpus is not None and r.get("entity_group", "GPU") == "GPU":
-                    for g in (gpus if isinstance(gpus, list) else [gpus]):
+                    for g in gpus if isinstance(gpus, list) else [gpus]:
                         test["gpus"][str(g)] = status
                         if status == "Fail" and int_or_none(str(g)) is not None:
                             test["failed_gpus"].append(int(str(g)))
                 one = int_or_none(str(gpu)) if gpu is not None else None
                 for w in r.get("warnings") or []:
                     text = w.get("warning") if isinstance(w, dict) else str(w)
-                    test["messages"].append({"level": "warning" if status != "Fail" else "error",
-                                             "gpu": one, "text": text})
+                    test["messages"].append(
+                        {"level": "warning" if status != "Fail" else "error", "gpu": one, "text": text}
+                    )
                 for i in r.get("info") or []:
                     test["messages"].append({"level": "info", "gpu": one, "text": str(i)})
             if test["result"] is None:
@@ -195,6 +237,13 @@ def parse_dcgmi_diag(text: str, *, gaps: Gaps | None = None) -> Record:
     return record
 
 
-PARSERS = [Parser(name="dcgmi-diag", reads="dcgmi diag -r N [-j]", func=parse_dcgmi_diag, lenient=True,
-                  description="dcgmi diag results per test (and per GPU): Pass/Fail/Warn, messages, "
-                              "DCGM/driver versions; table or -j JSON")]
+PARSERS = [
+    Parser(
+        name="dcgmi-diag",
+        reads="dcgmi diag -r N [-j]",
+        func=parse_dcgmi_diag,
+        lenient=True,
+        description="dcgmi diag results per test (and per GPU): Pass/Fail/Warn, messages, "
+        "DCGM/driver versions; table or -j JSON",
+    )
+]

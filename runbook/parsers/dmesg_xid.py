@@ -20,6 +20,7 @@ Xid line is a valid reading with count 0 only when it has kernel-log timestamps
 KNOWN_XIDS: the Xids a GPU cluster delivery meets, with their meaning and the usual
 action, from NVIDIA's Xid catalog (the "Xid Errors" chapter of the driver documentation).
 """
+
 from __future__ import annotations
 
 import re
@@ -28,40 +29,54 @@ from ._hosttext import fail, lines_of
 from .base import Parser, Record
 
 KNOWN_XIDS: dict[int, tuple[str, str]] = {
-    13: ("Graphics Engine Exception (SM warp/global exception, illegal address or instruction)",
-         "usually the application; if it repeats across jobs, run dcgmi diag"),
-    31: ("GPU memory page fault (MMU fault: illegal access by an application or driver)",
-         "usually the application; if it repeats across jobs, run dcgmi diag"),
+    13: (
+        "Graphics Engine Exception (SM warp/global exception, illegal address or instruction)",
+        "usually the application; if it repeats across jobs, run dcgmi diag",
+    ),
+    31: (
+        "GPU memory page fault (MMU fault: illegal access by an application or driver)",
+        "usually the application; if it repeats across jobs, run dcgmi diag",
+    ),
     32: ("Invalid or corrupted push buffer stream", "check PCIe / system memory; driver bug report"),
-    43: ("GPU stopped processing (the channel of a faulting application was reset)",
-         "application fault; the GPU stays usable"),
+    43: (
+        "GPU stopped processing (the channel of a faulting application was reset)",
+        "application fault; the GPU stays usable",
+    ),
     45: ("Preemptive cleanup, due to a previous error (often a killed process)", "follows another Xid"),
-    48: ("Double-bit ECC error (DBE), uncorrectable memory error",
-         "reset the GPU (row remapping / page retirement follows); replace if it recurs"),
-    63: ("ECC page retirement or row remapping recorded (pending until the GPU is reset)",
-         "drain and reset the GPU to activate the remap"),
-    64: ("ECC page retirement or row remapping recording FAILED",
-         "hardware: RMA the GPU"),
+    48: (
+        "Double-bit ECC error (DBE), uncorrectable memory error",
+        "reset the GPU (row remapping / page retirement follows); replace if it recurs",
+    ),
+    63: (
+        "ECC page retirement or row remapping recorded (pending until the GPU is reset)",
+        "drain and reset the GPU to activate the remap",
+    ),
+    64: ("ECC page retirement or row remapping recording FAILED", "hardware: RMA the GPU"),
     74: ("NVLink error", "check the NVLink state (nvidia-smi nvlink -s); reset the GPU; RMA if it recurs"),
     79: ("GPU has fallen off the bus", "hardware/PCIe/power: power-cycle the node, check the slot, RMA"),
     92: ("High single-bit ECC error rate", "watch the ECC counters; RMA if the rate persists"),
-    94: ("Contained ECC error (only the affected application was stopped)",
-         "reset the GPU when it is idle"),
-    95: ("Uncontained ECC error (every application on the GPU was stopped)",
-         "reset the GPU now; RMA if it recurs"),
+    94: ("Contained ECC error (only the affected application was stopped)", "reset the GPU when it is idle"),
+    95: (
+        "Uncontained ECC error (every application on the GPU was stopped)",
+        "reset the GPU now; RMA if it recurs",
+    ),
     109: ("Context switch timeout", "application or driver; check for other Xids"),
-    119: ("GSP RPC timeout (the GPU System Processor firmware stopped answering)",
-          "reset the GPU; update the driver; RMA if it recurs"),
+    119: (
+        "GSP RPC timeout (the GPU System Processor firmware stopped answering)",
+        "reset the GPU; update the driver; RMA if it recurs",
+    ),
     120: ("GSP error", "reset the GPU; update the driver"),
 }
 
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\):"
-                  r"\s*(?P<xid>\d+)\s*,\s*(?P<rest>.*)$")
+_XID = re.compile(
+    r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.\d)?)\):"
+    r"\s*(?P<xid>\d+)\s*,\s*(?P<rest>.*)$"
+)
 _PID = re.compile(r"^pid=(?P<q>'?)(?P<pid><unknown>|\d+)(?P=q)\s*,\s*")
 _NAME = re.compile(r"^name=(?P<name>[^,]*?)\s*,\s*")
 _STAMPS = (
     ("seconds", re.compile(r"\[\s*(\d+\.\d+)\]")),
-    ("delta", re.compile(r"\[\s*(\+\d+\.\d+)\]")),                      # dmesg -H / --reltime
+    ("delta", re.compile(r"\[\s*(\+\d+\.\d+)\]")),  # dmesg -H / --reltime
     ("human", re.compile(r"\[([A-Z][a-z]{2}\s?\d{1,2} \d\d:\d\d(?::\d\d)?)\]")),  # dmesg -H
     ("ctime", re.compile(r"\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})\]")),
     ("iso", re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[,.]\d+)?(?:[+-]\d\d:?\d\d|Z)?)")),
@@ -83,17 +98,27 @@ def _event(prefix: str, m: re.Match) -> Record:
     pid = name = None
     if p := _PID.match(rest):
         pid = int(p["pid"]) if p["pid"].isdigit() else None
-        rest = rest[p.end():]
+        rest = rest[p.end() :]
         if n := _NAME.match(rest):
             name = n["name"] if n["name"] not in ("<unknown>", "") else None
-            rest = rest[n.end():]
+            rest = rest[n.end() :]
     timestamp, style = _stamp(prefix)
     level = _LEVEL.match(prefix)
     xid = int(m["xid"])
     meaning, action = KNOWN_XIDS.get(xid, (None, None))
-    return {"xid": xid, "pci": m["pci"], "pid": pid, "name": name, "message": rest.strip(),
-            "timestamp": timestamp, "timestamp_style": style, "level": level.group(1) if level else None,
-            "known": xid in KNOWN_XIDS, "meaning": meaning, "action": action}
+    return {
+        "xid": xid,
+        "pci": m["pci"],
+        "pid": pid,
+        "name": name,
+        "message": rest.strip(),
+        "timestamp": timestamp,
+        "timestamp_style": style,
+        "level": level.group(1) if level else None,
+        "known": xid in KNOWN_XIDS,
+        "meaning": meaning,
+        "action": action,
+    }
 
 
 def parse_dmesg_xid(text: str) -> Record:
@@ -105,7 +130,7 @@ def parse_dmesg_xid(text: str) -> Record:
             continue
         m = _XID.search(line)
         if m:
-            events.append(_event(line[:m.start()], m))
+            events.append(_event(line[: m.start()], m))
             continue
         other += 1
         if _stamp(line[:48])[1] is not None:
@@ -120,11 +145,23 @@ def parse_dmesg_xid(text: str) -> Record:
         if e["xid"] not in seen:
             seen.append(e["xid"])
     xids = sorted({e["xid"] for e in events})
-    return {"events": events, "count": len(events), "xids": xids, "by_xid": by_xid, "by_pci": by_pci,
-            "unknown_xids": [x for x in xids if x not in KNOWN_XIDS], "other_lines": other}
+    return {
+        "events": events,
+        "count": len(events),
+        "xids": xids,
+        "by_xid": by_xid,
+        "by_pci": by_pci,
+        "unknown_xids": [x for x in xids if x not in KNOWN_XIDS],
+        "other_lines": other,
+    }
 
 
-PARSERS = [Parser(name="dmesg-xid", reads="dmesg [-T|--time-format iso] | journalctl -k (NVRM: Xid lines)",
-                  func=parse_dmesg_xid,
-                  description="NVIDIA Xid events from the kernel log: Xid, PCI address, pid/name, message, "
-                              "meaning of the known Xids")]
+PARSERS = [
+    Parser(
+        name="dmesg-xid",
+        reads="dmesg [-T|--time-format iso] | journalctl -k (NVRM: Xid lines)",
+        func=parse_dmesg_xid,
+        description="NVIDIA Xid events from the kernel log: Xid, PCI address, pid/name, message, "
+        "meaning of the known Xids",
+    )
+]

@@ -16,6 +16,7 @@ jc's dmidecode parser was tried: it returns [] for a paste without the "Handle"
 line and keeps whole lines as descriptions when TABs were expanded to spaces,
 so this module splits the blocks itself (any indentation, "..." elision lines).
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,10 @@ from .base import ParseError, Parser, Record
 _HANDLE = re.compile(r"^Handle (?P<handle>0x[0-9A-Fa-f]+), DMI type (?P<type>\d+), (?P<bytes>\d+) bytes")
 _SMBIOS = re.compile(r"^SMBIOS (?P<version>\d+\.\d+(?:\.\d+)?) present")
 _ELISION = re.compile(r"^\s*(\.{3,}|…)\s*$")
-_PREAMBLE = re.compile(r"^(# dmidecode |Getting SMBIOS data|SMBIOS .* present|Table at |"
-                       r"\d+ structures occupying|# SMBIOS entry point)")
+_PREAMBLE = re.compile(
+    r"^(# dmidecode |Getting SMBIOS data|SMBIOS .* present|Table at |"
+    r"\d+ structures occupying|# SMBIOS entry point)"
+)
 
 
 def _blocks(text: str) -> tuple[list[dict[str, Any]], str | None, bool]:
@@ -58,12 +61,14 @@ def _blocks(text: str) -> tuple[list[dict[str, Any]], str | None, bool]:
             if h:
                 handle = h
                 continue
-            blocks.append({
-                "title": stripped,
-                "handle": handle["handle"] if handle else None,
-                "type": int(handle["type"]) if handle else None,
-                "props": {},
-            })
+            blocks.append(
+                {
+                    "title": stripped,
+                    "handle": handle["handle"] if handle else None,
+                    "type": int(handle["type"]) if handle else None,
+                    "props": {},
+                }
+            )
             handle, prop_indent, last_key = None, None, None
             continue
         if not blocks:
@@ -79,8 +84,9 @@ def _blocks(text: str) -> tuple[list[dict[str, Any]], str | None, bool]:
             continue
         key, sep, value = stripped.partition(":")
         if not sep:
-            raise ParseError(f"dmidecode: expected 'Key: value' in block {blocks[-1]['title']!r}, "
-                             f"found {stripped[:60]!r}")
+            raise ParseError(
+                f"dmidecode: expected 'Key: value' in block {blocks[-1]['title']!r}, found {stripped[:60]!r}"
+            )
         last_key = key.strip()
         props[last_key] = value.strip()
     return blocks, smbios, elided
@@ -107,27 +113,34 @@ def parse_memory(text: str) -> Record:
     devices = []
     for b in found:
         p = b["props"]
-        devices.append({
-            "handle": b["handle"],
-            "locator": p.get("Locator"),
-            "bank_locator": p.get("Bank Locator"),
-            "size_mb": _size_mb(p.get("Size")),
-            "size": p.get("Size"),
-            "type": p.get("Type"),
-            "form_factor": p.get("Form Factor"),
-            "speed_mts": _speed(p.get("Speed")),
-            # dmidecode < 3.2 says "Configured Clock Speed"
-            "configured_speed_mts": _speed(p.get("Configured Memory Speed", p.get("Configured Clock Speed"))),
-            "manufacturer": p.get("Manufacturer"),
-            "part_number": p.get("Part Number"),
-            "serial_number": p.get("Serial Number"),
-            "rank": int_or_none(p.get("Rank")),
-        })
+        devices.append(
+            {
+                "handle": b["handle"],
+                "locator": p.get("Locator"),
+                "bank_locator": p.get("Bank Locator"),
+                "size_mb": _size_mb(p.get("Size")),
+                "size": p.get("Size"),
+                "type": p.get("Type"),
+                "form_factor": p.get("Form Factor"),
+                "speed_mts": _speed(p.get("Speed")),
+                # dmidecode < 3.2 says "Configured Clock Speed"
+                "configured_speed_mts": _speed(
+                    p.get("Configured Memory Speed", p.get("Configured Clock Speed"))
+                ),
+                "manufacturer": p.get("Manufacturer"),
+                "part_number": p.get("Part Number"),
+                "serial_number": p.get("Serial Number"),
+                "rank": int_or_none(p.get("Rank")),
+            }
+        )
     sizes = [d["size_mb"] for d in devices if d["size_mb"] is not None]
     arrays = [
-        {"maximum_capacity": b["props"].get("Maximum Capacity"),
-         "number_of_devices": int_or_none(b["props"].get("Number Of Devices"))}
-        for b in blocks if b["title"] == "Physical Memory Array"
+        {
+            "maximum_capacity": b["props"].get("Maximum Capacity"),
+            "number_of_devices": int_or_none(b["props"].get("Number Of Devices")),
+        }
+        for b in blocks
+        if b["title"] == "Physical Memory Array"
     ]
     return {
         "devices": devices,
@@ -164,8 +177,16 @@ def parse_bios(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="dmidecode-memory", reads="dmidecode -t memory", func=parse_memory,
-           description="DIMMs per slot: size, type, speed and configured speed, part numbers"),
-    Parser(name="dmidecode-bios", reads="dmidecode -t bios", func=parse_bios,
-           description="BIOS vendor, version and release date"),
+    Parser(
+        name="dmidecode-memory",
+        reads="dmidecode -t memory",
+        func=parse_memory,
+        description="DIMMs per slot: size, type, speed and configured speed, part numbers",
+    ),
+    Parser(
+        name="dmidecode-bios",
+        reads="dmidecode -t bios",
+        func=parse_bios,
+        description="BIOS vendor, version and release date",
+    ),
 ]

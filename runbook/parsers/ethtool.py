@@ -5,6 +5,7 @@ supports_statistics/test/eeprom_access/register_dump/priv_flags (booleans),
 plus firmware (the version alone) and psid ("MT_2420110034") split out of
 "14.30.1004 (MT_2420110034)". Field names are ethtool's with '-' -> '_'.
 """
+
 from __future__ import annotations
 
 import re
@@ -35,5 +36,11 @@ def parse_ethtool_i(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="ethtool-i", reads="ethtool -i IFACE", func=parse_ethtool_i,
-           description="a netdev's driver, driver version, firmware version and PCI bus address")]
+PARSERS = [
+    Parser(
+        name="ethtool-i",
+        reads="ethtool -i IFACE",
+        func=parse_ethtool_i,
+        description="a netdev's driver, driver version, firmware version and PCI bus address",
+    )
+]

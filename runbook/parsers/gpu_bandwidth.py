@@ -26,6 +26,7 @@ and `nvidia-smi topo -p2p r|w|n|a|p` (whether P2P is supported, not how fast).
   pairs: [{a, b, status}] (a < b), all_ok (every pair "OK"), not_ok: the other pairs,
   legend: {"OK": "Status Ok", "NS": "Not supported", ...}
 """
+
 from __future__ import annotations
 
 import re
@@ -45,8 +46,11 @@ def _matrix(lines: list[str], start: int) -> tuple[list[str], list[str], list[li
     i = start + 1
     while i < len(lines):
         words = lines[i].split()
-        if len(words) != len(cols) + 1 or not re.fullmatch(r"\d+", words[0]) \
-                or not all(re.fullmatch(_NUM_OR_NA, w) for w in words[1:]):
+        if (
+            len(words) != len(cols) + 1
+            or not re.fullmatch(r"\d+", words[0])
+            or not all(re.fullmatch(_NUM_OR_NA, w) for w in words[1:])
+        ):
             break
         rows.append(words[0])
         matrix.append([None if w == "N/A" else float(w) for w in words[1:]])
@@ -61,9 +65,16 @@ def _off_diagonal(cols: list[str], rows: list[str], matrix: list[list[float | No
 # --- nvbandwidth -----------------------------------------------------------------
 def parse_nvbandwidth(text: str) -> Record:
     lines = [ln.rstrip() for ln in lines_of(text)]
-    record: Record = {"version": None, "git_version": None, "driver_version": None,
-                      "cuda_runtime_version": None, "cuda_driver_version": None, "devices": [],
-                      "testcases": [], "by_name": {}}
+    record: Record = {
+        "version": None,
+        "git_version": None,
+        "driver_version": None,
+        "cuda_runtime_version": None,
+        "cuda_driver_version": None,
+        "devices": [],
+        "testcases": [],
+        "by_name": {},
+    }
     current: Record | None = None
     i = 0
     while i < len(lines):
@@ -82,9 +93,18 @@ def parse_nvbandwidth(text: str) -> Record:
         elif m := re.match(r"^Device (\d+):\s*(.+)$", s):
             record["devices"].append({"index": int(m.group(1)), "name": m.group(2).strip()})
         elif m := re.match(r"^Running (\w+)\.?$", s):
-            current = {"name": m.group(1), "title": None, "unit": None, "columns": [], "rows": [],
-                       "matrix": [], "off_diagonal_min": None, "off_diagonal_max": None, "sum": None,
-                       "waived": False}
+            current = {
+                "name": m.group(1),
+                "title": None,
+                "unit": None,
+                "columns": [],
+                "rows": [],
+                "matrix": [],
+                "off_diagonal_min": None,
+                "off_diagonal_max": None,
+                "sum": None,
+                "waived": False,
+            }
             record["by_name"][current["name"]] = len(record["testcases"])
             record["testcases"].append(current)
         elif current is not None and re.search(r"\bwaived\b", s, re.I):
@@ -94,9 +114,13 @@ def parse_nvbandwidth(text: str) -> Record:
             if i < len(lines) and re.fullmatch(r"\s*(\d+\s*)+", lines[i]):
                 cols, rows, matrix, i = _matrix(lines, i)
                 off = _off_diagonal(cols, rows, matrix)
-                current.update(columns=cols, rows=rows, matrix=matrix,
-                               off_diagonal_min=min(off) if off else None,
-                               off_diagonal_max=max(off) if off else None)
+                current.update(
+                    columns=cols,
+                    rows=rows,
+                    matrix=matrix,
+                    off_diagonal_min=min(off) if off else None,
+                    off_diagonal_max=max(off) if off else None,
+                )
         elif m := re.match(r"^SUM (\w+)\s+(" + _NUM_OR_NA + r")$", s):
             index = record["by_name"].get(m.group(1))
             if index is not None:
@@ -122,8 +146,9 @@ _P2P_TITLES = (
 
 def parse_p2p_bandwidth(text: str) -> Record:
     lines = [ln.rstrip() for ln in lines_of(text)]
-    if not any("P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in ln for ln in lines[:3]) \
-            and not any(t.match(ln.strip()) for ln in lines for t, _ in _P2P_TITLES):
+    if not any("P2P (Peer-to-Peer) GPU Bandwidth Latency Test" in ln for ln in lines[:3]) and not any(
+        t.match(ln.strip()) for ln in lines for t, _ in _P2P_TITLES
+    ):
         fail("`p2pBandwidthLatencyTest` output ('[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]')", text)
     record: Record = {"devices": [], "peer_access": [], "connectivity": [], "matrices": {}}
     section: str | None = None
@@ -131,12 +156,22 @@ def parse_p2p_bandwidth(text: str) -> Record:
     while i < len(lines):
         s = lines[i].strip()
         i += 1
-        if m := re.match(r"^Device: (\d+), (.+?), pciBusID: (\w+), pciDeviceID: (\w+), pciDomainID:\s*(\w+)", s):
-            record["devices"].append({"index": int(m.group(1)), "name": m.group(2), "pci_bus_id": m.group(3),
-                                      "pci_device_id": m.group(4), "pci_domain_id": m.group(5)})
+        if m := re.match(
+            r"^Device: (\d+), (.+?), pciBusID: (\w+), pciDeviceID: (\w+), pciDomainID:\s*(\w+)", s
+        ):
+            record["devices"].append(
+                {
+                    "index": int(m.group(1)),
+                    "name": m.group(2),
+                    "pci_bus_id": m.group(3),
+                    "pci_device_id": m.group(4),
+                    "pci_domain_id": m.group(5),
+                }
+            )
         elif m := re.match(r"^Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)", s):
-            record["peer_access"].append({"from": int(m.group(1)), "to": int(m.group(3)),
-                                          "can_access": m.group(2) == "CAN"})
+            record["peer_access"].append(
+                {"from": int(m.group(1)), "to": int(m.group(3)), "can_access": m.group(2) == "CAN"}
+            )
         elif s.startswith("P2P Connectivity Matrix") and i < len(lines):
             _, _, matrix, i = _matrix(lines, i)
             record["connectivity"] = [[int(v) for v in row] for row in matrix]
@@ -173,7 +208,7 @@ def parse_topo_p2p(text: str) -> Record:
     gpus = lines[header].split()
     matrix: dict = {}
     legend: dict = {}
-    for line in lines[header + 1:]:
+    for line in lines[header + 1 :]:
         words = line.split()
         if words and words[0] in gpus and len(words) == len(gpus) + 1:
             matrix[words[0]] = dict(zip(gpus, words[1:]))
@@ -181,19 +216,36 @@ def parse_topo_p2p(text: str) -> Record:
             legend[m.group(1)] = m.group(2).strip()
     if set(matrix) != set(gpus):
         raise ParseError(f"nvidia-smi-topo-p2p: rows for {sorted(set(gpus) - set(matrix))} are missing")
-    pairs = [{"a": a, "b": b, "status": matrix[a][b]} for i, a in enumerate(gpus) for b in gpus[i + 1:]]
-    return {"gpus": gpus, "matrix": matrix, "pairs": pairs, "legend": legend,
-            "all_ok": all(p["status"] == "OK" for p in pairs),
-            "not_ok": [p for p in pairs if p["status"] != "OK"]}
+    pairs = [{"a": a, "b": b, "status": matrix[a][b]} for i, a in enumerate(gpus) for b in gpus[i + 1 :]]
+    return {
+        "gpus": gpus,
+        "matrix": matrix,
+        "pairs": pairs,
+        "legend": legend,
+        "all_ok": all(p["status"] == "OK" for p in pairs),
+        "not_ok": [p for p in pairs if p["status"] != "OK"],
+    }
 
 
 PARSERS = [
-    Parser(name="nvbandwidth", reads="nvbandwidth [-t TESTCASE]", func=parse_nvbandwidth,
-           description="nvbandwidth: per testcase the GPU/CPU bandwidth matrix (GB/s), min/max off the "
-                       "diagonal, SUM; versions and devices"),
-    Parser(name="p2p-bandwidth", reads="p2pBandwidthLatencyTest (CUDA samples)", func=parse_p2p_bandwidth,
-           description="p2pBandwidthLatencyTest: peer access, P2P on/off uni/bidirectional bandwidth and "
-                       "latency matrices"),
-    Parser(name="nvidia-smi-topo-p2p", reads="nvidia-smi topo -p2p r|w|n|a|p", func=parse_topo_p2p,
-           description="nvidia-smi topo -p2p: P2P support status per GPU pair (OK, NS, CNS, ...)"),
+    Parser(
+        name="nvbandwidth",
+        reads="nvbandwidth [-t TESTCASE]",
+        func=parse_nvbandwidth,
+        description="nvbandwidth: per testcase the GPU/CPU bandwidth matrix (GB/s), min/max off the "
+        "diagonal, SUM; versions and devices",
+    ),
+    Parser(
+        name="p2p-bandwidth",
+        reads="p2pBandwidthLatencyTest (CUDA samples)",
+        func=parse_p2p_bandwidth,
+        description="p2pBandwidthLatencyTest: peer access, P2P on/off uni/bidirectional bandwidth and "
+        "latency matrices",
+    ),
+    Parser(
+        name="nvidia-smi-topo-p2p",
+        reads="nvidia-smi topo -p2p r|w|n|a|p",
+        func=parse_topo_p2p,
+        description="nvidia-smi topo -p2p: P2P support status per GPU pair (OK, NS, CNS, ...)",
+    ),
 ]

@@ -18,6 +18,7 @@ Lenient mode (a pasted part of the console output, e.g. only the SHARP or rail-v
 section): the checks and counts are read and the missing Summary table is said; strict
 (a step's verify) requires the Summary table.
 """
+
 from __future__ import annotations
 
 import re
@@ -29,7 +30,9 @@ _HEADER2 = re.compile(r"^-I-\s+Stage\s+(Warnings|Errors)\s+(Warnings|Errors)(?:\
 _HEADER1 = re.compile(r"^\s*STAGE\s+(Errors|Warnings)\s+(Errors|Warnings)\s*$")
 _ROW = re.compile(r"^(?:-I-)?\s*(\S.*?)\s+(\d+)\s+(\d+)(?:\s+(.*?))?\s*$")
 _FABRIC = re.compile(r"^([A-Za-z][A-Za-z0-9 ]+?)\s*:\s+(\d+)\s*$")
-_CHECK = re.compile(r"^-([IEW])-\s+(?P<name>.+?)\s+(?P<result>finished (?:successfully|with (?:errors|warnings)))\.?$")
+_CHECK = re.compile(
+    r"^-([IEW])-\s+(?P<name>.+?)\s+(?P<result>finished (?:successfully|with (?:errors|warnings)))\.?$"
+)
 _MESSAGE = re.compile(r"^-([EW])-\s+(.*)$")
 _DISCOVERED = re.compile(r"(\d+) nodes \((\d+) Switches & (\d+) CA-s\) discovered")
 _LOG = re.compile(r"Please see (\S+) for complete log")
@@ -52,15 +55,20 @@ def parse(text: str, *, gaps: Gaps | None = None) -> Record:
             sections.append(line.strip())
         previous = line
         if m := _CHECK.match(line.strip()):
-            checks.append({"name": m["name"], "ok": m["result"] == "finished successfully",
-                           "result": m["result"]})
+            checks.append(
+                {"name": m["name"], "ok": m["result"] == "finished successfully", "result": m["result"]}
+            )
         if m := _HEADER2.match(line) or _HEADER1.match(line):
             columns = (m.group(1).lower(), m.group(2).lower())
             layout = "ibdiagnet2" if line.startswith("-I-") else "ibdiagnet1"
             continue
         if columns and (m := _ROW.match(line)) and not line.startswith(("-W-", "-E-")):
-            row = {"stage": m.group(1), columns[0]: int(m.group(2)), columns[1]: int(m.group(3)),
-                   "comment": m.group(4) or None}
+            row = {
+                "stage": m.group(1),
+                columns[0]: int(m.group(2)),
+                columns[1]: int(m.group(3)),
+                "comment": m.group(4) or None,
+            }
             stages.append(row)
             continue
         if columns and line.strip() and not line.startswith((" ", "-I-")):
@@ -79,8 +87,9 @@ def parse(text: str, *, gaps: Gaps | None = None) -> Record:
         if layout:
             raise ParseError("ibdiagnet: found the stage table header but no stage rows (truncated?)")
         if not (gaps.lenient and (checks or fabric)):
-            raise not_recognised("ibdiagnet", "an ibdiagnet 'Summary' / 'Stages Status Report' stage table",
-                                 text)
+            raise not_recognised(
+                "ibdiagnet", "an ibdiagnet 'Summary' / 'Stages Status Report' stage table", text
+            )
         gaps.missing("the 'Summary' stage table at the end of the run")
     return {
         "layout": layout,
@@ -99,5 +108,12 @@ def parse(text: str, *, gaps: Gaps | None = None) -> Record:
     }
 
 
-PARSERS = [Parser(name="ibdiagnet", reads="ibdiagnet [...] (console output)", func=parse, lenient=True,
-           description="ibdiagnet console run: per-stage summary (errors/warnings), fabric summary, checks")]
+PARSERS = [
+    Parser(
+        name="ibdiagnet",
+        reads="ibdiagnet [...] (console output)",
+        func=parse,
+        lenient=True,
+        description="ibdiagnet console run: per-stage summary (errors/warnings), fabric summary, checks",
+    )
+]

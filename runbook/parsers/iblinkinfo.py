@@ -7,6 +7,7 @@ the one-line-per-port layout of `iblinkinfo -l`.
 them have `type: null` (never guessed); `links[*].node` names them either way.
 `rate` is the nominal data rate in Gb/s (width x lane rate: 4X EDR = 100).
 """
+
 from __future__ import annotations
 
 import re
@@ -18,12 +19,14 @@ TOOL = "iblinkinfo"
 _HEADER = re.compile(r"^(CA|Switch|Router|\?\?): (?:(0x[0-9a-fA-F]{16}) )?(.*):$")
 _PORT = re.compile(
     r"^(?:(?P<guid>0x[0-9a-fA-F]{16})\s+)?(?:\"(?P<name>[^\"]*)\"\s+)?"
-    r"(?P<lid>\d+)\s+(?P<port>\d+)\[\s*(?P<ext>\d*)\s*\]\s+==\((?P<link>.*?)\)==>\s*(?P<remote>.*)$")
+    r"(?P<lid>\d+)\s+(?P<port>\d+)\[\s*(?P<ext>\d*)\s*\]\s+==\((?P<link>.*?)\)==>\s*(?P<remote>.*)$"
+)
 _LINK = re.compile(r"^\s*(?:(?P<width>\d+X)\s+(?P<speed>.+?)\s+)?(?P<state>\w+)/\s*(?P<phys>\w+)\s*$")
 _HOQ = re.compile(r"\)\s*\(HOQ:(\d+) VL_Stall:(\d+)$")
 _REMOTE = re.compile(
     r"^(?:(?P<guid>0x[0-9a-fA-F]{16})\s+)?(?P<lid>\d+)\s+(?P<port>\d+)\[\s*(?P<ext>\d*)\s*\]\s+"
-    r"\"(?P<name>.*)\"\s+\((?P<could_be>.*)\)$")
+    r"\"(?P<name>.*)\"\s+\((?P<could_be>.*)\)$"
+)
 _NO_PEER = re.compile(r'^\[\s*\]\s+""\s+\(\s*\)$|^"Port not available"$')
 
 
@@ -35,8 +38,14 @@ def _link(text: str, lineno: int, line: str) -> Record:
     if not m:
         raise bad_line(TOOL, lineno, "'( 4X 25.78125 Gbps Active/  LinkUp)'", line)
     lane, generation = lane_from_signal(m["speed"])
-    out = {"state": m["state"], "phys_state": m["phys"], "width": m["width"], "speed": m["speed"],
-           "generation": generation, "rate": link_rate(width_lanes(m["width"]), lane)}
+    out = {
+        "state": m["state"],
+        "phys_state": m["phys"],
+        "width": m["width"],
+        "speed": m["speed"],
+        "generation": generation,
+        "rate": link_rate(width_lanes(m["width"]), lane),
+    }
     if hoq:
         out.update(hoq=int(hoq.group(1)), vl_stall=int(hoq.group(2)))
     return out
@@ -49,8 +58,13 @@ def _peer(text: str, lineno: int, line: str) -> tuple[Record | None, str | None]
     m = _REMOTE.match(text)
     if not m:
         raise bad_line(TOOL, lineno, "'LID PORT[  ] \"name\" ( )' after '==>'", line)
-    peer = {"lid": int(m["lid"]), "port": int(m["port"]), "guid": guid(m["guid"]) if m["guid"] else None,
-            "name": m["name"], "ext_port": int(m["ext"]) if m["ext"] else None}
+    peer = {
+        "lid": int(m["lid"]),
+        "port": int(m["port"]),
+        "guid": guid(m["guid"]) if m["guid"] else None,
+        "name": m["name"],
+        "ext_port": int(m["ext"]) if m["ext"] else None,
+    }
     return peer, (m["could_be"].strip() or None)
 
 
@@ -82,7 +96,9 @@ def parse(text: str) -> Record:
         m = _PORT.match(stripped)
         if not m:
             if not nodes:
-                raise not_recognised(TOOL, "iblinkinfo port lines ('... ==( 4X ... Active/ LinkUp)==> ...')", text)
+                raise not_recognised(
+                    TOOL, "iblinkinfo port lines ('... ==( 4X ... Active/ LinkUp)==> ...')", text
+                )
             raise bad_line(TOOL, lineno, "an iblinkinfo port line or a 'CA:'/'Switch:' header", line)
         if m["name"] is not None:  # -l layout: the node is named on every line
             node = _node_for(nodes, index, ("line", m["name"].strip()), None, None, m["name"].strip())
@@ -96,21 +112,39 @@ def parse(text: str) -> Record:
                 node["guid"] = None
         link = _link(m["link"], lineno, line)
         peer, could_be = _peer(m["remote"], lineno, line)
-        port = {"port": int(m["port"]), "lid": int(m["lid"]), "port_guid": port_guid,
-                "ext_port": int(m["ext"]) if m["ext"] else None, **link, "peer": peer,
-                "could_be": could_be}
+        port = {
+            "port": int(m["port"]),
+            "lid": int(m["lid"]),
+            "port_guid": port_guid,
+            "ext_port": int(m["ext"]) if m["ext"] else None,
+            **link,
+            "peer": peer,
+            "could_be": could_be,
+        }
         node["ports"].append(port)
         if node["type"] == "Switch" or node["lid"] is None:
             node["lid"] = port["lid"]
-        links.append({
-            "node": node["name"], "node_type": node["type"], "node_guid": node["guid"],
-            "port_guid": port_guid,
-            "switch": node["name"] if node["type"] == "Switch" else None,
-            "port": port["port"], "lid": port["lid"], "state": port["state"],
-            "phys_state": port["phys_state"], "width": port["width"], "speed": port["speed"],
-            "rate": port["rate"], "generation": port["generation"],
-            "peer_name": peer["name"] if peer else None, "peer_port": peer["port"] if peer else None,
-            "peer_lid": peer["lid"] if peer else None, "peer_guid": peer["guid"] if peer else None})
+        links.append(
+            {
+                "node": node["name"],
+                "node_type": node["type"],
+                "node_guid": node["guid"],
+                "port_guid": port_guid,
+                "switch": node["name"] if node["type"] == "Switch" else None,
+                "port": port["port"],
+                "lid": port["lid"],
+                "state": port["state"],
+                "phys_state": port["phys_state"],
+                "width": port["width"],
+                "speed": port["speed"],
+                "rate": port["rate"],
+                "generation": port["generation"],
+                "peer_name": peer["name"] if peer else None,
+                "peer_port": peer["port"] if peer else None,
+                "peer_lid": peer["lid"] if peer else None,
+                "peer_guid": peer["guid"] if peer else None,
+            }
+        )
     if not links:
         raise not_recognised(TOOL, "iblinkinfo port lines ('... ==( 4X ... Active/ LinkUp)==> ...')", text)
     return {
@@ -122,5 +156,11 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="iblinkinfo", reads="iblinkinfo [-l] [--switches-only]", func=parse,
-           description="every switch port and its link: width, speed, state, physical state, peer")]
+PARSERS = [
+    Parser(
+        name="iblinkinfo",
+        reads="iblinkinfo [-l] [--switches-only]",
+        func=parse,
+        description="every switch port and its link: width, speed, state, physical state, peer",
+    )
+]

@@ -8,6 +8,7 @@
 `name` is always the quoted node description. `links` has one entry per port
 line, so a cable between two listed nodes appears once from each end.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,22 +16,37 @@ import re
 from ._ib_common import bad_line, guid, lane_from_name, link_rate, not_recognised, numbered, width_lanes
 from .base import Parser, Record
 
-_TYPES = {"Ca": "CA", "CA": "CA", "Switch": "Switch", "SW": "Switch", "Router": "Router",
-          "Rt": "Router", "RT": "Router", "S": "Switch", "H": "CA", "R": "Router"}
+_TYPES = {
+    "Ca": "CA",
+    "CA": "CA",
+    "Switch": "Switch",
+    "SW": "Switch",
+    "Router": "Router",
+    "Rt": "Router",
+    "RT": "Router",
+    "S": "Switch",
+    "H": "CA",
+    "R": "Router",
+}
 _LIST = re.compile(
     r"^(Ca|Switch|Router|Rt)\s*:\s*(0x[0-9a-fA-F]+)\s+ports\s+(\d+)\s+"
     r"(?:devid\s+(0x[0-9a-fA-F]+)\s+vendid\s+(0x[0-9a-fA-F]+)\s+)?\"(.*)\""
-    r"(?:\s+(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+))?$")
+    r"(?:\s+(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+))?$"
+)
 _PORTS_REPORT = re.compile(
     r"^(CA|SW|RT|\?\?)\s+(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]{16})\s+(\S+)\s+(\S+)\s+"
-    r"(?:-\s+(CA|SW|RT|\?\?)\s+(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]{16})\s+\(\s*'(.*?)'\s+-\s+'(.*)'\s*\)|'(.*)')$")
+    r"(?:-\s+(CA|SW|RT|\?\?)\s+(\d+)\s+(\d+)\s+(0x[0-9a-fA-F]{16})\s+\(\s*'(.*?)'\s+-\s+'(.*)'\s*\)|'(.*)')$"
+)
 _ID = re.compile(r"^(vendid|devid|sysimgguid|switchguid|caguid|rtguid)=(0x[0-9a-fA-F]+)")
-_SWITCH = re.compile(r"^Switch\s+(\d+)\s+\"S-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"\s+"
-                     r"(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+)")
+_SWITCH = re.compile(
+    r"^Switch\s+(\d+)\s+\"S-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"\s+"
+    r"(base|enhanced)\s+port\s+0\s+lid\s+(\d+)\s+lmc\s+(\d+)"
+)
 _CA = re.compile(r"^(Ca|Rt)\s+(\d+)\s+\"([HR])-([0-9a-fA-F]+)\"\s*#\s*\"(.*)\"")
 _LINK = re.compile(
     r"^\[(\d+)\](?:\[ext \d+\])?(?:\(([0-9a-fA-F]+)\))?\s+\"([SHR?])-([0-9a-fA-F]+)\"\[(\d+)\](?:\[ext \d+\])?"
-    r"\s*(?:\(([0-9a-fA-F]+)\))?\s*#\s*(?:lid (\d+) lmc (\d+) )?\"(.*)\"\s+lid\s+(\d+)\s+(\d+x|\?\?)(\S+)")
+    r"\s*(?:\(([0-9a-fA-F]+)\))?\s*#\s*(?:lid (\d+) lmc (\d+) )?\"(.*)\"\s+lid\s+(\d+)\s+(\d+x|\?\?)(\S+)"
+)
 _SKIP = re.compile(r"^(#.*|Non-Chassis Nodes|Chassis \d+.*|Hostname: .*)$")
 
 
@@ -39,19 +55,37 @@ def _speed(width: str, speed: str) -> Record:
 
 
 def _node(kind: str, node_guid: str, name: str, nports: int | None) -> Record:
-    return {"type": kind, "guid": node_guid, "name": name, "num_ports": nports, "lid": None,
-            "lmc": None, "ports": []}
+    return {
+        "type": kind,
+        "guid": node_guid,
+        "name": name,
+        "num_ports": nports,
+        "lid": None,
+        "lmc": None,
+        "ports": [],
+    }
 
 
 def _add_link(links: list, node: Record, port: Record) -> None:
     peer = port.get("peer") or {}
-    links.append({"node": node["name"], "node_type": node["type"], "node_guid": node["guid"],
-                  "port": port["port"], "port_guid": port.get("port_guid"), "lid": port.get("lid"),
-                  "width": port.get("width"),
-                  "speed": port.get("speed"), "rate": port.get("rate"),
-                  "peer_name": peer.get("name"), "peer_type": peer.get("type"),
-                  "peer_guid": peer.get("guid"), "peer_port": peer.get("port"),
-                  "peer_lid": peer.get("lid")})
+    links.append(
+        {
+            "node": node["name"],
+            "node_type": node["type"],
+            "node_guid": node["guid"],
+            "port": port["port"],
+            "port_guid": port.get("port_guid"),
+            "lid": port.get("lid"),
+            "width": port.get("width"),
+            "speed": port.get("speed"),
+            "rate": port.get("rate"),
+            "peer_name": peer.get("name"),
+            "peer_type": peer.get("type"),
+            "peer_guid": peer.get("guid"),
+            "peer_port": peer.get("port"),
+            "peer_lid": peer.get("lid"),
+        }
+    )
 
 
 def parse(text: str) -> Record:
@@ -80,11 +114,21 @@ def parse(text: str) -> Record:
             n = by_guid.setdefault(key, _node(kind, port_guid if kind == "Switch" else None, name, None))
             if n not in nodes:
                 nodes.append(n)
-            port = {"port": int(m.group(3)), "lid": int(m.group(2)), "port_guid": port_guid,
-                    **_speed(m.group(5), m.group(6)), "peer": None}
+            port = {
+                "port": int(m.group(3)),
+                "lid": int(m.group(2)),
+                "port_guid": port_guid,
+                **_speed(m.group(5), m.group(6)),
+                "peer": None,
+            }
             if m.group(7):
-                port["peer"] = {"type": _TYPES[m.group(7)], "lid": int(m.group(8)), "port": int(m.group(9)),
-                                "guid": guid(m.group(10)), "name": m.group(12)}
+                port["peer"] = {
+                    "type": _TYPES[m.group(7)],
+                    "lid": int(m.group(8)),
+                    "port": int(m.group(9)),
+                    "guid": guid(m.group(10)),
+                    "name": m.group(12),
+                }
             n["lid"] = n["lid"] if n["lid"] is not None else port["lid"]
             n["ports"].append(port)
             _add_link(links, n, port)
@@ -103,12 +147,21 @@ def parse(text: str) -> Record:
         elif m := _LINK.match(s):
             if node is None:
                 raise bad_line("ibnetdiscover", lineno, "a Switch/Ca record before its port lines", line)
-            port = {"port": int(m.group(1)), "port_guid": guid(m.group(2)) if m.group(2) else None,
-                    "lid": int(m.group(7)) if m.group(7) else node["lid"],
-                    "lmc": int(m.group(8)) if m.group(8) else None, **_speed(m.group(11), m.group(12)),
-                    "peer": {"type": _TYPES[m.group(3)], "guid": guid(m.group(4)), "port": int(m.group(5)),
-                             "port_guid": guid(m.group(6)) if m.group(6) else None,
-                             "name": m.group(9), "lid": int(m.group(10))}}
+            port = {
+                "port": int(m.group(1)),
+                "port_guid": guid(m.group(2)) if m.group(2) else None,
+                "lid": int(m.group(7)) if m.group(7) else node["lid"],
+                "lmc": int(m.group(8)) if m.group(8) else None,
+                **_speed(m.group(11), m.group(12)),
+                "peer": {
+                    "type": _TYPES[m.group(3)],
+                    "guid": guid(m.group(4)),
+                    "port": int(m.group(5)),
+                    "port_guid": guid(m.group(6)) if m.group(6) else None,
+                    "name": m.group(9),
+                    "lid": int(m.group(10)),
+                },
+            }
             if node["lid"] is None:  # a CA's LID is per port: the node shows its first port's
                 node["lid"] = port["lid"]
             node["ports"].append(port)
@@ -117,19 +170,28 @@ def parse(text: str) -> Record:
             continue
         else:
             if not nodes:
-                raise not_recognised("ibnetdiscover", "ibnetdiscover topology, ports (-p) or node list output", text)
+                raise not_recognised(
+                    "ibnetdiscover", "ibnetdiscover topology, ports (-p) or node list output", text
+                )
             raise bad_line("ibnetdiscover", lineno, "an ibnetdiscover node, port or id line", line)
     if not nodes:
         raise not_recognised("ibnetdiscover", "ibnetdiscover topology, ports (-p) or node list output", text)
-    return {"format": "+".join(sorted(formats)), "nodes": nodes, "links": links,
-            "switches": [n for n in nodes if n["type"] == "Switch"],
-            "cas": [n for n in nodes if n["type"] == "CA"]}
+    return {
+        "format": "+".join(sorted(formats)),
+        "nodes": nodes,
+        "links": links,
+        "switches": [n for n in nodes if n["type"] == "Switch"],
+        "cas": [n for n in nodes if n["type"] == "CA"],
+    }
 
 
 def _ids(ids: Record) -> Record:
     """The vendid/devid/...guid lines just read belong to the next node record."""
-    out = {"vendid": ids.get("vendid"), "devid": ids.get("devid"),
-           "sysimgguid": guid(ids["sysimgguid"]) if ids.get("sysimgguid") else None}
+    out = {
+        "vendid": ids.get("vendid"),
+        "devid": ids.get("devid"),
+        "sysimgguid": guid(ids["sysimgguid"]) if ids.get("sysimgguid") else None,
+    }
     ids.clear()
     return out
 
@@ -144,19 +206,39 @@ def parse_ibswitches(text: str) -> Record:
         if not m or m.group(1) != "Switch":
             if not switches and not m:
                 raise not_recognised("ibswitches", "'Switch : 0xGUID ports N \"desc\" ... lid N' lines", text)
-            raise bad_line("ibswitches", lineno, "a 'Switch : 0xGUID ports N \"desc\" ...' line "
-                           "(ibhosts/ibnodes output goes to the ibnetdiscover parser)", line)
-        switches.append({"guid": guid(m.group(2)), "name": m.group(6), "num_ports": int(m.group(3)),
-                         "lid": int(m.group(8)) if m.group(8) else None,
-                         "lmc": int(m.group(9)) if m.group(9) else None, "port0": m.group(7)})
+            raise bad_line(
+                "ibswitches",
+                lineno,
+                "a 'Switch : 0xGUID ports N \"desc\" ...' line "
+                "(ibhosts/ibnodes output goes to the ibnetdiscover parser)",
+                line,
+            )
+        switches.append(
+            {
+                "guid": guid(m.group(2)),
+                "name": m.group(6),
+                "num_ports": int(m.group(3)),
+                "lid": int(m.group(8)) if m.group(8) else None,
+                "lmc": int(m.group(9)) if m.group(9) else None,
+                "port0": m.group(7),
+            }
+        )
     if not switches:
         raise not_recognised("ibswitches", "'Switch : 0xGUID ports N \"desc\" ... lid N' lines", text)
     return {"switches": switches, "count": len(switches), "by_name": {s["name"]: s for s in switches}}
 
 
 PARSERS = [
-    Parser(name="ibnetdiscover", reads="ibnetdiscover [-p|-l|-H|-S], ibhosts, ibnodes", func=parse,
-           description="fabric topology: switches and CAs with GUIDs, LIDs, descriptions and links"),
-    Parser(name="ibswitches", reads="ibswitches", func=parse_ibswitches,
-           description="the switches of the fabric: GUID, ports, description, LID"),
+    Parser(
+        name="ibnetdiscover",
+        reads="ibnetdiscover [-p|-l|-H|-S], ibhosts, ibnodes",
+        func=parse,
+        description="fabric topology: switches and CAs with GUIDs, LIDs, descriptions and links",
+    ),
+    Parser(
+        name="ibswitches",
+        reads="ibswitches",
+        func=parse_ibswitches,
+        description="the switches of the fabric: GUID, ports, description, LID",
+    ),
 ]

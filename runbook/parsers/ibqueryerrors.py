@@ -2,6 +2,7 @@
 thresholds, then a "## Summary" footer. A clean fabric prints only the
 footer, which parses to `clean: true` with empty `errors`.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,8 +39,16 @@ def parse(text: str) -> Record:
             node = nodes[-1]
             node["ports"].append({"port": port, "guid": guid(m.group(1)), "counters": counters})
             if port != "ALL":  # "port ALL" repeats the per-port lines summed up
-                errors.extend({"node": node["name"], "guid": guid(m.group(1)), "port": port,
-                               "counter": name, "value": value} for name, value in counters.items())
+                errors.extend(
+                    {
+                        "node": node["name"],
+                        "guid": guid(m.group(1)),
+                        "port": port,
+                        "counter": name,
+                        "value": value,
+                    }
+                    for name, value in counters.items()
+                )
         elif m := _SUMMARY_NODES.match(s):
             summary.update(nodes_checked=int(m.group(1)), bad_nodes=int(m.group(2)))
         elif m := _SUMMARY_PORTS.match(s):
@@ -50,14 +59,26 @@ def parse(text: str) -> Record:
             continue
         else:
             if not nodes and not summary:
-                raise not_recognised("ibqueryerrors", "'Errors for ...' blocks and/or the '## Summary' footer", text)
+                raise not_recognised(
+                    "ibqueryerrors", "'Errors for ...' blocks and/or the '## Summary' footer", text
+                )
             raise bad_line("ibqueryerrors", lineno, "an ibqueryerrors line", line)
     if not nodes and not summary:
         raise not_recognised("ibqueryerrors", "'Errors for ...' blocks and/or the '## Summary' footer", text)
-    return {"nodes": nodes, "errors": errors, "summary": summary,
-            "bad_ports": summary.get("bad_ports", len({(e["guid"], e["port"]) for e in errors})),
-            "clean": not errors and not summary.get("bad_ports")}
+    return {
+        "nodes": nodes,
+        "errors": errors,
+        "summary": summary,
+        "bad_ports": summary.get("bad_ports", len({(e["guid"], e["port"]) for e in errors})),
+        "clean": not errors and not summary.get("bad_ports"),
+    }
 
 
-PARSERS = [Parser(name="ibqueryerrors", reads="ibqueryerrors [-c] [-k] ...", func=parse,
-           description="ports whose error counters exceed thresholds, with the counters")]
+PARSERS = [
+    Parser(
+        name="ibqueryerrors",
+        reads="ibqueryerrors [-c] [-k] ...",
+        func=parse,
+        description="ports whose error counters exceed thresholds, with the counters",
+    )
+]

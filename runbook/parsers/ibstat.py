@@ -12,6 +12,7 @@ redacted: ["mlx5_0 Node GUID", ...] - values a pasted copy had masked ("xxxx",
 Lenient mode (a pasted fragment): "Port N:" blocks without their "CA '...'" line (ca null),
 "..." elision lines, a port without its State line are read and said missing.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,13 +24,24 @@ from .base import Gaps, ParseError, Parser, Record, strict_gaps
 _CA = re.compile(r"^(CA|Switch|Router|iWARP RNIC|\?\?\?):? '(.+)'$")
 _PORT = re.compile(r"^Port (\d+):$")
 _KEY = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s*(.*)$")
-_CA_KEYS = {"Number of ports": "num_ports", "Firmware version": "firmware_version",
-            "Hardware version": "hardware_version", "Node GUID": "node_guid",
-            "System image GUID": "system_image_guid"}
-_PORT_KEYS = {"State": "state", "Physical state": "physical_state", "Rate": "rate",
-              "Base lid": "base_lid", "LMC": "lmc", "SM lid": "sm_lid",
-              "Capability mask": "capability_mask", "Port GUID": "port_guid",
-              "Link layer": "link_layer"}
+_CA_KEYS = {
+    "Number of ports": "num_ports",
+    "Firmware version": "firmware_version",
+    "Hardware version": "hardware_version",
+    "Node GUID": "node_guid",
+    "System image GUID": "system_image_guid",
+}
+_PORT_KEYS = {
+    "State": "state",
+    "Physical state": "physical_state",
+    "Rate": "rate",
+    "Base lid": "base_lid",
+    "LMC": "lmc",
+    "SM lid": "sm_lid",
+    "Capability mask": "capability_mask",
+    "Port GUID": "port_guid",
+    "Link layer": "link_layer",
+}
 
 
 def _ibstat_value(key: str, value: str):
@@ -52,7 +64,9 @@ _ELIDED = re.compile(r"^(?:\.{3,}|…|\[\.\.\.\])$")
 def _redacted(value: str) -> bool:
     """A value a pasted copy masked: 'xxxx', '0xXXXXXXXXXXXXXXXX', '<redacted>', '****'."""
     return bool(_REDACTED.match(value.strip())) or (
-        "xx" in value.lower().replace("0x", "", 1) and not re.fullmatch(r"(?:0x)?[0-9a-fA-F:]+", value.strip()))
+        "xx" in value.lower().replace("0x", "", 1)
+        and not re.fullmatch(r"(?:0x)?[0-9a-fA-F:]+", value.strip())
+    )
 
 
 def parse_ibstat(text: str, *, gaps: Gaps | None = None) -> Record:
@@ -78,14 +92,22 @@ def parse_ibstat(text: str, *, gaps: Gaps | None = None) -> Record:
             cas[-1]["ports"][_PORT.match(stripped).group(1)] = port
         elif not cas:
             raise not_recognised("ibstat", "\"CA 'mlx5_0'\" blocks", text)
-        elif (m := _KEY.match(stripped)) and _redacted(m.group(2)) and (
-                m.group(1) in _CA_KEYS or m.group(1) in _PORT_KEYS or m.group(1).endswith(" type")):
-            key = _PORT_KEYS.get(m.group(1)) if port is not None else (
-                "type" if m.group(1).endswith(" type") else _CA_KEYS.get(m.group(1)))
+        elif (
+            (m := _KEY.match(stripped))
+            and _redacted(m.group(2))
+            and (m.group(1) in _CA_KEYS or m.group(1) in _PORT_KEYS or m.group(1).endswith(" type"))
+        ):
+            key = (
+                _PORT_KEYS.get(m.group(1))
+                if port is not None
+                else ("type" if m.group(1).endswith(" type") else _CA_KEYS.get(m.group(1)))
+            )
             if key is None:
                 raise bad_line("ibstat", lineno, "a CA or port field", line)
             (port if port is not None else cas[-1])[key] = None
-            redacted.append(f"{cas[-1]['name'] or '?'}{' port ' + str(port['port']) if port else ''} {m.group(1)}")
+            redacted.append(
+                f"{cas[-1]['name'] or '?'}{' port ' + str(port['port']) if port else ''} {m.group(1)}"
+            )
         elif m := _PORT.match(stripped):
             port = {"port": int(m.group(1))}
             cas[-1]["ports"][m.group(1)] = port
@@ -123,15 +145,25 @@ def parse_ibstat(text: str, *, gaps: Gaps | None = None) -> Record:
     for what in redacted:
         if gaps.lenient:
             gaps.missing(f"{what} (redacted in the paste)")
-    return {"cas": cas, "ports": flat, "by_name": {ca["name"]: ca for ca in cas if ca["name"] is not None},
-            "redacted": redacted}
+    return {
+        "cas": cas,
+        "ports": flat,
+        "by_name": {ca["name"]: ca for ca in cas if ca["name"] is not None},
+        "redacted": redacted,
+    }
 
 
 # --- ibstatus ----------------------------------------------------------------
 _DEVICE = re.compile(r"^Infiniband device '(\S+)' port (\d+) status:$")
-_STATUS_KEYS = {"default gid": "default_gid", "base lid": "base_lid", "sm lid": "sm_lid",
-                "state": "state", "phys state": "phys_state", "rate": "rate",
-                "link_layer": "link_layer"}
+_STATUS_KEYS = {
+    "default gid": "default_gid",
+    "base lid": "base_lid",
+    "sm lid": "sm_lid",
+    "state": "state",
+    "phys state": "phys_state",
+    "rate": "rate",
+    "link_layer": "link_layer",
+}
 _NUMBERED = re.compile(r"^(\d+):\s*(\S+)$")
 _RATE = re.compile(r"^([\d.]+)\s*Gb/sec(?:\s*\((\d+X)\s*(\w+)\))?$")
 
@@ -148,8 +180,7 @@ def _status_field(port: Record, key: str, value: str, lineno: int, line: str) ->
         m = _RATE.match(value)
         if not m:
             raise bad_line("ibstatus", lineno, "'N Gb/sec (4X HDR)'", line)
-        port.update(rate=value, rate_gbps=tidy_number(float(m.group(1))),
-                    width=m.group(2), speed=m.group(3))
+        port.update(rate=value, rate_gbps=tidy_number(float(m.group(1))), width=m.group(2), speed=m.group(3))
     else:
         port[key] = value
 
@@ -179,8 +210,17 @@ def parse_ibstatus(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="ibstat", reads="ibstat [CA [PORT]]", func=parse_ibstat, lenient=True,
-           description="per HCA and port: state, physical state, rate, LIDs, GUIDs, link layer, firmware"),
-    Parser(name="ibstatus", reads="ibstatus", func=parse_ibstatus,
-           description="per HCA port: state, physical state, rate, LIDs, link layer"),
+    Parser(
+        name="ibstat",
+        reads="ibstat [CA [PORT]]",
+        func=parse_ibstat,
+        lenient=True,
+        description="per HCA and port: state, physical state, rate, LIDs, GUIDs, link layer, firmware",
+    ),
+    Parser(
+        name="ibstatus",
+        reads="ibstatus",
+        func=parse_ibstatus,
+        description="per HCA port: state, physical state, rate, LIDs, link layer",
+    ),
 ]

@@ -5,6 +5,7 @@ rocep1s0f0 with udev naming). `state` keeps the verbs name (PORT_ACTIVE) and
 `state_num` its number; MTUs are bytes. Keys this parser does not know (the
 -v extras) are kept as printed; flag lists under a key become a list.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,17 @@ _HCA = re.compile(r"^hca_id:\s*(\S+)$")
 _PORT = re.compile(r"^port:\s*(\d+)$")
 _KEY = re.compile(r"^([A-Za-z_][\w\[\] ]*?):\s*(.*)$")
 _NUMBERED = re.compile(r"^(\S+)\s+\((\d+)\)$")  # "PORT_ACTIVE (4)", "4096 (5)"
-_INT_KEYS = {"phys_port_cnt", "vendor_part_id", "sm_lid", "port_lid", "port_lmc", "lmc",
-             "sm_sl", "gid_tbl_len", "pkey_tbl_len"}
+_INT_KEYS = {
+    "phys_port_cnt",
+    "vendor_part_id",
+    "sm_lid",
+    "port_lid",
+    "port_lmc",
+    "lmc",
+    "sm_sl",
+    "gid_tbl_len",
+    "pkey_tbl_len",
+}
 
 
 def _set(target: Record, key: str, value: str) -> None:
@@ -72,5 +82,11 @@ def parse(text: str) -> Record:
     return {"devices": devices, "ports": flat, "by_name": {d["hca_id"]: d for d in devices}}
 
 
-PARSERS = [Parser(name="ibv_devinfo", reads="ibv_devinfo [-v] [-d DEV]", func=parse,
-           description="per RDMA device and port: firmware, GUIDs, port state, LIDs, MTU, link layer")]
+PARSERS = [
+    Parser(
+        name="ibv_devinfo",
+        reads="ibv_devinfo [-v] [-d DEV]",
+        func=parse,
+        description="per RDMA device and port: firmware, GUIDs, port state, LIDs, MTU, link layer",
+    )
+]

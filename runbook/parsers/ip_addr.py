@@ -12,6 +12,7 @@ A child interface is printed as `ib4.8200@ib4`; it is keyed by its own name
 (iproute2's details line "ipoib pkey  0x8200 mode  datagram umcast  0000 ...";
 null without -d).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,7 +20,9 @@ import re
 from ._hosttext import fail, lines_of
 from .base import ParseError, Parser, Record
 
-_HEAD = re.compile(r"^(?P<index>\d+):\s+(?P<name>[^:@\s]+)(?:@(?P<parent>[^:\s]+))?:\s+<(?P<flags>[^>]*)>(?P<rest>.*)$")
+_HEAD = re.compile(
+    r"^(?P<index>\d+):\s+(?P<name>[^:@\s]+)(?:@(?P<parent>[^:\s]+))?:\s+<(?P<flags>[^>]*)>(?P<rest>.*)$"
+)
 _LINK = re.compile(r"^\s+link/(?P<type>\S+)")
 _INET = re.compile(r"^\s+(?P<family>inet6?)\s+(?P<addr>\S+)")
 _IPOIB = re.compile(r"^\s+ipoib\s+pkey\s+(?P<pkey>0x[0-9a-fA-F]+)\s+mode\s+(?P<mode>\w+)")
@@ -36,11 +39,19 @@ def parse_ip_addr(text: str) -> Record:
             mtu = re.search(r"\bmtu (\d+)", rest)
             state = re.search(r"\bstate (\S+)", rest)
             flags = [f for f in m["flags"].split(",") if f]
-            current = {"index": int(m["index"]), "parent": m["parent"], "flags": flags,
-                       "up": "UP" in flags, "lower_up": "LOWER_UP" in flags,
-                       "state": state.group(1) if state else None,
-                       "mtu": int(mtu.group(1)) if mtu else None,
-                       "link_type": None, "inet": [], "inet6": [], "ipoib": None}
+            current = {
+                "index": int(m["index"]),
+                "parent": m["parent"],
+                "flags": flags,
+                "up": "UP" in flags,
+                "lower_up": "LOWER_UP" in flags,
+                "state": state.group(1) if state else None,
+                "mtu": int(mtu.group(1)) if mtu else None,
+                "link_type": None,
+                "inet": [],
+                "inet6": [],
+                "ipoib": None,
+            }
             interfaces[m["name"]] = current
         elif current is None:
             fail("`ip addr` output starting '5: ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ...'", text)
@@ -59,5 +70,11 @@ def parse_ip_addr(text: str) -> Record:
     return {"interfaces": interfaces, "names": list(interfaces)}
 
 
-PARSERS = [Parser(name="ip-addr", reads="ip addr show [dev IFACE]", func=parse_ip_addr,
-           description="interfaces with state, MTU, link type and IPv4/IPv6 addresses")]
+PARSERS = [
+    Parser(
+        name="ip-addr",
+        reads="ip addr show [dev IFACE]",
+        func=parse_ip_addr,
+        description="interfaces with state, MTU, link type and IPv4/IPv6 addresses",
+    )
+]

@@ -18,6 +18,7 @@ Record:
                                (the other `-d` words that come in "key value" pairs)}}
   names: the interface names in the order printed
 """
+
 from __future__ import annotations
 
 import re
@@ -25,12 +26,18 @@ import re
 from ._hosttext import fail, int_or_none, lines_of
 from .base import ParseError, Parser, Record
 
-_HEAD = re.compile(r"^(?P<index>\d+):\s+(?P<name>[^:@\s]+)(?:@(?P<parent>[^:\s]+))?:\s+<(?P<flags>[^>]*)>"
-                   r"(?P<rest>.*)$")
-_LINK = re.compile(r"^link/(?P<type>\S+)(?:\s+(?P<addr>[0-9a-fA-F:]+))?(?:\s+brd\s+(?P<brd>[0-9a-fA-F:]+))?"
-                   r"(?P<rest>.*)$")
-_IPOIB = re.compile(r"^ipoib\s+pkey\s+(?P<pkey>0x[0-9a-fA-F]+)\s+mode\s+(?P<mode>\w+)"
-                    r"(?:\s+umcast\s+(?P<umcast>\w+))?(?P<rest>.*)$")
+_HEAD = re.compile(
+    r"^(?P<index>\d+):\s+(?P<name>[^:@\s]+)(?:@(?P<parent>[^:\s]+))?:\s+<(?P<flags>[^>]*)>"
+    r"(?P<rest>.*)$"
+)
+_LINK = re.compile(
+    r"^link/(?P<type>\S+)(?:\s+(?P<addr>[0-9a-fA-F:]+))?(?:\s+brd\s+(?P<brd>[0-9a-fA-F:]+))?"
+    r"(?P<rest>.*)$"
+)
+_IPOIB = re.compile(
+    r"^ipoib\s+pkey\s+(?P<pkey>0x[0-9a-fA-F]+)\s+mode\s+(?P<mode>\w+)"
+    r"(?:\s+umcast\s+(?P<umcast>\w+))?(?P<rest>.*)$"
+)
 _INET = re.compile(r"^(?P<family>inet6?)\s+(?P<addr>\S+)")
 
 
@@ -72,17 +79,35 @@ def parse_ip_link(text: str) -> Record:
                 found = re.search(rf"\b{key} (\S+)", rest)
                 return found.group(1) if found else None
 
-            current = {"index": int(m["index"]), "parent": m["parent"], "flags": flags,
-                       "up": "UP" in flags, "lower_up": "LOWER_UP" in flags, "state": word("state"),
-                       "mtu": int_or_none(word("mtu")), "qdisc": word("qdisc"), "link_mode": word("mode"),
-                       "qlen": int_or_none(word("qlen")), "link_type": None, "address": None,
-                       "broadcast": None, "altnames": [], "inet": [], "inet6": [], "ipoib": None,
-                       "port_guid": None, "broadcast_pkey": None, "details": {}}
+            current = {
+                "index": int(m["index"]),
+                "parent": m["parent"],
+                "flags": flags,
+                "up": "UP" in flags,
+                "lower_up": "LOWER_UP" in flags,
+                "state": word("state"),
+                "mtu": int_or_none(word("mtu")),
+                "qdisc": word("qdisc"),
+                "link_mode": word("mode"),
+                "qlen": int_or_none(word("qlen")),
+                "link_type": None,
+                "address": None,
+                "broadcast": None,
+                "altnames": [],
+                "inet": [],
+                "inet6": [],
+                "ipoib": None,
+                "port_guid": None,
+                "broadcast_pkey": None,
+                "details": {},
+            }
             interfaces[m["name"]] = current
             continue
         if current is None:
-            fail("`ip link` / `ip addr` output starting '5: ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ...'",
-                 text)
+            fail(
+                "`ip link` / `ip addr` output starting '5: ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ...'",
+                text,
+            )
         if not line[:1].isspace():
             raise ParseError(f"ip-link: unexpected line {line.strip()[:80]!r}")
         s = line.strip()
@@ -93,8 +118,13 @@ def parse_ip_link(text: str) -> Record:
                 current["port_guid"], current["broadcast_pkey"] = _ib_address(m["addr"], m["brd"])
         elif m := _IPOIB.match(s):
             pkey = int(m["pkey"], 16)
-            current["ipoib"] = {"pkey": m["pkey"].lower(), "pkey_int": pkey, "full_member": bool(pkey & 0x8000),
-                                "mode": m["mode"], "umcast": m["umcast"]}
+            current["ipoib"] = {
+                "pkey": m["pkey"].lower(),
+                "pkey_int": pkey,
+                "full_member": bool(pkey & 0x8000),
+                "mode": m["mode"],
+                "umcast": m["umcast"],
+            }
             current["details"].update(_pairs(m["rest"]))
         elif s.startswith("altname "):
             current["altnames"].append(s.split()[1])
@@ -102,10 +132,18 @@ def parse_ip_link(text: str) -> Record:
             current[m["family"]].append(m["addr"])
         # valid_lft lines, other -d detail lines (vf, bond, ...) are skipped
     if not interfaces:
-        fail("`ip link` / `ip addr` output starting '5: ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ...'", text)
+        fail(
+            "`ip link` / `ip addr` output starting '5: ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu ...'", text
+        )
     return {"interfaces": interfaces, "names": list(interfaces)}
 
 
-PARSERS = [Parser(name="ip-link", reads="ip [-d] link show [dev IFACE] (also ip [-d] addr show)", func=parse_ip_link,
-                  description="interfaces: state, MTU, addresses, altnames; IPoIB P_Key, mode (datagram/"
-                              "connected), parent of a child interface")]
+PARSERS = [
+    Parser(
+        name="ip-link",
+        reads="ip [-d] link show [dev IFACE] (also ip [-d] addr show)",
+        func=parse_ip_link,
+        description="interfaces: state, MTU, addresses, altnames; IPoIB P_Key, mode (datagram/"
+        "connected), parent of a child interface",
+    )
+]

@@ -32,6 +32,7 @@ Record:
               or null when the listing has no irqbalance lines
   boot_unit: {name, enabled: "enabled"|"disabled"|...|""} or null
 """
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,9 @@ _BALANCE_ARGS = re.compile(r"^irqbalance args ?(?:IRQBALANCE_ARGS=)?(?P<args>.*)
 
 
 def _device(devices: dict[str, Record], dev: str) -> Record:
-    return devices.setdefault(dev, {"numa_node": None, "local_cpulist": None, "local_cpus": [],
-                                    "irqs": {}, "irq_cpus": {}})
+    return devices.setdefault(
+        dev, {"numa_node": None, "local_cpulist": None, "local_cpus": [], "irqs": {}, "irq_cpus": {}}
+    )
 
 
 def parse_irq_affinity(text: str) -> Record:
@@ -61,9 +63,16 @@ def parse_irq_affinity(text: str) -> Record:
         if not s:
             continue
         if m := _BALANCE_STATE.match(s):
-            balance = {**(balance or {"args": ""}), "active": m["active"] or None, "enabled": m["enabled"] or None}
+            balance = {
+                **(balance or {"args": ""}),
+                "active": m["active"] or None,
+                "enabled": m["enabled"] or None,
+            }
         elif m := _BALANCE_ARGS.match(s):
-            balance = {**(balance or {"active": None, "enabled": None}), "args": m["args"].strip().strip('"\'')}
+            balance = {
+                **(balance or {"active": None, "enabled": None}),
+                "args": m["args"].strip().strip("\"'"),
+            }
         elif m := _BOOT_UNIT.match(s):
             boot_unit = {"name": m["name"], "enabled": m["state"]}
         elif m := _NODE.match(s):
@@ -86,6 +95,11 @@ def parse_irq_affinity(text: str) -> Record:
     return {"devices": devices, "restore": restore, "irqbalance": balance, "boot_unit": boot_unit}
 
 
-PARSERS = [Parser(name="irq-affinity", reads="the irq-affinity step's per-device IRQ listing",
-                  func=parse_irq_affinity,
-           description="per device IRQs with their CPU affinity lists")]
+PARSERS = [
+    Parser(
+        name="irq-affinity",
+        reads="the irq-affinity step's per-device IRQ listing",
+        func=parse_irq_affinity,
+        description="per device IRQs with their CPU affinity lists",
+    )
+]

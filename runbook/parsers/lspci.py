@@ -33,6 +33,7 @@ slot null, a repeated LnkCap/LnkSta/ACSCap/ACSCtl line starting the next device.
 jc has an lspci parser, but it reads only `lspci -mmv` (machine format); it
 refuses all of these `-vv` outputs, so this module parses them itself.
 """
+
 from __future__ import annotations
 
 import re
@@ -48,7 +49,8 @@ _LINE = re.compile(
     r"(?P<desc>.*?)"
     r"(?:\s\[(?P<vendor_id>[0-9a-fA-F]{4}):(?P<device_id>[0-9a-fA-F]{4})\])?"
     r"(?:\s\(rev (?P<rev>[0-9a-fA-F]+)\))?"
-    r"(?:\s\(prog-if [^)]*\))?\s*$")
+    r"(?:\s\(prog-if [^)]*\))?\s*$"
+)
 _ELISION = re.compile(r"^\s*(\.{3,}|…)\s*$")
 
 
@@ -82,8 +84,10 @@ def parse_lspci(text: str) -> Record:
         m = _LINE.match(line)
         if not m:
             if line[:1].isspace():
-                raise ParseError(f"lspci: indented line {line.strip()[:60]!r}: this is `lspci -v` "
-                                 "output, read it with the lspci-vv parser")
+                raise ParseError(
+                    f"lspci: indented line {line.strip()[:60]!r}: this is `lspci -v` "
+                    "output, read it with the lspci-vv parser"
+                )
             fail("`lspci` lines like '3b:00.0 Infiniband controller: Mellanox ...'", line)
         devices.append(_device_line(m))
     return {
@@ -96,12 +100,15 @@ def parse_lspci(text: str) -> Record:
 
 # pciutils 3.6+ prints "(ok)" or "(downgraded)" after LnkSta's speed and width;
 # older versions print neither.
-_LINK = re.compile(r"Speed (?P<speed>[\d.]+GT/s|unknown)(?: \((?:(?P<sd>downgraded)|ok)\))?,\s*"
-                   r"Width (?P<width>x\d+)(?: \((?:(?P<wd>downgraded)|ok)\))?")
+_LINK = re.compile(
+    r"Speed (?P<speed>[\d.]+GT/s|unknown)(?: \((?:(?P<sd>downgraded)|ok)\))?,\s*"
+    r"Width (?P<width>x\d+)(?: \((?:(?P<wd>downgraded)|ok)\))?"
+)
 _REGION = re.compile(
     r"^Region (?P<n>\d+): (?P<type>Memory|I/O ports) at (?P<addr>[0-9a-fA-F]+|<unassigned>|<ignored>)"
     r"(?: \((?P<bits>\d+)-bit, (?P<pf>prefetchable|non-prefetchable)\))?"
-    r"(?P<disabled> \[disabled\])?(?: \[size=(?P<size>\d+[KMGT]?)\])?")
+    r"(?P<disabled> \[disabled\])?(?: \[size=(?P<size>\d+[KMGT]?)\])?"
+)
 _ACS_FLAGS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "EgressCtrl", "DirectTrans")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Keys that occur once per device: seen twice in a headerless fragment = the next device.
@@ -137,7 +144,9 @@ def _region(m: re.Match) -> Record:
         "bits": int(m["bits"]) if m["bits"] else None,
         "prefetchable": (m["pf"] == "prefetchable") if m["pf"] else None,
         "size": size,
-        "size_bytes": int(size.rstrip("KMGT")) * _UNITS[size[-1] if size[-1] in "KMGT" else ""] if size else None,
+        "size_bytes": int(size.rstrip("KMGT")) * _UNITS[size[-1] if size[-1] in "KMGT" else ""]
+        if size
+        else None,
         "disabled": bool(m["disabled"]),
     }
 
@@ -147,14 +156,26 @@ def _vv_device(head: re.Match | None, body: list[str]) -> Record:
         dev = _device_line(head)
     else:
         dev = {"slot": None, "class": None, "description": None, "model": None, "rev": None}
-    dev.update({
-        "subsystem": None, "physical_slot": None, "numa_node": None,
-        "lnkcap": None, "lnksta": None, "supported_speeds": None,
-        "kernel_driver": None, "kernel_modules": [],
-        "part_number": None, "serial_number": None,
-        "capabilities_access_denied": False,
-        "regions": [], "acscap": None, "acsctl": None, "acs_enabled": None, "acs_redirect": None,
-    })
+    dev.update(
+        {
+            "subsystem": None,
+            "physical_slot": None,
+            "numa_node": None,
+            "lnkcap": None,
+            "lnksta": None,
+            "supported_speeds": None,
+            "kernel_driver": None,
+            "kernel_modules": [],
+            "part_number": None,
+            "serial_number": None,
+            "capabilities_access_denied": False,
+            "regions": [],
+            "acscap": None,
+            "acsctl": None,
+            "acs_enabled": None,
+            "acs_redirect": None,
+        }
+    )
     in_capabilities = False
     for raw in body:
         line = raw.strip()
@@ -197,15 +218,24 @@ def _vv_device(head: re.Match | None, body: list[str]) -> Record:
     cap, sta = dev["lnkcap"], dev["lnksta"]
     if sta is not None:
         below = bool(cap) and (
-            (cap["speed_gts"] or 0) > (sta["speed_gts"] or 0) or cap["lanes"] > sta["lanes"])
+            (cap["speed_gts"] or 0) > (sta["speed_gts"] or 0) or cap["lanes"] > sta["lanes"]
+        )
         sta["downgraded"] = sta["speed_downgraded"] or sta["width_downgraded"] or below
     return dev
 
 
 def _has_details(dev: Record) -> bool:
-    return bool(dev["subsystem"] is not None or dev["lnkcap"] or dev["lnksta"] or dev["kernel_driver"]
-                or dev["capabilities_access_denied"] or dev["acsctl"] is not None
-                or dev["acscap"] is not None or dev["regions"] or dev["numa_node"] is not None)
+    return bool(
+        dev["subsystem"] is not None
+        or dev["lnkcap"]
+        or dev["lnksta"]
+        or dev["kernel_driver"]
+        or dev["capabilities_access_denied"]
+        or dev["acsctl"] is not None
+        or dev["acscap"] is not None
+        or dev["regions"]
+        or dev["numa_node"] is not None
+    )
 
 
 def _key(line: str) -> str:
@@ -233,8 +263,11 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
             if not m:
                 fail("`lspci -vv` device blocks starting '21:00.0 Ethernet controller: ...'", line)
             blocks.append((m, []))
-        elif not blocks or (blocks[-1][0] is None and _key(line) in _ONCE
-                            and any(_key(seen) == _key(line) for seen in blocks[-1][1])):
+        elif not blocks or (
+            blocks[-1][0] is None
+            and _key(line) in _ONCE
+            and any(_key(seen) == _key(line) for seen in blocks[-1][1])
+        ):
             headless = True
             blocks.append((None, [line]))
         else:
@@ -247,16 +280,28 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
             fail("`lspci -vv` device blocks starting '21:00.0 Ethernet controller: ...'", text)
         gaps.missing("the device line ('21:00.0 Ethernet controller: ...') before indented details")
     if not any(_has_details(d) for d in devices):
-        raise ParseError("lspci-vv: device lines without any -vv details (this is plain `lspci` "
-                         "output, read it with the lspci parser)")
+        raise ParseError(
+            "lspci-vv: device lines without any -vv details (this is plain `lspci` "
+            "output, read it with the lspci parser)"
+        )
     if elided:
         gaps.missing("lines elided ('...') from the device blocks")
     return {"devices": devices, "count": len(devices)}
 
 
 PARSERS = [
-    Parser(name="lspci", reads="lspci [-nn] [| grep PATTERN]", func=parse_lspci,
-           description="one-line PCI device listing: slot, class, vendor/device ids, model"),
-    Parser(name="lspci-vv", reads="lspci -vv [-s SLOT]", func=parse_lspci_vv, lenient=True, keeps_indent=True,
-           description="PCI devices in detail: LnkCap/LnkSta speed and width, NUMA node, driver, ACS, BARs, VPD"),
+    Parser(
+        name="lspci",
+        reads="lspci [-nn] [| grep PATTERN]",
+        func=parse_lspci,
+        description="one-line PCI device listing: slot, class, vendor/device ids, model",
+    ),
+    Parser(
+        name="lspci-vv",
+        reads="lspci -vv [-s SLOT]",
+        func=parse_lspci_vv,
+        lenient=True,
+        keeps_indent=True,
+        description="PCI devices in detail: LnkCap/LnkSta speed and width, NUMA node, driver, ACS, BARs, VPD",
+    ),
 ]

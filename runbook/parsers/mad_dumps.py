@@ -10,6 +10,7 @@ The first three print dotted fields ("LinkState:.......Active"; saquery
 without the colon). Field names are kept as the tool prints them and copied
 flat at the top level; a few normalised keys are added per tool.
 """
+
 from __future__ import annotations
 
 import re
@@ -30,10 +31,19 @@ _DOTTED = re.compile(r"^([A-Za-z][\w\[\]]*(?: [\w\[\]]+)*?):?\.{2,}(.*)$")
 _HEADER = re.compile(r"^#\s*([A-Za-z][\w ]*?):\s*(.*)$")
 _RECORD = re.compile(r"^(\w+Record) dump:$")
 _ERROR_COUNTERS = (
-    "SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
-    "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
-    "PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
-    "ExcessiveBufferOverrunErrors", "VL15Dropped")
+    "SymbolErrorCounter",
+    "LinkErrorRecoveryCounter",
+    "LinkDownedCounter",
+    "PortRcvErrors",
+    "PortRcvRemotePhysicalErrors",
+    "PortRcvSwitchRelayErrors",
+    "PortXmitDiscards",
+    "PortXmitConstraintErrors",
+    "PortRcvConstraintErrors",
+    "LocalLinkIntegrityErrors",
+    "ExcessiveBufferOverrunErrors",
+    "VL15Dropped",
+)
 
 
 # Sub-headers inside a saquery record: "RID" and "SMInfo dump:" (SMInfoRecord), "PortInfo dump:".
@@ -51,8 +61,14 @@ def _blocks(tool: str, text: str, header_re: re.Pattern, skip: re.Pattern | None
         if skip is not None and blocks and skip.match(s) and not header_re.match(s):
             continue
         if m := header_re.match(s):
-            blocks.append({"header": m.group(1), "header_rest": m.group(2) if m.lastindex > 1 else "",
-                           "fields": {}, "details": {}})
+            blocks.append(
+                {
+                    "header": m.group(1),
+                    "header_rest": m.group(2) if m.lastindex > 1 else "",
+                    "fields": {},
+                    "details": {},
+                }
+            )
             last_key = None
         elif m := _DOTTED.match(s):
             if not blocks:
@@ -75,8 +91,11 @@ def _lid_port(rest: str) -> tuple[int | None, int | str | None, str | None]:
     lid = re.search(r"\bLid (\d+)", rest)
     port = re.search(r"\bport (\w+)", rest)
     cap = re.search(r"CapMask:\s*(0x[0-9A-Fa-f]+)", rest)
-    return (int(lid.group(1)) if lid else None, maybe_int(port.group(1)) if port else None,
-            cap.group(1) if cap else None)
+    return (
+        int(lid.group(1)) if lid else None,
+        maybe_int(port.group(1)) if port else None,
+        cap.group(1) if cap else None,
+    )
 
 
 def parse_perfquery(text: str) -> Record:
@@ -88,8 +107,16 @@ def parse_perfquery(text: str) -> Record:
             raise not_recognised("perfquery", "'# Port counters: Lid N port N' and counter fields", text)
         lid, port, cap = _lid_port(b["header_rest"])
         present = [counters[k] for k in _ERROR_COUNTERS if isinstance(counters.get(k), int)]
-        out_blocks.append({"kind": b["header"], "lid": lid, "port": port, "capmask": cap,
-                           "counters": counters, "errors_total": sum(present)})
+        out_blocks.append(
+            {
+                "kind": b["header"],
+                "lid": lid,
+                "port": port,
+                "capmask": cap,
+                "counters": counters,
+                "errors_total": sum(present),
+            }
+        )
     record: Record = {**out_blocks[0], "blocks": out_blocks}
     for key, value in out_blocks[0]["counters"].items():
         record.setdefault(key, value)
@@ -112,12 +139,18 @@ def parse_portinfo(text: str) -> Record:
     lane, generation = lane_from_signal(speed if isinstance(speed, str) else None)
     width = fields.get("LinkWidthActive")
     record: Record = {
-        "query_lid": lid, "query_port": port,
-        "lid": fields.get("Lid"), "sm_lid": fields.get("SMLid"),
-        "state": fields.get("LinkState"), "phys_state": fields.get("PhysLinkState"),
-        "width": width, "speed": speed, "generation": generation,
+        "query_lid": lid,
+        "query_port": port,
+        "lid": fields.get("Lid"),
+        "sm_lid": fields.get("SMLid"),
+        "state": fields.get("LinkState"),
+        "phys_state": fields.get("PhysLinkState"),
+        "width": width,
+        "speed": speed,
+        "generation": generation,
         "rate": link_rate(width_lanes(width if isinstance(width, str) else None), lane),
-        "fields": fields, "details": {k: v for b in blocks for k, v in b["details"].items()},
+        "fields": fields,
+        "details": {k: v for b in blocks for k, v in b["details"].items()},
     }
     for key, value in fields.items():
         record.setdefault(key, value)
@@ -133,16 +166,30 @@ def parse_saquery(text: str) -> Record:
     for b in blocks:
         if b["header"] is None:
             raise not_recognised("saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text)
-        fields = {k: (guid(v) if k.lower().endswith("guid") and isinstance(v, str) else v)
-                  for k, v in b["fields"].items()}
+        fields = {
+            k: (guid(v) if k.lower().endswith("guid") and isinstance(v, str) else v)
+            for k, v in b["fields"].items()
+        }
         records.append({"type": b["header"], **fields})
     # `saquery -s` (SMInfoRecord): every SM of the subnet with its state, as the SA knows it.
-    sms = [{"lid": r.get("LID"), "guid": r.get("GUID"), "act_count": r.get("ActCount"),
-            "priority": r.get("Priority"), "state": r.get("SMState"),
-            "state_name": _SM_STATES.get(r.get("SMState")) if isinstance(r.get("SMState"), int) else None}
-           for r in records if r["type"] == "SMInfoRecord"]
-    record: Record = {"records": records, "count": len(records), "sm_records": sms,
-                      "master": next((sm for sm in sms if sm["state"] == 3), None)}
+    sms = [
+        {
+            "lid": r.get("LID"),
+            "guid": r.get("GUID"),
+            "act_count": r.get("ActCount"),
+            "priority": r.get("Priority"),
+            "state": r.get("SMState"),
+            "state_name": _SM_STATES.get(r.get("SMState")) if isinstance(r.get("SMState"), int) else None,
+        }
+        for r in records
+        if r["type"] == "SMInfoRecord"
+    ]
+    record: Record = {
+        "records": records,
+        "count": len(records),
+        "sm_records": sms,
+        "master": next((sm for sm in sms if sm["state"] == 3), None),
+    }
     if len(records) == 1:
         for key, value in records[0].items():
             record.setdefault(key, value)
@@ -179,14 +226,20 @@ def parse_pkeys(text: str) -> Record:
             continue
         if m := _PKEY_CMD.search(s):  # a pasted prompt line names the port queried
             lid = m.group(1)
-            tables.append(_pkey_table(int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else lid,
-                                      int(m.group(2)) if m.group(2) else None))
+            tables.append(
+                _pkey_table(
+                    int(lid, 0) if re.fullmatch(r"0x[0-9a-fA-F]+|\d+", lid) else lid,
+                    int(m.group(2)) if m.group(2) else None,
+                )
+            )
         elif m := _PKEY_ROW.match(line):
             if not tables or tables[-1]["capacity"] is not None:
                 tables.append(_pkey_table(None, None))
             values = [int(v, 16) for v in m.group(2).split()]
             if int(m.group(1)) != len(tables[-1]["entries"]):
-                raise bad_line("smpquery-pkeys", lineno, f"the row for index {len(tables[-1]['entries'])}", line)
+                raise bad_line(
+                    "smpquery-pkeys", lineno, f"the row for index {len(tables[-1]['entries'])}", line
+                )
             tables[-1]["entries"].extend(values)
         elif m := _CAPACITY.match(s):
             if not tables:
@@ -206,12 +259,28 @@ def parse_pkeys(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="perfquery", reads="perfquery [-x] [LID PORT]", func=parse_perfquery,
-           description="port counters (errors, data, packets) of one port or the aggregate"),
-    Parser(name="smpquery-portinfo", reads="smpquery portinfo LID [PORT]", func=parse_portinfo,
-           description="a port's PortInfo: state, width, speed, LIDs, MTU"),
-    Parser(name="smpquery-pkeys", reads="smpquery pkeys LID [PORT]", func=parse_pkeys,
-           description="a port's P_Key table (membership bit and P_Key base)"),
-    Parser(name="saquery", reads="saquery [...]", func=parse_saquery,
-           description="SA records (NodeRecord, PortInfoRecord, ...) as key/value lists"),
+    Parser(
+        name="perfquery",
+        reads="perfquery [-x] [LID PORT]",
+        func=parse_perfquery,
+        description="port counters (errors, data, packets) of one port or the aggregate",
+    ),
+    Parser(
+        name="smpquery-portinfo",
+        reads="smpquery portinfo LID [PORT]",
+        func=parse_portinfo,
+        description="a port's PortInfo: state, width, speed, LIDs, MTU",
+    ),
+    Parser(
+        name="smpquery-pkeys",
+        reads="smpquery pkeys LID [PORT]",
+        func=parse_pkeys,
+        description="a port's P_Key table (membership bit and P_Key base)",
+    ),
+    Parser(
+        name="saquery",
+        reads="saquery [...]",
+        func=parse_saquery,
+        description="SA records (NodeRecord, PortInfoRecord, ...) as key/value lists",
+    ),
 ]

@@ -22,6 +22,7 @@ and `mlxfwmanager --query` (also `mlxup`, same report).
              the report has no Status line), update_required (bool | null)}]
   count
 """
+
 from __future__ import annotations
 
 import re
@@ -43,8 +44,15 @@ def parse_flint(text: str) -> Record:
     fields: dict = {}
     rom: list[Record] = []
     columns: list[str] = []
-    record: Record = {"guids": None, "macs": None, "base_guid": None, "guids_number": None,
-                      "base_mac": None, "macs_number": None, "product_description": None}
+    record: Record = {
+        "guids": None,
+        "macs": None,
+        "base_guid": None,
+        "guids_number": None,
+        "base_mac": None,
+        "macs_number": None,
+        "product_description": None,
+    }
     last = None
     # A pasted copy may be indented as a whole (a doc's code block): undo that first.
     text = textwrap.dedent(text.replace("\r\n", "\n").replace("\t", "    "))
@@ -60,8 +68,9 @@ def parse_flint(text: str) -> Record:
                 continue
             if fields:
                 raise bad_line("flint", lineno, "'Key:   value' lines of `flint query`", line)
-            raise not_recognised("flint", "`flint -d DEV query` output ('Image type: FS4', 'FW Version: ...')",
-                                 text)
+            raise not_recognised(
+                "flint", "`flint -d DEV query` output ('Image type: FS4', 'FW Version: ...')", text
+            )
         key, value = m["key"], m["value"].strip()
         last = key
         if key == "Rom Info":
@@ -85,27 +94,33 @@ def parse_flint(text: str) -> Record:
             record["macs"] = dict(zip(("port1", "port2"), value.split()))
         fields[snake(key)] = value
     if "fw_version" not in fields or "image_type" not in fields and "psid" not in fields:
-        raise not_recognised("flint", "`flint -d DEV query` output ('Image type: FS4', 'FW Version: ...')", text)
+        raise not_recognised(
+            "flint", "`flint -d DEV query` output ('Image type: FS4', 'FW Version: ...')", text
+        )
     running = fields.get("fw_version_running")
     security = _na(fields.get("security_attributes"))
-    record.update({
-        "image_type": fields.get("image_type"),
-        "fw_version": fields["fw_version"],
-        "fw_version_running": running,
-        "fw_pending": bool(running) and running != fields["fw_version"],
-        "fw_release_date": fields.get("fw_release_date"),
-        "product_version": fields.get("product_version"),
-        "part_number": _na(fields.get("part_number")),
-        "rom_info": rom,
-        "device_id": int(fields["device_id"]) if fields.get("device_id", "").isdigit() else None,
-        "psid": fields.get("psid"),
-        "image_vsd": _na(fields.get("image_vsd")),
-        "device_vsd": _na(fields.get("device_vsd")),
-        "vsd": _na(fields.get("vsd")),
-        "security_attributes": fields.get("security_attributes"),
-        "secure_fw": ("secure-fw" in security) if security else (False if "security_attributes" in fields else None),
-        "fields": fields,
-    })
+    record.update(
+        {
+            "image_type": fields.get("image_type"),
+            "fw_version": fields["fw_version"],
+            "fw_version_running": running,
+            "fw_pending": bool(running) and running != fields["fw_version"],
+            "fw_release_date": fields.get("fw_release_date"),
+            "product_version": fields.get("product_version"),
+            "part_number": _na(fields.get("part_number")),
+            "rom_info": rom,
+            "device_id": int(fields["device_id"]) if fields.get("device_id", "").isdigit() else None,
+            "psid": fields.get("psid"),
+            "image_vsd": _na(fields.get("image_vsd")),
+            "device_vsd": _na(fields.get("device_vsd")),
+            "vsd": _na(fields.get("vsd")),
+            "security_attributes": fields.get("security_attributes"),
+            "secure_fw": ("secure-fw" in security)
+            if security
+            else (False if "security_attributes" in fields else None),
+            "fields": fields,
+        }
+    )
     return record
 
 
@@ -131,9 +146,20 @@ def parse_mlxfwmanager(text: str) -> Record:
         if s.startswith("-E-"):
             raise ParseError(f"mlxfwmanager: the tool reported an error: {s[:160]!r}")
         if m := _DEVICE.match(s):
-            dev = {"index": int(m.group(1)), "device_type": None, "part_number": None, "description": None,
-                   "psid": None, "pci_device_name": None, "base_guid": None, "base_mac": None,
-                   "port_guids": {}, "port_macs": {}, "versions": {}, "status": None}
+            dev = {
+                "index": int(m.group(1)),
+                "device_type": None,
+                "part_number": None,
+                "description": None,
+                "psid": None,
+                "pci_device_name": None,
+                "base_guid": None,
+                "base_mac": None,
+                "port_guids": {},
+                "port_macs": {},
+                "versions": {},
+                "status": None,
+            }
             devices.append(dev)
             in_versions = False
             continue
@@ -146,7 +172,7 @@ def parse_mlxfwmanager(text: str) -> Record:
             if p := re.fullmatch(r"Port(\d+) (GUID|MAC)", key):
                 target = dev["port_guids"] if p.group(2) == "GUID" else dev["port_macs"]
                 value_ = _na(value)
-                target[p.group(1)] = (guid(value_) if value_ and p.group(2) == "GUID" else value_)
+                target[p.group(1)] = guid(value_) if value_ and p.group(2) == "GUID" else value_
             elif key == "Base GUID":
                 dev["base_guid"] = guid(value) if _na(value) else None
             elif key != "Versions":
@@ -169,10 +195,18 @@ def parse_mlxfwmanager(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="flint", reads="flint -d DEV query (mstflint -d BDF q)", func=parse_flint,
-           description="adapter firmware image: FW version (and running version), PSID, ROM info, "
-                       "base GUID/MAC, secure-fw"),
-    Parser(name="mlxfwmanager", reads="mlxfwmanager --query (mlxup)", func=parse_mlxfwmanager,
-           description="per adapter: type, part number, PSID, PCI device, current/available FW, PXE, "
-                       "UEFI versions, update status"),
+    Parser(
+        name="flint",
+        reads="flint -d DEV query (mstflint -d BDF q)",
+        func=parse_flint,
+        description="adapter firmware image: FW version (and running version), PSID, ROM info, "
+        "base GUID/MAC, secure-fw",
+    ),
+    Parser(
+        name="mlxfwmanager",
+        reads="mlxfwmanager --query (mlxup)",
+        func=parse_mlxfwmanager,
+        description="per adapter: type, part number, PSID, PCI device, current/available FW, PXE, "
+        "UEFI versions, update status",
+    ),
 ]

@@ -10,6 +10,7 @@ can check `{path: LINK_TYPE_P1, eq: "IB(1)"}`. Values never contain spaces,
 which is what makes over-long values such as `DEVICE_DEFAULT(0)` splittable
 even when they overflow mlxconfig's 16-character columns.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,15 +29,27 @@ _PARAM = re.compile(r"^(?:\s+|\s*(\*)\s*)([A-Z][A-Z0-9]*(?:_[A-Za-z0-9]+)*(?:\[[
 _MESSAGE = re.compile(r"^\s*-([IWE])-\s*(.*)$")
 _NOISE = re.compile(r"^(-+|The '\*' shows parameters.*|Applying\.\.\.\s*Done!?|Aborted by user.*)$")
 _PROMPT = re.compile(r"^\s*Apply new Configuration\?.*?:\s*(\w*)\s*$")
-_INFO_KEYS = {"Device type": "device_type", "Name": "name", "Description": "description",
-              "Device": "device", "PCI device": "device"}
+_INFO_KEYS = {
+    "Device type": "device_type",
+    "Name": "name",
+    "Description": "description",
+    "Device": "device",
+    "PCI device": "device",
+}
 # Without a header (a pasted fragment) the column count says which layout it is.
 _IMPLIED_COLUMNS = {1: ["Next Boot"], 3: ["Default", "Current", "Next Boot"]}
 
 
 def _new_device() -> Record:
-    return {"device": None, "device_type": None, "name": None, "description": None,
-            "columns": None, "rows": [], "modified": []}
+    return {
+        "device": None,
+        "device_type": None,
+        "name": None,
+        "description": None,
+        "columns": None,
+        "rows": [],
+        "modified": [],
+    }
 
 
 def _header_columns(rest: str) -> list[str]:
@@ -52,8 +65,10 @@ def _finish(dev: Record) -> Record:
     per_column: dict[str, dict[str, str]] = {c: {} for c in out["columns"]}
     for lineno, values, param in dev["rows"]:
         if len(values) != len(columns):
-            raise ParseError(f"{TOOL}: line {lineno}: {param} has {len(values)} values, "
-                             f"expected {len(columns)} ({' / '.join(columns)})")
+            raise ParseError(
+                f"{TOOL}: line {lineno}: {param} has {len(values)} values, "
+                f"expected {len(columns)} ({' / '.join(columns)})"
+            )
         for column, value in zip(columns, values):
             per_column[column][param] = value
     for column, values in per_column.items():
@@ -122,5 +137,12 @@ def parse(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="mlxconfig", reads="mlxconfig -d DEV query|set ...", func=parse, keeps_indent=True,
-           description="firmware configuration parameters: current, default and next-boot values per device")]
+PARSERS = [
+    Parser(
+        name="mlxconfig",
+        reads="mlxconfig -d DEV query|set ...",
+        func=parse,
+        keeps_indent=True,
+        description="firmware configuration parameters: current, default and next-boot values per device",
+    )
+]

@@ -20,6 +20,7 @@ Record:
   tool_errors: the "-E- ..." lines mlxlink printed (e.g. an option not supported on a HCA)
 Values keep mlxlink's trailing-space quirk out (MFT 4.35 prints one after each value).
 """
+
 from __future__ import annotations
 
 import re
@@ -85,17 +86,22 @@ def parse_mlxlink(text: str) -> Record:
     width = op.get("width")
     ib = bool(speed and speed.upper().startswith("IB-"))
     record: Record = {
-        "state": op.get("state"), "physical_state": op.get("physical_state"),
-        "speed": speed, "protocol": "IB" if ib else ("Ethernet" if speed else None),
+        "state": op.get("state"),
+        "physical_state": op.get("physical_state"),
+        "speed": speed,
+        "protocol": "IB" if ib else ("Ethernet" if speed else None),
         "speed_name": speed[3:] if ib else None,
-        "width": width, "lanes": int_or_none((width or "").rstrip("xX")),
-        "fec": op.get("fec"), "loopback_mode": op.get("loopback_mode"),
+        "width": width,
+        "lanes": int_or_none((width or "").rstrip("xX")),
+        "fec": op.get("fec"),
+        "loopback_mode": op.get("loopback_mode"),
         "auto_negotiation": op.get("auto_negotiation"),
         "enabled_link_speeds": _speeds(_first(sup, "enabled_link_speed")),
         "supported_cable_speeds": _speeds(_first(sup, "supported_cable_speed")),
         "status_opcode": int_or_none(trouble.get("status_opcode")),
         "recommendation": trouble.get("recommendation"),
-        "firmware_version": tool.get("firmware_version"), "amber_version": tool.get("amber_version"),
+        "firmware_version": tool.get("firmware_version"),
+        "amber_version": tool.get("amber_version"),
         "mft_version": (tool.get("mft_version") or "").replace("mft ", "") or None,
         "ber": {
             "effective_errors": int_or_none((counters or {}).get("effective_physical_errors")),
@@ -114,9 +120,12 @@ def parse_mlxlink(text: str) -> Record:
     }
     if module is not None:
         record["module"] = {
-            "identifier": module.get("identifier"), "compliance": module.get("compliance"),
-            "cable_technology": module.get("cable_technology"), "cable_type": module.get("cable_type"),
-            "vendor_name": module.get("vendor_name"), "vendor_part_number": module.get("vendor_part_number"),
+            "identifier": module.get("identifier"),
+            "compliance": module.get("compliance"),
+            "cable_technology": module.get("cable_technology"),
+            "cable_type": module.get("cable_type"),
+            "vendor_name": module.get("vendor_name"),
+            "vendor_part_number": module.get("vendor_part_number"),
             "vendor_serial_number": module.get("vendor_serial_number"),
             "transfer_distance_m": module.get("transfer_distance_m"),
             "temperature_c": module.get("temperature_c"),
@@ -127,6 +136,12 @@ def parse_mlxlink(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="mlxlink", reads="mlxlink -d DEV [-p PORT] [-m] [-c] [-e]", func=parse_mlxlink,
-                  description="mlxlink: port state, speed/width, FEC, effective/raw BER and counters, "
-                              "module (cable) info, recommendation")]
+PARSERS = [
+    Parser(
+        name="mlxlink",
+        reads="mlxlink -d DEV [-p PORT] [-m] [-c] [-e]",
+        func=parse_mlxlink,
+        description="mlxlink: port state, speed/width, FEC, effective/raw BER and counters, "
+        "module (cable) info, recommendation",
+    )
+]

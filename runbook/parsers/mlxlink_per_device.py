@@ -9,6 +9,7 @@ Each block is read by the `mlxlink` parser. Record:
            error}]   in the order printed; `error` when the block is not mlxlink
   by_device: {dev: the same entry}
 """
+
 from __future__ import annotations
 
 import re
@@ -24,11 +25,13 @@ _BER = ("effective_ber", "raw_ber", "effective_errors", "symbol_errors", "symbol
 def parse(text: str) -> Record:
     marks = list(_MARK.finditer(text))
     if not marks:
-        raise ParseError("mlxlink-per-device: no '### mlxlink -d DEV' marker line "
-                         "(the step's loop prints one before each device)")
+        raise ParseError(
+            "mlxlink-per-device: no '### mlxlink -d DEV' marker line "
+            "(the step's loop prints one before each device)"
+        )
     ports = []
     for i, m in enumerate(marks):
-        block = text[m.end():marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+        block = text[m.end() : marks[i + 1].start() if i + 1 < len(marks) else len(text)]
         entry: Record = {"device": m.group(1), "error": None}
         try:
             rec = mlxlink.parse_mlxlink(block)
@@ -43,5 +46,11 @@ def parse(text: str) -> Record:
     return {"ports": ports, "by_device": {p["device"]: p for p in ports}}
 
 
-PARSERS = [Parser(name="mlxlink-per-device", reads="mlxlink -d DEV -c, per device after a '### mlxlink -d DEV' line",
-                  func=parse, description="ports: state, speed, width, FEC and BER counters of each device")]
+PARSERS = [
+    Parser(
+        name="mlxlink-per-device",
+        reads="mlxlink -d DEV -c, per device after a '### mlxlink -d DEV' line",
+        func=parse,
+        description="ports: state, speed, width, FEC and BER counters of each device",
+    )
+]

@@ -9,6 +9,7 @@ are joined to the field above. Derived:
   out_of_tree: true when the file lies under updates/ or extra/ (DKMS / OFED builds),
                false for the distro's own kernel/ tree, null when filename is absent
 """
+
 from __future__ import annotations
 
 import re
@@ -60,10 +61,17 @@ def parse_modinfo(text: str) -> Record:
     record["kernel_release"] = vermagic.split()[0] if isinstance(vermagic, str) and vermagic else None
     record["parms"] = {p.partition(":")[0]: p.partition(":")[2] for p in fields.get("parm", [])}
     filename = fields.get("filename")
-    record["out_of_tree"] = (bool(re.search(r"/(updates|extra)/", filename))
-                             if isinstance(filename, str) else None)
+    record["out_of_tree"] = (
+        bool(re.search(r"/(updates|extra)/", filename)) if isinstance(filename, str) else None
+    )
     return record
 
 
-PARSERS = [Parser(name="modinfo", reads="modinfo MODULE", func=parse_modinfo,
-           description="kernel module filename, version, firmware, dependencies and parameters")]
+PARSERS = [
+    Parser(
+        name="modinfo",
+        reads="modinfo MODULE",
+        func=parse_modinfo,
+        description="kernel module filename, version, firmware, dependencies and parameters",
+    )
+]

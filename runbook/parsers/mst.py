@@ -6,6 +6,7 @@ without it mlxconfig cannot open /dev/mst devices. Plain `mst status` lists
 table whose NET column may be empty, so its rows are split by the header's
 column positions, not by counting words.
 """
+
 from __future__ import annotations
 
 import re
@@ -73,9 +74,18 @@ def parse(text: str) -> Record:
             modules[key] = m.group(2) == "loaded"
             seen = True
         elif section == "devices" and (m := _DEVICE_LINE.match(stripped)):
-            devices.append({"device": m.group(1), "access": m.group(2).rstrip("."), "pci": None,
-                            "chip_revision": None, "device_type": None, "rdma": None,
-                            "net": None, "numa": None})
+            devices.append(
+                {
+                    "device": m.group(1),
+                    "access": m.group(2).rstrip("."),
+                    "pci": None,
+                    "chip_revision": None,
+                    "device_type": None,
+                    "rdma": None,
+                    "net": None,
+                    "numa": None,
+                }
+            )
         elif section == "devices" and devices and (m := _PCI_LINE.search(stripped)):
             devices[-1]["pci"] = m.group(1)
         elif section == "devices" and devices and (m := _CHIP_REV.match(stripped)):
@@ -101,5 +111,11 @@ def parse(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="mst-status", reads="mst status [-v]", func=parse,
-           description="MST devices: /dev/mst path, PCI address, RDMA and net names, NUMA node")]
+PARSERS = [
+    Parser(
+        name="mst-status",
+        reads="mst status [-v]",
+        func=parse,
+        description="MST devices: /dev/mst path, PCI address, RDMA and net names, NUMA node",
+    )
+]

@@ -29,6 +29,7 @@ Record:
 Other lines (nccl-tests tables, MPI noise) are ignored; text without a single
 "NCCL INFO" / "NCCL WARN" line is not NCCL_DEBUG output.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,16 +37,21 @@ import re
 from ._hosttext import fail, lines_of, strip_rank_label
 from .base import Parser, Record
 
-_LINE = re.compile(r"^(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>[^\]]*)\]\s+NCCL\s+"
-                   r"(?P<level>INFO|WARN|TRACE|ABORT)\s?(?P<msg>.*)$")
+_LINE = re.compile(
+    r"^(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+)\s+\[(?P<dev>[^\]]*)\]\s+NCCL\s+"
+    r"(?P<level>INFO|WARN|TRACE|ABORT)\s?(?P<msg>.*)$"
+)
 _VERSION = re.compile(r"NCCL version (\S+)")
 _CHANNEL = re.compile(
     r"^(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)?\s*:\s*(?P<src>\d+)(?:\[\w+\])?\s*->\s*(?P<dst>\d+)(?:\[\w+\])?"
-    r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>\S+)")
+    r"(?:\s*\[(?P<dir>send|receive)\])?\s+via\s+(?P<via>\S+)"
+)
 _IB_USING = re.compile(r"^NET/IB\s*:\s*Using\s+(?P<devs>.*?)\s*;\s*OOB\s+(?P<oob>\S+)")
 _IB_DEV = re.compile(r"\[(?P<i>\d+)\](?P<dev>[\w.-]+):(?P<port>\d+)/(?P<ll>\w+)")
 _ADDR = re.compile(r"^(?P<ifname>[^:\s]+):(?P<addr>.+?)(?:<\d+>)?$")
-_GDR = re.compile(r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:GPU \S+ / )?HCA (?P<i>\d+) '(?P<dev>[^']+)'")
+_GDR = re.compile(
+    r"GPU Direct RDMA (?P<state>Enabled|Disabled) for (?:GPU \S+ / )?HCA (?P<i>\d+) '(?P<dev>[^']+)'"
+)
 _ENV = re.compile(r"^(?P<var>[A-Z][A-Z0-9_]+) set by environment to (?P<value>.*?)\.?$")
 
 
@@ -62,16 +68,36 @@ def _channel(host: str, m: re.Match) -> Record:
     if kind == "NET" and len(parts) > 2:
         d = re.match(r"\d+", parts[2])
         device = int(d.group(0)) if d else None
-    return {"host": host, "channel": int(m["ch"]), "from_rank": int(m["src"]), "to_rank": int(m["dst"]),
-            "direction": m["dir"], "transport": m["via"], "kind": kind, "net": net,
-            "net_device": device, "gdrdma": "GDRDMA" in parts}
+    return {
+        "host": host,
+        "channel": int(m["ch"]),
+        "from_rank": int(m["src"]),
+        "to_rank": int(m["dst"]),
+        "direction": m["dir"],
+        "transport": m["via"],
+        "kind": kind,
+        "net": net,
+        "net_device": device,
+        "gdrdma": "GDRDMA" in parts,
+    }
 
 
 def parse_nccl_debug(text: str) -> Record:
     record: Record = {
-        "nccl_version": None, "nccl_versions": [], "hosts": [], "net": None, "ib_devices": [],
-        "relaxed_ordering": None, "oob": None, "bootstrap": [], "env": {}, "channels": [],
-        "gdr_disabled": [], "gdr_enabled": [], "net_plugin_found": None, "warnings": [],
+        "nccl_version": None,
+        "nccl_versions": [],
+        "hosts": [],
+        "net": None,
+        "ib_devices": [],
+        "relaxed_ordering": None,
+        "oob": None,
+        "bootstrap": [],
+        "env": {},
+        "channels": [],
+        "gdr_disabled": [],
+        "gdr_enabled": [],
+        "net_plugin_found": None,
+        "warnings": [],
     }
     labels: set[str] = set()
     nccl_lines = 0
@@ -98,8 +124,10 @@ def parse_nccl_debug(text: str) -> Record:
         elif c := _CHANNEL.match(msg):
             record["channels"].append(_channel(host, c))
         elif u := _IB_USING.match(msg):
-            record["ib_devices"] = [{"index": int(d["i"]), "device": d["dev"], "port": int(d["port"]),
-                                     "link_layer": d["ll"]} for d in _IB_DEV.finditer(u["devs"])]
+            record["ib_devices"] = [
+                {"index": int(d["i"]), "device": d["dev"], "port": int(d["port"]), "link_layer": d["ll"]}
+                for d in _IB_DEV.finditer(u["devs"])
+            ]
             record["relaxed_ordering"] = "[RO]" in u["devs"]
             record["oob"] = _addr(u["oob"])
         elif msg.startswith("Using network "):
@@ -125,17 +153,30 @@ def parse_nccl_debug(text: str) -> Record:
         name = "/".join(p for p in c["transport"].split("/") if not re.match(r"\d", p))
         if name not in transports:
             transports.append(name)
-    record.update({
-        "nccl_version": record["nccl_versions"][0] if record["nccl_versions"] else None,
-        "transports": transports,
-        "net_channels": len(net_channels),
-        "gdrdma": (all(c["gdrdma"] for c in net_channels) if net_channels
-                   else False if record["gdr_disabled"] and not record["gdr_enabled"] else None),
-        "rank_labels": "mpirun" if "mpirun" in labels else ("srun" if labels else None),
-    })
+    record.update(
+        {
+            "nccl_version": record["nccl_versions"][0] if record["nccl_versions"] else None,
+            "transports": transports,
+            "net_channels": len(net_channels),
+            "gdrdma": (
+                all(c["gdrdma"] for c in net_channels)
+                if net_channels
+                else False
+                if record["gdr_disabled"] and not record["gdr_enabled"]
+                else None
+            ),
+            "rank_labels": "mpirun" if "mpirun" in labels else ("srun" if labels else None),
+        }
+    )
     return record
 
 
-PARSERS = [Parser(name="nccl-debug", reads="any NCCL program run with NCCL_DEBUG=INFO", func=parse_nccl_debug,
-                  description="NCCL_DEBUG=INFO: NCCL version, NET/IB devices, transport per channel, "
-                              "GDRDMA or not, bootstrap interface")]
+PARSERS = [
+    Parser(
+        name="nccl-debug",
+        reads="any NCCL program run with NCCL_DEBUG=INFO",
+        func=parse_nccl_debug,
+        description="NCCL_DEBUG=INFO: NCCL version, NET/IB devices, transport per channel, "
+        "GDRDMA or not, bootstrap interface",
+    )
+]

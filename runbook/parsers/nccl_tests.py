@@ -26,6 +26,7 @@ Lenient mode (a pasted fragment): rows without their column header are read with
 the standard columns of their count (13: size count type redop root + 2 x time algbw
 busbw #wrong; 12: the old layout without root and with a float error column).
 """
+
 from __future__ import annotations
 
 import re
@@ -34,8 +35,10 @@ from ._hosttext import fail, float_or_none, int_or_none, lines_of, split_rank_la
 from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _COMMON = ("size", "count", "type", "redop", "root")
-_RANK = re.compile(r"^#\s+Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
-                   r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<gpu>.+?)\s*$")
+_RANK = re.compile(
+    r"^#\s+Rank\s+(?P<rank>\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(?P<host>\S+)\s+"
+    r"device\s+(?P<device>\d+)\s+\[(?P<bus>[^\]]+)\]\s+(?P<gpu>.+?)\s*$"
+)
 _PARAMS = re.compile(r"(\w+(?: iters)?):\s+(\S+)")
 _ROW = re.compile(r"^\d+\s+\d+\s+[A-Za-z]\w*\s")
 # The standard columns, by the number of cells of a row (for rows pasted without their header).
@@ -56,10 +59,14 @@ def _columns(header: str) -> tuple[list[str], list[str]]:
     """'#  size count type redop root time algbw busbw #wrong time ...' -> common, per-placement."""
     words = header.lstrip("#").split()
     common = [w for w in words if w in _COMMON]
-    placement = words[len(common):]
+    placement = words[len(common) :]
     half = len(placement) // 2
-    if (len(placement) % 2 or placement[:half] != placement[half:]
-            or "busbw" not in placement[:half] or "size" not in common):
+    if (
+        len(placement) % 2
+        or placement[:half] != placement[half:]
+        or "busbw" not in placement[:half]
+        or "size" not in common
+    ):
         raise ParseError(f"nccl-tests: unexpected column header {header.strip()!r}")
     return common, [{"#wrong": "wrong", "time": "time_us"}.get(w, w) for w in placement[:half]]
 
@@ -86,15 +93,24 @@ def parse_nccl_tests(text: str, *, gaps: Gaps | None = None) -> Record:
     labelled = [_unlabel(line, labels) for line in lines_of(text)]
     # Every rank of a job built without MPI prints its own table: read the table of the
     # rank whose column header comes first, skip the other ranks' lines.
-    owner = next((rank for line, rank in labelled if "busbw" in line.split() and line.lstrip().startswith("#")),
-                 None)
+    owner = next(
+        (rank for line, rank in labelled if "busbw" in line.split() and line.lstrip().startswith("#")), None
+    )
     lines = [line for line, rank in labelled if owner is None or rank in (None, owner)]
     common: list[str] | None = None
     placement: list[str] = []
     rows: list[Record] = []
-    record: Record = {"collective": None, "nccl_version": None, "tests_version": None,
-                      "ranks": [], "params": {}, "avg_busbw": None, "out_of_bounds": None,
-                      "out_of_bounds_ok": None, "complete": False}
+    record: Record = {
+        "collective": None,
+        "nccl_version": None,
+        "tests_version": None,
+        "ranks": [],
+        "params": {},
+        "avg_busbw": None,
+        "out_of_bounds": None,
+        "out_of_bounds_ok": None,
+        "complete": False,
+    }
     for line in lines:
         s = line.strip()
         if not s:
@@ -116,14 +132,18 @@ def parse_nccl_tests(text: str, *, gaps: Gaps | None = None) -> Record:
             gaps.missing("the column header '#  size  count  type ... busbw' (standard columns assumed)")
             common, placement = (list(c) for c in _DEFAULT_COLUMNS[len(fields)])
         if len(fields) != len(common) + 2 * len(placement):
-            raise ParseError(f"nccl-tests: row has {len(fields)} columns, the header has "
-                             f"{len(common) + 2 * len(placement)}: {s[:80]!r}")
+            raise ParseError(
+                f"nccl-tests: row has {len(fields)} columns, the header has "
+                f"{len(common) + 2 * len(placement)}: {s[:80]!r}"
+            )
         try:
             row: Record = {name: _cell(name, v) for name, v in zip(common, fields)}
             row.setdefault("root", None)
             n = len(common)
-            for key, chunk in (("out_of_place", fields[n:n + len(placement)]),
-                               ("in_place", fields[n + len(placement):])):
+            for key, chunk in (
+                ("out_of_place", fields[n : n + len(placement)]),
+                ("in_place", fields[n + len(placement) :]),
+            ):
                 row[key] = {name: _cell(name, v) for name, v in zip(placement, chunk)}
         except ValueError as bad:
             raise ParseError(f"nccl-tests: unreadable value {bad} in row {s[:80]!r}") from None
@@ -131,24 +151,29 @@ def parse_nccl_tests(text: str, *, gaps: Gaps | None = None) -> Record:
     if common is None:
         fail("nccl-tests output with the '#  size  count  type ... busbw' header", text)
     if not rows:
-        raise ParseError("nccl-tests: the column header is there but no result rows follow "
-                         "(the test failed before its first size?)")
+        raise ParseError(
+            "nccl-tests: the column header is there but no result rows follow "
+            "(the test failed before its first size?)"
+        )
     if gaps.lenient and not record["complete"]:
         gaps.missing("the '# Avg bus bandwidth' footer (the run or the paste stops before it)")
     record["rank_labels"] = "mpirun" if "mpirun" in labels else ("srun" if labels else None)
     largest = max(rows, key=lambda r: r["size"])
-    busbws = [r[p]["busbw"] for r in rows for p in ("out_of_place", "in_place")
-              if r[p].get("busbw") is not None]
-    record.update({
-        "rows": rows,
-        "row_count": len(rows),
-        "busbw": largest["out_of_place"]["busbw"],
-        "busbw_in_place": largest["in_place"]["busbw"],
-        "max_busbw": max(busbws) if busbws else None,
-        "largest_size": largest["size"],
-        "wrong_total": sum(r[p].get("wrong") or 0 for r in rows for p in ("out_of_place", "in_place")),
-        "rank_count": len(record["ranks"]),
-    })
+    busbws = [
+        r[p]["busbw"] for r in rows for p in ("out_of_place", "in_place") if r[p].get("busbw") is not None
+    ]
+    record.update(
+        {
+            "rows": rows,
+            "row_count": len(rows),
+            "busbw": largest["out_of_place"]["busbw"],
+            "busbw_in_place": largest["in_place"]["busbw"],
+            "max_busbw": max(busbws) if busbws else None,
+            "largest_size": largest["size"],
+            "wrong_total": sum(r[p].get("wrong") or 0 for r in rows for p in ("out_of_place", "in_place")),
+            "rank_count": len(record["ranks"]),
+        }
+    )
     return record
 
 
@@ -156,8 +181,15 @@ def _comment(s: str, record: Record) -> None:
     body = s.lstrip("#").strip()
     m = _RANK.match(s)
     if m:
-        record["ranks"].append({"rank": int(m["rank"]), "host": m["host"], "device": int(m["device"]),
-                                "bus_id": m["bus"], "gpu": m["gpu"]})
+        record["ranks"].append(
+            {
+                "rank": int(m["rank"]),
+                "host": m["host"],
+                "device": int(m["device"]),
+                "bus_id": m["bus"],
+                "gpu": m["gpu"],
+            }
+        )
     elif body.startswith("Avg bus bandwidth"):
         record["avg_busbw"] = float_or_none(body.split(":", 1)[1])
         record["complete"] = True
@@ -179,5 +211,12 @@ def _comment(s: str, record: Record) -> None:
         record["params"] = params
 
 
-PARSERS = [Parser(name="nccl-tests", reads="all_reduce_perf / *_perf from nccl-tests", func=parse_nccl_tests, lenient=True,
-           description="nccl-tests table (rank-prefixed too): per-size algbw/busbw, #wrong, avg busbw, ranks")]
+PARSERS = [
+    Parser(
+        name="nccl-tests",
+        reads="all_reduce_perf / *_perf from nccl-tests",
+        func=parse_nccl_tests,
+        lenient=True,
+        description="nccl-tests table (rank-prefixed too): per-size algbw/busbw, #wrong, avg busbw, ranks",
+    )
+]

@@ -8,6 +8,7 @@ Record:
   distances: {"0": {"0": 10, "1": 21}, ...}     keys are node ids as strings
 Survives the "node 0 size: ... node 0 free: ..." joined line of mangled pastes.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,8 +23,14 @@ _FIELD = re.compile(r"node (\d+) (cpus|size|free):")
 def parse_numactl(text: str) -> Record:
     lines = lines_of(text)
     if any("No NUMA available" in ln for ln in lines):
-        return {"numa_available": False, "node_count": 0, "node_ids": [], "nodes": [],
-                "cpuless_nodes": [], "distances": {}}
+        return {
+            "numa_available": False,
+            "node_count": 0,
+            "node_ids": [],
+            "nodes": [],
+            "cpuless_nodes": [],
+            "distances": {},
+        }
     count_line = next((m for m in map(_AVAILABLE.match, (ln.strip() for ln in lines)) if m), None)
     if count_line is None:
         fail("`numactl -H` output starting 'available: N nodes (...)'", text)
@@ -42,29 +49,35 @@ def parse_numactl(text: str) -> Record:
                 row, _, values = stripped.partition(":")
                 numbers = values.split()
                 if len(numbers) != len(columns):
-                    raise ParseError(f"numactl -H: distance row {stripped!r} does not match "
-                                     f"the header {columns}")
+                    raise ParseError(
+                        f"numactl -H: distance row {stripped!r} does not match the header {columns}"
+                    )
                 distances[row] = {c: int(v) for c, v in zip(columns, numbers)}
             continue
         # A mangled paste may join several "node N field:" items on one line.
         starts = [m.start() for m in _FIELD.finditer(line)]
         for a, b in zip(starts, starts[1:] + [len(line)]):
             m = _FIELD.match(line, a)
-            node = nodes.setdefault(int(m.group(1)), {"id": int(m.group(1)), "cpus": [],
-                                                      "cpu_count": 0, "size_mb": None, "free_mb": None})
-            value = line[m.end():b].strip()
+            node = nodes.setdefault(
+                int(m.group(1)),
+                {"id": int(m.group(1)), "cpus": [], "cpu_count": 0, "size_mb": None, "free_mb": None},
+            )
+            value = line[m.end() : b].strip()
             if m.group(2) == "cpus":
                 node["cpus"] = [int(c) for c in value.split()]
                 node["cpu_count"] = len(node["cpus"])
             else:
                 mb = re.fullmatch(r"(\d+) MB", value)
                 if not mb:
-                    raise ParseError(f"numactl -H: expected 'node {node['id']} {m.group(2)}: N MB', "
-                                     f"found {line.strip()!r}")
+                    raise ParseError(
+                        f"numactl -H: expected 'node {node['id']} {m.group(2)}: N MB', found {line.strip()!r}"
+                    )
                 node[f"{m.group(2)}_mb"] = int(mb.group(1))
     if len(nodes) != int(count_line.group(1)):
-        raise ParseError(f"numactl -H: 'available: {count_line.group(1)} nodes' but "
-                         f"{len(nodes)} node descriptions were found")
+        raise ParseError(
+            f"numactl -H: 'available: {count_line.group(1)} nodes' but "
+            f"{len(nodes)} node descriptions were found"
+        )
     ordered = [nodes[i] for i in sorted(nodes)]
     return {
         "numa_available": True,
@@ -76,5 +89,11 @@ def parse_numactl(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="numactl", reads="numactl -H", func=parse_numactl,
-           description="NUMA nodes with their CPUs, memory sizes and the distance matrix")]
+PARSERS = [
+    Parser(
+        name="numactl",
+        reads="numactl -H",
+        func=parse_numactl,
+        description="NUMA nodes with their CPUs, memory sizes and the distance matrix",
+    )
+]

@@ -16,6 +16,7 @@ and a one-column noheader output cannot be told apart from any line of words
 (only 'key: value' lines, tables, paths and the like are refused). Prefer the
 header form in step files.
 """
+
 from __future__ import annotations
 
 import re
@@ -55,7 +56,8 @@ def parse_nvidia_smi_csv(text: str) -> Record:
         if len(_split(line)) != width:
             raise ParseError(
                 f"nvidia-smi csv: line {number} has {len(_split(line))} fields, the first line has "
-                f"{width}: {line.strip()[:80]!r} (not `--format=csv` output?)")
+                f"{width}: {line.strip()[:80]!r} (not `--format=csv` output?)"
+            )
     if not is_header:
         # Without a header nothing in the text names the query, so at least
         # refuse what is plainly another tool's output (key: value, tables, ...).
@@ -67,12 +69,16 @@ def parse_nvidia_smi_csv(text: str) -> Record:
     columns = [m["name"] for m in header]
     units = {m["name"]: m["unit"] for m in header if m["unit"]}
     rows = [
-        {col: _value(cell, units.get(col)) for col, cell in zip(columns, _split(line))}
-        for line in lines[1:]
+        {col: _value(cell, units.get(col)) for col, cell in zip(columns, _split(line))} for line in lines[1:]
     ]
     return {"header": True, "columns": columns, "units": units, "rows": rows, "count": len(rows)}
 
 
-PARSERS = [Parser(name="nvidia-smi-csv", reads="nvidia-smi --query-gpu=... --format=csv",
-                  func=parse_nvidia_smi_csv,
-           description="nvidia-smi --query-gpu CSV rows as field -> value records")]
+PARSERS = [
+    Parser(
+        name="nvidia-smi-csv",
+        reads="nvidia-smi --query-gpu=... --format=csv",
+        func=parse_nvidia_smi_csv,
+        description="nvidia-smi --query-gpu CSV rows as field -> value records",
+    )
+]

@@ -39,6 +39,7 @@ Lenient mode (a pasted excerpt): no banner, no Driver Version, "[...]" elision l
 a section (e.g. `nvidia-smi -q | grep -A8 'Clocks Throttle'`) without its GPU line:
 read as far as it goes (bus_id null for a GPU whose line is missing).
 """
+
 from __future__ import annotations
 
 import re
@@ -50,9 +51,23 @@ from .base import Gaps, ParseError, Parser, Record, strict_gaps
 _KV = re.compile(r"^(?P<indent> *)(?P<key>\S.*?)\s+:(?: (?P<value>.*))?$")
 _ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.{3,}|…)\s*$")
 # Keys of a GPU section: a headerless paste must hold at least one to be -q output.
-_GPU_KEYS = ("product_name", "ecc_errors", "ecc_mode", "clocks_event_reasons", "clocks_throttle_reasons",
-             "remapped_rows", "retired_pages", "pci", "gpu_power_readings", "power_readings",
-             "fb_memory_usage", "performance_state", "persistence_mode", "max_clocks", "clocks")
+_GPU_KEYS = (
+    "product_name",
+    "ecc_errors",
+    "ecc_mode",
+    "clocks_event_reasons",
+    "clocks_throttle_reasons",
+    "remapped_rows",
+    "retired_pages",
+    "pci",
+    "gpu_power_readings",
+    "power_readings",
+    "fb_memory_usage",
+    "performance_state",
+    "persistence_mode",
+    "max_clocks",
+    "clocks",
+)
 _GPU = re.compile(r"^GPU (?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 
 
@@ -131,17 +146,29 @@ def _ecc_scope(node: Any) -> Record | None:
         return None
     if "single_bit" in node or "double_bit" in node:  # pre-r510 layout
         single, double = _count(_get(node, "single_bit", "total")), _count(_get(node, "double_bit", "total"))
-        return {"correctable": single, "uncorrectable": double, "sram_correctable": None,
-                "sram_uncorrectable": None, "dram_correctable": None, "dram_uncorrectable": None}
+        return {
+            "correctable": single,
+            "uncorrectable": double,
+            "sram_correctable": None,
+            "sram_uncorrectable": None,
+            "dram_correctable": None,
+            "dram_uncorrectable": None,
+        }
     sram_c = _count(node.get("sram_correctable"))
     sram_u = _count(node.get("sram_uncorrectable"))
     if sram_u is None:  # r535+: split into parity and SEC-DED
-        sram_u = _total(_count(node.get("sram_uncorrectable_parity")),
-                        _count(node.get("sram_uncorrectable_sec_ded")))
+        sram_u = _total(
+            _count(node.get("sram_uncorrectable_parity")), _count(node.get("sram_uncorrectable_sec_ded"))
+        )
     dram_c, dram_u = _count(node.get("dram_correctable")), _count(node.get("dram_uncorrectable"))
-    return {"correctable": _total(sram_c, dram_c), "uncorrectable": _total(sram_u, dram_u),
-            "sram_correctable": sram_c, "sram_uncorrectable": sram_u,
-            "dram_correctable": dram_c, "dram_uncorrectable": dram_u}
+    return {
+        "correctable": _total(sram_c, dram_c),
+        "uncorrectable": _total(sram_u, dram_u),
+        "sram_correctable": sram_c,
+        "sram_uncorrectable": sram_u,
+        "dram_correctable": dram_c,
+        "dram_uncorrectable": dram_u,
+    }
 
 
 def _ecc(fields: dict) -> Record | None:
@@ -150,7 +177,8 @@ def _ecc(fields: dict) -> Record | None:
         return None
     errors = errors if isinstance(errors, dict) else {}
     return {
-        "mode_current": _get(mode, "current"), "mode_pending": _get(mode, "pending"),
+        "mode_current": _get(mode, "current"),
+        "mode_pending": _get(mode, "pending"),
         "volatile": _ecc_scope(errors.get("volatile")),
         "aggregate": _ecc_scope(errors.get("aggregate")),
         "sram_threshold_exceeded": _yes(_get(errors, "aggregate", "sram_threshold_exceeded")),
@@ -180,14 +208,19 @@ def _remapped(fields: dict) -> Record | None:
         "uncorrectable": _count(node.get("uncorrectable_error")),
         "pending": _yes(node.get("pending")),
         "failure": _yes(node.get("remapping_failure_occurred")),
-        "histogram": ({k: _count(histogram.get(k)) for k in ("max", "high", "partial", "low", "none")}
-                      if isinstance(histogram, dict) else None),
+        "histogram": (
+            {k: _count(histogram.get(k)) for k in ("max", "high", "partial", "low", "none")}
+            if isinstance(histogram, dict)
+            else None
+        ),
     }
 
 
 def _reasons(fields: dict) -> tuple[Record | None, str | None]:
-    for key, name in (("clocks_event_reasons", "Clocks Event Reasons"),
-                      ("clocks_throttle_reasons", "Clocks Throttle Reasons")):
+    for key, name in (
+        ("clocks_event_reasons", "Clocks Event Reasons"),
+        ("clocks_throttle_reasons", "Clocks Throttle Reasons"),
+    ):
         node = fields.get(key)
         if isinstance(node, dict):
             return {k: _yes(v) for k, v in node.items() if _yes(v) is not None}, name
@@ -276,8 +309,9 @@ def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
     loose = {k: v for k, v in head.items() if k in _GPU_KEYS}
     if not banner:
         if not sections and not loose:
-            fail("the `nvidia-smi -q` banner '==============NVSMI LOG==============' or its GPU sections",
-                 text)
+            fail(
+                "the `nvidia-smi -q` banner '==============NVSMI LOG==============' or its GPU sections", text
+            )
         gaps.missing("the banner '==============NVSMI LOG=============='")
     # Drivers 610+: "KMD Version" / "CUDA UMD Version", the old names kept for a while with
     # " [Deprecated; ... Use KMD Version instead]" after the value, or dropped.
@@ -308,5 +342,12 @@ def parse_nvidia_smi_q(text: str, *, gaps: Gaps | None = None) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi-q", reads="nvidia-smi -q", func=parse_nvidia_smi_q, lenient=True,
-           description="nvidia-smi -q per GPU: identity, PCI link, ECC, retired pages, remapped rows, clocks reasons, power")]
+PARSERS = [
+    Parser(
+        name="nvidia-smi-q",
+        reads="nvidia-smi -q",
+        func=parse_nvidia_smi_q,
+        lenient=True,
+        description="nvidia-smi -q per GPU: identity, PCI link, ECC, retired pages, remapped rows, clocks reasons, power",
+    )
+]

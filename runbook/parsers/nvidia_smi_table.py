@@ -19,6 +19,7 @@ separators, with or without the MIG M. line, the timestamp line present or not).
 Lenient mode (a pasted fragment): GPU rows without the version header, "..." lines,
 a GPU whose second row was cut are read, and what is absent is listed.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,18 +29,21 @@ from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _VERSIONS = re.compile(
     r"NVIDIA-SMI\s+(?P<smi>\S+)\s+(?P<label>Driver|KMD) Version:\s+(?P<driver>\S+)"
-    r"(?:\s+CUDA(?: UMD)? Version:\s+(?P<cuda>\S+))?")
+    r"(?:\s+CUDA(?: UMD)? Version:\s+(?P<cuda>\S+))?"
+)
 _ELISION = re.compile(r"^\s*(?:\.{3,}|…|\[\.\.\.\])\s*$")
 _GPU_FIRST = re.compile(r"^\s*(?P<index>\d+)\s+(?P<name>.+?)\s+(?P<persistence>On|Off|N/A|WDDM|TCC|MCDM)\s*$")
 _GPU_SECOND = re.compile(
     r"^\s*(?P<fan>\d+%|N/A|ERR!)\s+(?P<temp>-?\d+C|N/A|ERR!)\s+(?P<perf>P\d+|N/A|ERR!)\s+"
-    r"(?P<power>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!)\s*$")
+    r"(?P<power>\d+(?:\.\d+)?W|N/A|ERR!)\s*/\s*(?P<cap>\d+(?:\.\d+)?W|N/A|ERR!)\s*$"
+)
 _MEMORY = re.compile(r"^\s*(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB\s*$")
 _UTIL = re.compile(r"^\s*(?P<util>\d+%|N/A|ERR!)\s+(?P<mode>\S+)\s*$")
 _BUS = re.compile(r"^\s*(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s+(?P<disp>\S+)\s*$")
 _PROCESS = re.compile(
     r"^\|\s+(?P<gpu>\d+|N/A)\s+(?:(?P<gi>\S+)\s+(?P<ci>\S+)\s+)?(?P<pid>\d+)\s+"
-    r"(?P<type>C\+G|[CGM])\s+(?P<name>.+?)\s+(?P<mem>\d+MiB|N/A)\s*\|$")
+    r"(?P<type>C\+G|[CGM])\s+(?P<name>.+?)\s+(?P<mem>\d+MiB|N/A)\s*\|$"
+)
 
 
 def _cells(line: str) -> list[str]:
@@ -93,8 +97,11 @@ def parse_nvidia_smi(text: str, *, gaps: Gaps | None = None) -> Record:
         i += 1
     if header is None:
         if not gpus:
-            fail("the `nvidia-smi` table header 'NVIDIA-SMI ... Driver Version: ...' "
-                 "(or 'KMD Version:') or GPU rows", text)
+            fail(
+                "the `nvidia-smi` table header 'NVIDIA-SMI ... Driver Version: ...' "
+                "(or 'KMD Version:') or GPU rows",
+                text,
+            )
         gaps.missing("the version header 'NVIDIA-SMI ... Driver Version: ... CUDA Version: ...'")
     if not gpus and "No devices were found" not in text:
         gaps.missing("the GPU rows after the version header")
@@ -113,8 +120,7 @@ def parse_nvidia_smi(text: str, *, gaps: Gaps | None = None) -> Record:
     }
 
 
-def _gpu(first: re.Match, cells: list[str], second_cells: list[str], second_line: str,
-         gaps: Gaps) -> Record:
+def _gpu(first: re.Match, cells: list[str], second_cells: list[str], second_line: str, gaps: Gaps) -> Record:
     bus = _BUS.match(cells[1])
     if not bus:
         raise ParseError(f"nvidia-smi: cannot read the Bus-Id cell of GPU {first['index']}: {cells[1]!r}")
@@ -127,9 +133,16 @@ def _gpu(first: re.Match, cells: list[str], second_cells: list[str], second_line
         "bus_id": bus["bus"],
         "display_active": bus["disp"],
         "ecc_uncorrected": cells[2].strip(),
-        "fan_pct": None, "temp_c": None, "perf": None, "power_w": None, "power_cap_w": None,
-        "memory_used_mib": None, "memory_total_mib": None, "gpu_util_pct": None,
-        "compute_mode": None, "mig_mode": None,
+        "fan_pct": None,
+        "temp_c": None,
+        "perf": None,
+        "power_w": None,
+        "power_cap_w": None,
+        "memory_used_mib": None,
+        "memory_total_mib": None,
+        "gpu_util_pct": None,
+        "compute_mode": None,
+        "mig_mode": None,
     }
     if len(second_cells) != 3:
         gaps.missing(f"the fan/temp/power row of GPU {first['index']}")
@@ -138,19 +151,22 @@ def _gpu(first: re.Match, cells: list[str], second_cells: list[str], second_line
     memory = _MEMORY.match(second_cells[1])
     util = _UTIL.match(second_cells[2])
     if not (usage and memory and util):
-        raise ParseError(f"nvidia-smi: cannot read the row of GPU {first['index']}: "
-                         f"{cells!r} / {second_line.strip()!r}")
-    gpu.update({
-        "fan_pct": _num(usage["fan"], "%"),
-        "temp_c": _num(usage["temp"], "C"),
-        "perf": usage["perf"],
-        "power_w": _num(usage["power"], "W"),
-        "power_cap_w": _num(usage["cap"], "W"),
-        "memory_used_mib": int(memory["used"]),
-        "memory_total_mib": int(memory["total"]),
-        "gpu_util_pct": _num(util["util"], "%"),
-        "compute_mode": util["mode"],
-    })
+        raise ParseError(
+            f"nvidia-smi: cannot read the row of GPU {first['index']}: {cells!r} / {second_line.strip()!r}"
+        )
+    gpu.update(
+        {
+            "fan_pct": _num(usage["fan"], "%"),
+            "temp_c": _num(usage["temp"], "C"),
+            "perf": usage["perf"],
+            "power_w": _num(usage["power"], "W"),
+            "power_cap_w": _num(usage["cap"], "W"),
+            "memory_used_mib": int(memory["used"]),
+            "memory_total_mib": int(memory["total"]),
+            "gpu_util_pct": _num(util["util"], "%"),
+            "compute_mode": util["mode"],
+        }
+    )
     return gpu
 
 
@@ -166,5 +182,12 @@ def _process(m: re.Match) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi", reads="nvidia-smi", func=parse_nvidia_smi, lenient=True,
-           description="nvidia-smi table: driver/CUDA (or KMD/UMD) versions, per GPU state, processes")]
+PARSERS = [
+    Parser(
+        name="nvidia-smi",
+        reads="nvidia-smi",
+        func=parse_nvidia_smi,
+        lenient=True,
+        description="nvidia-smi table: driver/CUDA (or KMD/UMD) versions, per GPU state, processes",
+    )
+]

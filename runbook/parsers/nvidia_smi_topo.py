@@ -18,6 +18,7 @@ ID" column) and old ones (TAB-separated, " X " cells, NIC columns named mlx5_N
 directly and no NIC legend, no GPU NUMA ID column); comma CPU lists; NIC rows
 with empty trailing fields.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,13 +66,14 @@ def parse_topo(text: str) -> Record:
         expected = labels[len(matrix)] if len(matrix) < len(labels) else None
         if label != expected:
             raise ParseError(f"nvidia-smi topo -m: expected row {expected!r}, found {line.strip()!r}")
-        cells = fields[1:1 + len(labels)]
+        cells = fields[1 : 1 + len(labels)]
         if len(cells) != len(labels) or not all(_CELL.match(c) for c in cells):
             raise ParseError(
                 f"nvidia-smi topo -m: row {label} should have {len(labels)} cells "
-                f"(X, SYS, NODE, PHB, PXB, PIX, NV#), found {line.strip()!r}")
+                f"(X, SYS, NODE, PHB, PXB, PIX, NV#), found {line.strip()!r}"
+            )
         matrix[label] = dict(zip(labels, cells))
-        extra = fields[1 + len(labels):]
+        extra = fields[1 + len(labels) :]
         if label.startswith("GPU"):
             gpus.append(_gpu(label, extras, extra, line))
         else:
@@ -81,7 +83,8 @@ def parse_topo(text: str) -> Record:
     if len(matrix) != len(labels):
         raise ParseError(
             f"nvidia-smi topo -m: the header names {len(labels)} devices but "
-            f"{len(matrix)} rows were found (truncated output?)")
+            f"{len(matrix)} rows were found (truncated output?)"
+        )
 
     tail = lines[end:]
     legend = any(ln.strip() == "Legend:" for ln in tail)
@@ -117,7 +120,8 @@ def _gpu(label: str, extras: list[str], values: list[str], line: str) -> Record:
     # Each extra column is a single token (CPU lists have no spaces), in header order.
     if len(values) != len(extras):
         raise ParseError(
-            f"nvidia-smi topo -m: {label} should end with {', '.join(extras)}; found {line.strip()!r}")
+            f"nvidia-smi topo -m: {label} should end with {', '.join(extras)}; found {line.strip()!r}"
+        )
     got = dict(zip(extras, values))
     affinity = got.get("CPU Affinity")
     numa_affinity = got.get("NUMA Affinity")
@@ -132,5 +136,11 @@ def _gpu(label: str, extras: list[str], values: list[str], line: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="nvidia-smi-topo", reads="nvidia-smi topo -m", func=parse_topo,
-           description="nvidia-smi topo -m matrix: GPU/NIC link types, CPU and NUMA affinity")]
+PARSERS = [
+    Parser(
+        name="nvidia-smi-topo",
+        reads="nvidia-smi topo -m",
+        func=parse_topo,
+        description="nvidia-smi topo -m matrix: GPU/NIC link types, CPU and NUMA affinity",
+    )
+]

@@ -12,6 +12,7 @@ Record:
                       rpm flavour gives names only, dpkg flavour ("ii  name  ver  arch  desc")
                       gives all four; null when the output has no such section
 """
+
 from __future__ import annotations
 
 import re
@@ -21,8 +22,11 @@ from .base import ParseError, Parser, Record
 
 _HEADER = re.compile(
     r"^(?P<version>(?P<distro>[A-Za-z][A-Za-z0-9_-]*?)-(?P<release>\d+\.\d+[-.\w]*?))"
-    r"(?:\s+\((?P<base>[^)]*)\))?:?\s*$")
-_DPKG = re.compile(r"^(?P<state>[a-z][a-zA-Z]{1,2})\s+(?P<name>\S+)\s+(?P<version>\S+)\s+(?P<arch>\S+)\s*(?P<desc>.*)$")
+    r"(?:\s+\((?P<base>[^)]*)\))?:?\s*$"
+)
+_DPKG = re.compile(
+    r"^(?P<state>[a-z][a-zA-Z]{1,2})\s+(?P<name>\S+)\s+(?P<version>\S+)\s+(?P<arch>\S+)\s*(?P<desc>.*)$"
+)
 
 
 def parse_ofed_info(text: str) -> Record:
@@ -42,17 +46,19 @@ def parse_ofed_info(text: str) -> Record:
         "components": [],
         "installed_packages": None,
     }
-    rest = lines[lines.index(body[0]) + 1:]
+    rest = lines[lines.index(body[0]) + 1 :]
     try:
         split = next(i for i, ln in enumerate(rest) if ln.strip() == "Installed Packages:")
     except StopIteration:
         split = len(rest)
     record["components"] = _components(rest[:split])
     if split < len(rest):
-        record["installed_packages"] = _packages(rest[split + 1:])
+        record["installed_packages"] = _packages(rest[split + 1 :])
     if record["full"] and not record["components"] and record["installed_packages"] is None:
-        raise ParseError(f"ofed_info: after {body[0].strip()!r} expected component blocks or "
-                         f"'Installed Packages:', found {body[1].strip()[:60]!r}")
+        raise ParseError(
+            f"ofed_info: after {body[0].strip()!r} expected component blocks or "
+            f"'Installed Packages:', found {body[1].strip()[:60]!r}"
+        )
     return record
 
 
@@ -82,14 +88,28 @@ def _packages(lines: list[str]) -> list[Record]:
             continue
         m = _DPKG.match(s)
         if m and len(s.split()) >= 4:
-            packages.append({"name": m["name"], "version": m["version"], "arch": m["arch"],
-                             "description": m["desc"].strip()})
+            packages.append(
+                {
+                    "name": m["name"],
+                    "version": m["version"],
+                    "arch": m["arch"],
+                    "description": m["desc"].strip(),
+                }
+            )
         elif len(s.split()) == 1:
             packages.append({"name": s})
         else:
-            raise ParseError(f"ofed_info: expected a package name under 'Installed Packages:', found {s[:60]!r}")
+            raise ParseError(
+                f"ofed_info: expected a package name under 'Installed Packages:', found {s[:60]!r}"
+            )
     return packages
 
 
-PARSERS = [Parser(name="ofed_info", reads="ofed_info -s  (or the full ofed_info)", func=parse_ofed_info,
-           description="MLNX_OFED / DOCA-OFED version string and installed components")]
+PARSERS = [
+    Parser(
+        name="ofed_info",
+        reads="ofed_info -s  (or the full ofed_info)",
+        func=parse_ofed_info,
+        description="MLNX_OFED / DOCA-OFED version string and installed components",
+    )
+]

@@ -2,6 +2,7 @@
 `sminfo` (infiniband-diags) and OpenSM's log (opensm.log, its stdout with
 `-f -`, syslog lines, or a grep of any of them).
 """
+
 from __future__ import annotations
 
 import re
@@ -12,7 +13,8 @@ from .base import Parser, Record
 # --- sminfo ------------------------------------------------------------------
 _SMINFO = re.compile(
     r"^sminfo: sm lid (\S+) sm guid (\S+), activity count (\d+) priority (\d+)"
-    r"(?: state (\d+) (\S+))?\s*$")
+    r"(?: state (\d+) (\S+))?\s*$"
+)
 _SMINFO_FAILED = re.compile(r"^sminfo: iberror: (.*)$")
 _SM_STATES = {0: "NOTACTIVE", 1: "DISCOVERING", 2: "STANDBY", 3: "MASTER"}
 
@@ -36,9 +38,17 @@ def parse_sminfo(text: str) -> Record:
             }
         if m := _SMINFO_FAILED.match(line):
             # what sminfo prints when no SM answers: a fact, not a parse failure
-            return {"sm_running": False, "error": m.group(1), "sm_lid": None, "sm_guid": None,
-                    "activity": None, "priority": None, "state": None, "state_num": None,
-                    "state_short": None}
+            return {
+                "sm_running": False,
+                "error": m.group(1),
+                "sm_lid": None,
+                "sm_guid": None,
+                "activity": None,
+                "priority": None,
+                "state": None,
+                "state_num": None,
+                "state_short": None,
+            }
     raise not_recognised("sminfo", "'sminfo: sm lid N sm guid 0x... activity count N priority N ...'", text)
 
 
@@ -94,12 +104,21 @@ def parse_opensm_log(text: str) -> Record:
         if "SM port is down" in msg:
             port_down += 1
         if (m := _ERROR.search(msg)) or level == "0x01":
-            errors.append({"code": m.group(1).upper() if m else None,
-                           "message": (m.group(2) if m else msg).strip(), "line": lineno})
+            errors.append(
+                {
+                    "code": m.group(1).upper() if m else None,
+                    "message": (m.group(2) if m else msg).strip(),
+                    "line": lineno,
+                }
+            )
         opensm_lines += known
     if not opensm_lines:
-        raise not_recognised("opensm-log", "OpenSM log lines ('... [THREAD] 0x02 -> ...', "
-                             "'OpenSM[pid]: ...', 'Entering MASTER state', 'SUBNET UP')", text)
+        raise not_recognised(
+            "opensm-log",
+            "OpenSM log lines ('... [THREAD] 0x02 -> ...', "
+            "'OpenSM[pid]: ...', 'Entering MASTER state', 'SUBNET UP')",
+            text,
+        )
     return {
         "states": states,
         "state": states[-1]["state"] if states else None,
@@ -117,8 +136,16 @@ def parse_opensm_log(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="sminfo", reads="sminfo", func=parse_sminfo,
-           description="the master SM: LID, GUID, activity count, priority, state"),
-    Parser(name="opensm-log", reads="opensm log / stdout / syslog (or a grep of it)", func=parse_opensm_log,
-           description="OpenSM log events: SM state changes (MASTER/STANDBY), SUBNET UP, errors"),
+    Parser(
+        name="sminfo",
+        reads="sminfo",
+        func=parse_sminfo,
+        description="the master SM: LID, GUID, activity count, priority, state",
+    ),
+    Parser(
+        name="opensm-log",
+        reads="opensm log / stdout / syslog (or a grep of it)",
+        func=parse_opensm_log,
+        description="OpenSM log events: SM state changes (MASTER/STANDBY), SUBNET UP, errors",
+    ),
 ]

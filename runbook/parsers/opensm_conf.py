@@ -9,6 +9,7 @@ Record:
 Comment ("#") and blank lines are skipped; any other line that is not "key value" (one
 token each) is an error.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,9 @@ def parse_opensm_conf(text: str) -> Record:
         m = _LINE.match(s)
         if not m or m["value"] is None:
             if not settings:
-                raise not_recognised("opensm-conf", "opensm.conf 'key value' lines (e.g. 'sm_priority 14')", text)
+                raise not_recognised(
+                    "opensm-conf", "opensm.conf 'key value' lines (e.g. 'sm_priority 14')", text
+                )
             raise bad_line("opensm-conf", lineno, "'key value'", line)
         if m["key"] not in settings:
             keys.append(m["key"])
@@ -44,9 +47,20 @@ def parse_opensm_conf(text: str) -> Record:
     if not settings:
         raise not_recognised("opensm-conf", "opensm.conf 'key value' lines (e.g. 'sm_priority 14')", text)
     values = {k: _typed(v) for k, v in settings.items()}
-    return {"settings": settings, "values": values, "keys": keys,
-            "sm_priority": values.get("sm_priority"), "routing_engine": settings.get("routing_engine")}
+    return {
+        "settings": settings,
+        "values": values,
+        "keys": keys,
+        "sm_priority": values.get("sm_priority"),
+        "routing_engine": settings.get("routing_engine"),
+    }
 
 
-PARSERS = [Parser(name="opensm-conf", reads="cat /etc/opensm/opensm.conf", func=parse_opensm_conf,
-                  description="opensm.conf settings (sm_priority, routing_engine, ...), raw and typed")]
+PARSERS = [
+    Parser(
+        name="opensm-conf",
+        reads="cat /etc/opensm/opensm.conf",
+        func=parse_opensm_conf,
+        description="opensm.conf settings (sm_priority, routing_engine, ...), raw and typed",
+    )
+]

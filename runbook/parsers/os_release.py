@@ -5,6 +5,7 @@ values unquoted the way a shell would (os-release(5): shell-compatible assignmen
 no expansion). Comments and blank lines are skipped; any other line is an error,
 so `cat /etc/*release` (which mixes in "Rocky Linux release 9.3 ...") is refused.
 """
+
 from __future__ import annotations
 
 import re
@@ -37,5 +38,11 @@ def parse_os_release(text: str) -> Record:
     return record
 
 
-PARSERS = [Parser(name="os-release", reads="cat /etc/os-release", func=parse_os_release,
-           description="distribution id, version and pretty name from /etc/os-release")]
+PARSERS = [
+    Parser(
+        name="os-release",
+        reads="cat /etc/os-release",
+        func=parse_os_release,
+        description="distribution id, version and pretty name from /etc/os-release",
+    )
+]

@@ -19,6 +19,7 @@ Record:
   enabled_urls: [str]  the URLs of the enabled repositories only
   pip: {"global.index-url": url, ...}  pip3 config list
 """
+
 from __future__ import annotations
 
 import re
@@ -92,8 +93,15 @@ def _apt_deb822(path: str, lines: list[str]) -> list[dict]:
             if "uris" not in fields:
                 raise ParseError(f"{path}: a stanza without URIs: ({', '.join(fields)})")
             enabled = _bool(fields.get("enabled", "yes"), path)
-            repos.append({"file": path, "name": f"stanza {len(repos) + 1}", "kind": "apt",
-                          "enabled": enabled, "urls": fields["uris"].split()})
+            repos.append(
+                {
+                    "file": path,
+                    "name": f"stanza {len(repos) + 1}",
+                    "kind": "apt",
+                    "enabled": enabled,
+                    "urls": fields["uris"].split(),
+                }
+            )
 
     for raw in lines + [""]:
         if raw.startswith("#"):
@@ -140,6 +148,11 @@ def parse_package_sources(text: str) -> Record:
     return {"repos": repos, "enabled_urls": [u for r in repos if r["enabled"] for u in r["urls"]], "pip": pip}
 
 
-PARSERS = [Parser(name="package-sources", reads="grep -H '' REPO FILES; pip3 config list",
-                  func=parse_package_sources,
-                  description="yum/dnf .repo sections, apt sources (one-line and deb822) and pip index: enabled URLs")]
+PARSERS = [
+    Parser(
+        name="package-sources",
+        reads="grep -H '' REPO FILES; pip3 config list",
+        func=parse_package_sources,
+        description="yum/dnf .repo sections, apt sources (one-line and deb822) and pip index: enabled URLs",
+    )
+]

@@ -12,6 +12,7 @@ Grammar, as OpenSM's own parser (osm_prtn_config.c) reads it:
 GUIDs are normalised to 16 hex digits; one written with more digits than that
 still reads as a number (OpenSM uses strtoull) but is reported in `warnings`.
 """
+
 from __future__ import annotations
 
 import re
@@ -79,8 +80,7 @@ def _member(lineno: int, token: str, default: str, warnings: list[str]) -> Recor
     except (ParseError, ValueError):
         raise ParseError(f"{TOOL}: line {lineno}: bad PortGUID {name!r}") from None
     if digits is not None and len(digits) > 16:
-        warnings.append(f"line {lineno}: GUID {name} has {len(digits)} hex digits "
-                        f"(read as {normalised})")
+        warnings.append(f"line {lineno}: GUID {name} has {len(digits)} hex digits (read as {normalised})")
     return {"guid": normalised, "membership": membership}
 
 
@@ -112,12 +112,22 @@ def _definition(lineno: int, statement: str, warnings: list[str]) -> Record:
             continue
         if entry.split("=", 1)[0].strip() == "mgid":  # consumes the rest of the statement
             mgid = _split_pair(entry)[1]
-            mgroups.append({"mgid": mgid, "flags": {k: _value(v) for k, v in map(_split_pair, entries[i + 1:]) if k}})
+            mgroups.append(
+                {"mgid": mgid, "flags": {k: _value(v) for k, v in map(_split_pair, entries[i + 1 :]) if k}}
+            )
             break
         members.append(_member(lineno, entry, defmember, warnings))
-    return {"name": name, "pkey": None if pkey is None else f"0x{pkey:04x}", "pkey_raw": pkey_text,
-            "flags": flags, "ipoib": "ipoib" in flags, "defmember": defmember,
-            "members": [m for m in members if m["guid"] != "NONE"], "mgroups": mgroups, "line": lineno}
+    return {
+        "name": name,
+        "pkey": None if pkey is None else f"0x{pkey:04x}",
+        "pkey_raw": pkey_text,
+        "flags": flags,
+        "ipoib": "ipoib" in flags,
+        "defmember": defmember,
+        "members": [m for m in members if m["guid"] != "NONE"],
+        "mgroups": mgroups,
+        "line": lineno,
+    }
 
 
 def parse(text: str) -> Record:
@@ -139,9 +149,20 @@ def parse(text: str) -> Record:
         partitions.append(part)
         if part["pkey"]:
             by_pkey[part["pkey"]] = part
-    return {"partitions": partitions, "pkeys": [p["pkey"] for p in partitions if p["pkey"]],
-            "by_pkey": by_pkey, "comments": comments, "warnings": warnings}
+    return {
+        "partitions": partitions,
+        "pkeys": [p["pkey"] for p in partitions if p["pkey"]],
+        "by_pkey": by_pkey,
+        "comments": comments,
+        "warnings": warnings,
+    }
 
 
-PARSERS = [Parser(name="partitions-conf", reads="cat /etc/opensm/partitions.conf", func=parse,
-           description="OpenSM partitions.conf: partitions with P_Key, flags and members")]
+PARSERS = [
+    Parser(
+        name="partitions-conf",
+        reads="cat /etc/opensm/partitions.conf",
+        func=parse,
+        description="OpenSM partitions.conf: partitions with P_Key, flags and members",
+    )
+]

@@ -15,6 +15,7 @@ differs and a rollback can restore each device's own value.
   A run that printed a header but no result keeps `error`; a device that
   printed nothing at all is simply absent (the criterion names it).
 """
+
 from __future__ import annotations
 
 import re
@@ -31,8 +32,10 @@ def parse_mlxconfig_per_device(text: str) -> Record:
     by_device: dict[str, dict[str, str]] = {}
     for dev in record["devices"]:
         if not dev.get("device"):
-            raise ParseError("mlxconfig-per-device: a block without a 'Device:' line "
-                             "(cannot tell which device it belongs to)")
+            raise ParseError(
+                "mlxconfig-per-device: a block without a 'Device:' line "
+                "(cannot tell which device it belongs to)"
+            )
         by_device.setdefault(dev["device"], {}).update(dev["configurations"])
     restore = []
     for name, params in by_device.items():
@@ -71,22 +74,36 @@ def parse_ib_write_bw_per_device(text: str) -> Record:
             device = m.group(1)
         try:
             r = perftest.parse(chunk)
-            runs.append({"device": r.get("device", device), "bw_average_gbps": r["bw_average_gbps"],
-                         "bw_peak_gbps": r["bw_peak_gbps"], "error": None})
+            runs.append(
+                {
+                    "device": r.get("device", device),
+                    "bw_average_gbps": r["bw_average_gbps"],
+                    "bw_peak_gbps": r["bw_peak_gbps"],
+                    "error": None,
+                }
+            )
         except ParseError as exc:
             runs.append({"device": device, "bw_average_gbps": None, "bw_peak_gbps": None, "error": str(exc)})
     if any(r["device"] is None for r in runs):
-        raise ParseError("ib_write_bw-per-device: a run without a 'Device :' line "
-                         "(cannot tell which link it measured)")
+        raise ParseError(
+            "ib_write_bw-per-device: a run without a 'Device :' line (cannot tell which link it measured)"
+        )
     by_device = {r["device"]: r["bw_average_gbps"] for r in runs}
     return {"runs": runs, "by_device": by_device}
 
 
 PARSERS = [
-    Parser(name="mlxconfig-per-device", reads="for d in DEVS; do mlxconfig -d $d [-e] q PARAMS; done",
-           func=parse_mlxconfig_per_device, keeps_indent=True,
-           description="a mlxconfig query per device in one output, split by device"),
-    Parser(name="ib_write_bw-per-device", reads="for d in DEVS; do ib_write_bw -d $d ... HOST; done",
-           func=parse_ib_write_bw_per_device,
-           description="an ib_write_bw run per device in one output, split by device"),
+    Parser(
+        name="mlxconfig-per-device",
+        reads="for d in DEVS; do mlxconfig -d $d [-e] q PARAMS; done",
+        func=parse_mlxconfig_per_device,
+        keeps_indent=True,
+        description="a mlxconfig query per device in one output, split by device",
+    ),
+    Parser(
+        name="ib_write_bw-per-device",
+        reads="for d in DEVS; do ib_write_bw -d $d ... HOST; done",
+        func=parse_ib_write_bw_per_device,
+        description="an ib_write_bw run per device in one output, split by device",
+    ),
 ]

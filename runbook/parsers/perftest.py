@@ -8,6 +8,7 @@ message size of a sweep). `Link type` is printed as requested, not as
 measured (`--force-link IB` on an Ethernet port still says IB): a LID of 0
 in `local_lids` is the tell-tale of RoCE.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,14 +20,26 @@ _MB_TO_GB = 1048576 * 8 / 1e9
 _TITLE = re.compile(r"^\s*(RDMA_Write|RDMA_Read|Send|Atomic)( Bidirectional)? BW Test\s*$")
 _SETTING = re.compile(r"([A-Za-z][\w.* ]*?)\s*:\s*(\S+)")
 _ADDRESS = re.compile(r"^\s*(local|remote) address: LID (0x[0-9a-fA-F]+|\d+)\b")
-_COLUMNS = re.compile(r"^\s*#bytes\s+#iterations\s+BW peak\[(MB/sec|Gb/sec|MiB/sec)\]\s+"
-                      r"BW average\[\1\]\s+MsgRate\[Mpps\]")
+_COLUMNS = re.compile(
+    r"^\s*#bytes\s+#iterations\s+BW peak\[(MB/sec|Gb/sec|MiB/sec)\]\s+"
+    r"BW average\[\1\]\s+MsgRate\[Mpps\]"
+)
 # duration mode can glue peak and average together ("0.0011403.46"): split on the 2-decimal format
 _GLUED = re.compile(r"^(\d+\.\d{2})(\d+\.\d{2})$")
-_SETTING_KEYS = {"Device": "device", "Number of qps": "qps", "Transport type": "transport_type",
-                 "Connection type": "connection_type", "Mtu": "mtu", "Link type": "link_type",
-                 "TX depth": "tx_depth", "Using SRQ": "srq", "Dual-port": "dual_port",
-                 "rdma_cm QPs": "rdma_cm", "Data ex. method": "data_exchange", "CQ Moderation": "cq_moderation"}
+_SETTING_KEYS = {
+    "Device": "device",
+    "Number of qps": "qps",
+    "Transport type": "transport_type",
+    "Connection type": "connection_type",
+    "Mtu": "mtu",
+    "Link type": "link_type",
+    "TX depth": "tx_depth",
+    "Using SRQ": "srq",
+    "Dual-port": "dual_port",
+    "rdma_cm QPs": "rdma_cm",
+    "Data ex. method": "data_exchange",
+    "CQ Moderation": "cq_moderation",
+}
 
 
 def _row(tokens: list[str]) -> Record | None:
@@ -35,15 +48,27 @@ def _row(tokens: list[str]) -> Record | None:
     if len(tokens) != 5 or not tokens[0].isdigit():
         return None
     try:
-        return {"bytes": int(tokens[0]), "iterations": int(tokens[1]), "bw_peak": float(tokens[2]),
-                "bw_average": float(tokens[3]), "msg_rate": float(tokens[4])}
+        return {
+            "bytes": int(tokens[0]),
+            "iterations": int(tokens[1]),
+            "bw_peak": float(tokens[2]),
+            "bw_average": float(tokens[3]),
+            "msg_rate": float(tokens[4]),
+        }
     except ValueError:
         return None
 
 
 def parse(text: str) -> Record:
-    record: Record = {"test": None, "bidirectional": False, "rows": [], "unit": None,
-                      "local_lids": [], "remote_lids": [], **{k: None for k in _SETTING_KEYS.values()}}
+    record: Record = {
+        "test": None,
+        "bidirectional": False,
+        "rows": [],
+        "unit": None,
+        "local_lids": [],
+        "remote_lids": [],
+        **{k: None for k in _SETTING_KEYS.values()},
+    }
     in_table = False
     for raw in lines_of(text):
         line = raw.rstrip()
@@ -76,9 +101,17 @@ def parse(text: str) -> Record:
     # duration mode (-D) measures no peak and prints 0.00: not a measurement of zero
     peak_measured = last["bw_peak"] > 0 or last["bw_average"] == 0
     record["bw_peak_gbps"] = tidy_number(round(last["bw_peak"] * factor, 2)) if peak_measured else None
-    record["bw_average_max_gbps"] = tidy_number(round(max(r["bw_average"] for r in record["rows"]) * factor, 2))
+    record["bw_average_max_gbps"] = tidy_number(
+        round(max(r["bw_average"] for r in record["rows"]) * factor, 2)
+    )
     return record
 
 
-PARSERS = [Parser(name="ib_write_bw", reads="ib_write_bw / ib_read_bw / ib_send_bw (perftest)", func=parse,
-           description="perftest bandwidth: test settings, per-size bandwidth rows, peak and average")]
+PARSERS = [
+    Parser(
+        name="ib_write_bw",
+        reads="ib_write_bw / ib_read_bw / ib_send_bw (perftest)",
+        func=parse,
+        description="perftest bandwidth: test settings, per-size bandwidth rows, peak and average",
+    )
+]

@@ -14,6 +14,7 @@ Record:
                count} (null fields when absent)
 Quoted values (root="LABEL=x y") are kept whole.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,9 @@ _NAME = re.compile(r"^[A-Za-z_][\w.\-]*$")
 
 def parse_proc_cmdline(text: str) -> Record:
     # a pasted copy may keep the prompt line of the command
-    lines = [ln.strip() for ln in lines_of(text)
-             if ln.strip() and not re.search(r"\bcat\s+/proc/cmdline\s*$", ln)]
+    lines = [
+        ln.strip() for ln in lines_of(text) if ln.strip() and not re.search(r"\bcat\s+/proc/cmdline\s*$", ln)
+    ]
     if len(lines) != 1:
         fail("one kernel command line (the content of /proc/cmdline)", text)
     raw = lines[0]
@@ -49,10 +51,12 @@ def parse_proc_cmdline(text: str) -> Record:
         else:
             params[name] = True
             flags.append(name)
-    if not (params.get("BOOT_IMAGE") or "root" in params or "ro" in flags or "rw" in flags
-            or "initrd" in params):
-        raise ParseError(f"proc-cmdline: no BOOT_IMAGE, root= or ro/rw in {raw[:80]!r}: "
-                         "not a kernel command line")
+    if not (
+        params.get("BOOT_IMAGE") or "root" in params or "ro" in flags or "rw" in flags or "initrd" in params
+    ):
+        raise ParseError(
+            f"proc-cmdline: no BOOT_IMAGE, root= or ro/rw in {raw[:80]!r}: not a kernel command line"
+        )
 
     def cpus(name: str) -> list[int] | None:
         value = params.get(name)
@@ -76,10 +80,19 @@ def parse_proc_cmdline(text: str) -> Record:
         "isolcpus": cpus("isolcpus"),
         "nohz_full": cpus("nohz_full"),
         "rcu_nocbs": cpus("rcu_nocbs"),
-        "hugepages": {"default_size": params.get("default_hugepagesz"), "size": params.get("hugepagesz"),
-                      "count": int(count) if isinstance(count, str) and count.isdigit() else None},
+        "hugepages": {
+            "default_size": params.get("default_hugepagesz"),
+            "size": params.get("hugepagesz"),
+            "count": int(count) if isinstance(count, str) and count.isdigit() else None,
+        },
     }
 
 
-PARSERS = [Parser(name="proc-cmdline", reads="cat /proc/cmdline", func=parse_proc_cmdline,
-                  description="kernel command line: parameters, IOMMU settings, isolated CPUs, hugepages")]
+PARSERS = [
+    Parser(
+        name="proc-cmdline",
+        reads="cat /proc/cmdline",
+        func=parse_proc_cmdline,
+        description="kernel command line: parameters, IOMMU settings, isolated CPUs, hugepages",
+    )
+]

@@ -7,6 +7,7 @@ Lines are `<64 hex>  <path>` (text mode) or `<64 hex> *<path>` (binary mode).
 A file sha256sum could not read is reported on stderr, not here: it is simply
 absent from `files` (the step's criteria say what that means).
 """
+
 from __future__ import annotations
 
 import re
@@ -33,5 +34,11 @@ def parse_sha256sum(text: str) -> Record:
     return {"files": files, "count": len(files)}
 
 
-PARSERS = [Parser(name="sha256sum", reads="sha256sum FILE...", func=parse_sha256sum,
-           description="file -> SHA-256 digest lines")]
+PARSERS = [
+    Parser(
+        name="sha256sum",
+        reads="sha256sum FILE...",
+        func=parse_sha256sum,
+        description="file -> SHA-256 digest lines",
+    )
+]

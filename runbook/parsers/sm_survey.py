@@ -11,6 +11,7 @@ Record:
   sms: [{sm_lid, sm_guid, priority, activity, state_short}]   one per answering SM
   errors: [str]   `sminfo: iberror: ...` lines (an SM port that did not answer)
 """
+
 from __future__ import annotations
 
 from ._hosttext import fail, lines_of
@@ -34,5 +35,11 @@ def parse_sm_survey(text: str) -> Record:
     return {"sms": sms, "errors": errors}
 
 
-PARSERS = [Parser(name="sm-survey", reads="sminfo LID for every LID of `saquery -s`", func=parse_sm_survey,
-                  description="every SM of the subnet with its state and priority, from saquery -s and sminfo")]
+PARSERS = [
+    Parser(
+        name="sm-survey",
+        reads="sminfo LID for every LID of `saquery -s`",
+        func=parse_sm_survey,
+        description="every SM of the subnet with its state and priority, from saquery -s and sminfo",
+    )
+]

@@ -25,6 +25,7 @@ sysfs-pkeys adds: pkeys (non-zero, in index order), membership {"0x000b": "full"
   all values come from one port (else null), and per entry index/partition/full.
 sysfs-port-state values are the state names ("ACTIVE"); each entry keeps `code` (4).
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,8 @@ from .base import ParseError, Parser, Record
 
 _COMMAND = re.compile(r"^(?:.*?[#$%>]\s*)?(?:sudo\s+)?(?P<cmd>(?:cat|grep|head|tail|more|lspci)\s.*)$")
 _GREP_LINE = re.compile(
-    r"^(?P<path>/sys/\S*?/(?P<attr>link_layer|phys_state|state|numa_node|pkeys/\d+|gids/\d+|rate)):(?P<value>.*)$")
+    r"^(?P<path>/sys/\S*?/(?P<attr>link_layer|phys_state|state|numa_node|pkeys/\d+|gids/\d+|rate)):(?P<value>.*)$"
+)
 _IB_PATH = re.compile(r"/sys/class/infiniband/(?P<dev>[^/\s]+)/(?:ports/(?P<port>[^/\s]+)/)?")
 _PCI_PATH = re.compile(r"/sys/bus/pci/devices/(?P<dev>[^/\s]+)/")
 _NET_PATH = re.compile(r"/sys/class/net/(?P<dev>[^/\s]+)/")
@@ -90,15 +92,18 @@ def _entry(path: str | None, value: str, command: str | None) -> Record:
     return {"path": source, "device": device, "port": port, "attr": attr, "value": value}
 
 
-def _build(text: str, name: str, attrs: tuple[str, ...], convert: Callable[[Record], Any],
-           expected: str) -> tuple[list[Record], Record]:
+def _build(
+    text: str, name: str, attrs: tuple[str, ...], convert: Callable[[Record], Any], expected: str
+) -> tuple[list[Record], Record]:
     entries = _read(text)
     if not entries:
         fail(f"{name}: {expected}", text)
     for e in entries:
         if e["attr"] is not None and e["attr"] not in attrs:
-            raise ParseError(f"{name}: reads {' or '.join(attrs)}, but this output comes from "
-                             f"{e['path'] or 'lspci'} (value {e['value'][:40]!r})")
+            raise ParseError(
+                f"{name}: reads {' or '.join(attrs)}, but this output comes from "
+                f"{e['path'] or 'lspci'} (value {e['value'][:40]!r})"
+            )
         e["value"] = convert(e)
         del e["attr"]
     values = [e["value"] for e in entries]
@@ -129,6 +134,7 @@ def _checker(name: str, pattern: str, expected: str) -> Callable[[Record], re.Ma
         if not m:
             raise ParseError(f"{name}: expected {expected}, found {entry['value'][:60]!r}")
         return m
+
     return check
 
 
@@ -139,8 +145,13 @@ _NUMA = _checker("sysfs-numa-node", r"(?:NUMA node:\s*)?(-?\d+)", "a NUMA node n
 
 
 def parse_link_layer(text: str) -> Record:
-    return _build(text, "sysfs-link-layer", ("link_layer",), lambda e: _LINK_LAYER(e).group(0),
-                  "InfiniBand / Ethernet from .../ports/N/link_layer")[1]
+    return _build(
+        text,
+        "sysfs-link-layer",
+        ("link_layer",),
+        lambda e: _LINK_LAYER(e).group(0),
+        "InfiniBand / Ethernet from .../ports/N/link_layer",
+    )[1]
 
 
 def parse_port_state(text: str) -> Record:
@@ -148,19 +159,30 @@ def parse_port_state(text: str) -> Record:
         m = _STATE(e)
         e["code"] = int(m.group(1))
         return m.group(2).strip()
-    return _build(text, "sysfs-port-state", ("state", "phys_state"), name_and_code,
-                  "'4: ACTIVE' from .../ports/N/state")[1]
+
+    return _build(
+        text, "sysfs-port-state", ("state", "phys_state"), name_and_code, "'4: ACTIVE' from .../ports/N/state"
+    )[1]
 
 
 def parse_numa_node(text: str) -> Record:
-    return _build(text, "sysfs-numa-node", ("numa_node", "lspci"), lambda e: int(_NUMA(e).group(1)),
-                  "a number from .../device/numa_node")[1]
+    return _build(
+        text,
+        "sysfs-numa-node",
+        ("numa_node", "lspci"),
+        lambda e: int(_NUMA(e).group(1)),
+        "a number from .../device/numa_node",
+    )[1]
 
 
 def parse_pkeys(text: str) -> Record:
-    entries, record = _build(text, "sysfs-pkeys", ("pkeys",),
-                             lambda e: f"0x{int(_PKEY(e).group(0), 16):04x}",
-                             "0x8100-style values from .../ports/N/pkeys/I")
+    entries, record = _build(
+        text,
+        "sysfs-pkeys",
+        ("pkeys",),
+        lambda e: f"0x{int(_PKEY(e).group(0), 16):04x}",
+        "0x8100-style values from .../ports/N/pkeys/I",
+    )
     membership: dict[str, str] = {}
     pkeys: list[str] = []
     for e in entries:
@@ -183,22 +205,35 @@ def parse_pkeys(text: str) -> Record:
     record["by_device"] = by_device
     record["membership"] = membership
     one_port = len({(e["device"], e["port"]) for e in entries}) == 1
-    record["by_index"] = ({str(e["index"]): e["value"] for e in entries if e["index"] is not None}
-                          if one_port else None)
+    record["by_index"] = (
+        {str(e["index"]): e["value"] for e in entries if e["index"] is not None} if one_port else None
+    )
     return record
 
 
 PARSERS = [
-    Parser(name="sysfs-link-layer", reads="grep . /sys/class/infiniband/*/ports/*/link_layer",
-           func=parse_link_layer,
-           description="/sys/class/infiniband/*/ports/*/link_layer per device port"),
-    Parser(name="sysfs-port-state", reads="grep . /sys/class/infiniband/*/ports/*/state",
-           func=parse_port_state,
-           description="/sys/class/infiniband/*/ports/*/state per device port"),
-    Parser(name="sysfs-pkeys", reads="grep . /sys/class/infiniband/DEV/ports/N/pkeys/*",
-           func=parse_pkeys,
-           description="/sys/class/infiniband/DEV/ports/N/pkeys/* P_Key table entries"),
-    Parser(name="sysfs-numa-node", reads="grep . /sys/class/infiniband/*/device/numa_node",
-           func=parse_numa_node,
-           description="/sys/class/infiniband/*/device/numa_node per device"),
+    Parser(
+        name="sysfs-link-layer",
+        reads="grep . /sys/class/infiniband/*/ports/*/link_layer",
+        func=parse_link_layer,
+        description="/sys/class/infiniband/*/ports/*/link_layer per device port",
+    ),
+    Parser(
+        name="sysfs-port-state",
+        reads="grep . /sys/class/infiniband/*/ports/*/state",
+        func=parse_port_state,
+        description="/sys/class/infiniband/*/ports/*/state per device port",
+    ),
+    Parser(
+        name="sysfs-pkeys",
+        reads="grep . /sys/class/infiniband/DEV/ports/N/pkeys/*",
+        func=parse_pkeys,
+        description="/sys/class/infiniband/DEV/ports/N/pkeys/* P_Key table entries",
+    ),
+    Parser(
+        name="sysfs-numa-node",
+        reads="grep . /sys/class/infiniband/*/device/numa_node",
+        func=parse_numa_node,
+        description="/sys/class/infiniband/*/device/numa_node per device",
+    ),
 ]

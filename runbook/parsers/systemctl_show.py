@@ -11,6 +11,7 @@ Record:
 A unit that does not exist is a reading, not an error: systemd prints
 LoadState=not-found, ActiveState=inactive and an empty UnitFileState.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,18 @@ from ._hosttext import fail, lines_of
 from .base import ParseError, Parser, Record
 
 _LINE = re.compile(r"^(?P<key>[A-Z][A-Za-z0-9]*)=(?P<value>.*)$")
-_KNOWN = {"LoadState", "UnitFileState", "ActiveState", "SubState", "Id", "Names", "MainPID",
-          "UnitFilePreset", "Description", "FragmentPath"}
+_KNOWN = {
+    "LoadState",
+    "UnitFileState",
+    "ActiveState",
+    "SubState",
+    "Id",
+    "Names",
+    "MainPID",
+    "UnitFilePreset",
+    "Description",
+    "FragmentPath",
+}
 
 
 def parse_systemctl_show(text: str) -> Record:
@@ -45,6 +56,11 @@ def parse_systemctl_show(text: str) -> Record:
     }
 
 
-PARSERS = [Parser(name="systemctl-show", reads="systemctl show -p LoadState -p UnitFileState -p ActiveState UNIT",
-                  func=parse_systemctl_show,
-                  description="systemctl show -p LoadState,UnitFileState,ActiveState: a unit's enabled and active state")]
+PARSERS = [
+    Parser(
+        name="systemctl-show",
+        reads="systemctl show -p LoadState -p UnitFileState -p ActiveState UNIT",
+        func=parse_systemctl_show,
+        description="systemctl show -p LoadState,UnitFileState,ActiveState: a unit's enabled and active state",
+    )
+]

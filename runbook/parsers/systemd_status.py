@@ -18,6 +18,7 @@ Record:
 Both layouts are read: systemd 219 (3-space key indent, "vendor preset:") and
 systemd 249+ (5-space indent, "preset:", "○" for an inactive unit).
 """
+
 from __future__ import annotations
 
 import re
@@ -25,10 +26,14 @@ import re
 from ._hosttext import fail, int_or_none, lines_of
 from .base import ParseError, Parser, Record
 
-_HEAD = re.compile(r"^\s*[●○×*↻]?\s*(?P<unit>\S+\.(?:service|socket|timer|target|mount))(?:\s+-\s+(?P<desc>.*))?$")
-_KEY = re.compile(r"^\s*(?P<key>Loaded|Active|Docs|Main PID|Process|Tasks|Memory|CPU|CGroup|TriggeredBy|"
-                  r"Status|IP|IO|Drop-In|Invocation|Trigger|Triggers|Mem peak|Listen|Accepted|Connected)"
-                  r":\s*(?P<value>.*)$")
+_HEAD = re.compile(
+    r"^\s*[●○×*↻]?\s*(?P<unit>\S+\.(?:service|socket|timer|target|mount))(?:\s+-\s+(?P<desc>.*))?$"
+)
+_KEY = re.compile(
+    r"^\s*(?P<key>Loaded|Active|Docs|Main PID|Process|Tasks|Memory|CPU|CGroup|TriggeredBy|"
+    r"Status|IP|IO|Drop-In|Invocation|Trigger|Triggers|Mem peak|Listen|Accepted|Connected)"
+    r":\s*(?P<value>.*)$"
+)
 _LOADED = re.compile(r"^(?P<loaded>[\w-]+)(?:\s+\((?P<inner>[^)]*)\))?")
 _ACTIVE = re.compile(r"^(?P<state>[\w-]+)(?:\s+\((?P<sub>[^)]*)\))?(?:\s+since\s+(?P<since>[^;]+))?")
 _JOURNAL = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d |^\d{4}-\d\d-\d\dT")
@@ -38,10 +43,22 @@ _NOT_FOUND = re.compile(r"^\s*Unit (?P<unit>\S+?)\.? could not be found\.?\s*$")
 
 
 def parse_systemd_status(text: str) -> Record:
-    record: Record = {"unit": None, "description": None, "loaded": None, "unit_file": None,
-                      "enabled": None, "unit_file_state": None, "preset": None, "active": None,
-                      "active_state": None, "sub_state": None, "since": None, "main_pid": None,
-                      "command": None, "journal": []}
+    record: Record = {
+        "unit": None,
+        "description": None,
+        "loaded": None,
+        "unit_file": None,
+        "enabled": None,
+        "unit_file_state": None,
+        "preset": None,
+        "active": None,
+        "active_state": None,
+        "sub_state": None,
+        "since": None,
+        "main_pid": None,
+        "command": None,
+        "journal": [],
+    }
     in_cgroup = False
     for line in lines_of(text):
         line = line.rstrip()
@@ -66,8 +83,14 @@ def parse_systemd_status(text: str) -> Record:
     lines = [ln for ln in lines_of(text) if ln.strip()]
     if record["active_state"] is None and len(lines) == 1 and (m := _NOT_FOUND.match(lines[0])):
         # not installed: a state worth judging (irqbalance absent), not an unreadable output
-        record.update(unit=m["unit"], loaded="not-found", enabled=False, active=False,
-                      active_state="inactive", sub_state="dead")
+        record.update(
+            unit=m["unit"],
+            loaded="not-found",
+            enabled=False,
+            active=False,
+            active_state="inactive",
+            sub_state="dead",
+        )
         return record
     if record["active_state"] is None:
         fail("`systemctl status UNIT` output with an 'Active:' line", text)
@@ -92,8 +115,12 @@ def _field(record: Record, key: str, value: str) -> None:
                 record["unit_file_state"] = part
         state = record["unit_file_state"] or ("masked" if record["loaded"] == "masked" else None)
         record["unit_file_state"] = state
-        record["enabled"] = {"enabled": True, "enabled-runtime": True, "disabled": False,
-                             "masked": False}.get(state or "")
+        record["enabled"] = {
+            "enabled": True,
+            "enabled-runtime": True,
+            "disabled": False,
+            "masked": False,
+        }.get(state or "")
     elif key == "Active":
         m = _ACTIVE.match(value)
         if m:
@@ -112,9 +139,17 @@ def parse_irqbalance_status(text: str) -> Record:
 
 
 PARSERS = [
-    Parser(name="systemctl-status", reads="systemctl status UNIT", func=parse_systemd_status,
-           description="systemctl status of any unit: loaded, enabled, preset, active/sub state, "
-                       "main PID, journal lines"),
-    Parser(name="irqbalance", reads="systemctl status irqbalance", func=parse_irqbalance_status,
-           description="systemctl status irqbalance: enabled at boot, active (running) now"),
+    Parser(
+        name="systemctl-status",
+        reads="systemctl status UNIT",
+        func=parse_systemd_status,
+        description="systemctl status of any unit: loaded, enabled, preset, active/sub state, "
+        "main PID, journal lines",
+    ),
+    Parser(
+        name="irqbalance",
+        reads="systemctl status irqbalance",
+        func=parse_irqbalance_status,
+        description="systemctl status irqbalance: enabled at boot, active (running) now",
+    ),
 ]

@@ -8,6 +8,7 @@ Record:
   mode:            "manual" | "auto" from "Profile selection mode: ..." (null if not printed)
   preset:          "Preset profile: ..." printed when the daemon is not running (RHEL 7) | null
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,14 @@ from .base import Parser, Record
 
 
 def parse_tuned_active(text: str) -> Record:
-    record: Record = {"profile": None, "profiles": [], "daemon_running": None, "services": {}, "mode": None,
-                      "preset": None}
+    record: Record = {
+        "profile": None,
+        "profiles": [],
+        "daemon_running": None,
+        "services": {},
+        "mode": None,
+        "preset": None,
+    }
     seen = False
     for line in lines_of(text):
         s = line.strip()
@@ -41,9 +48,17 @@ def parse_tuned_active(text: str) -> Record:
         elif m := re.match(r"^Profile selection mode:\s*(\w+)", s):
             record["mode"] = m.group(1)
     if not seen:
-        fail("`tuned-adm active` output ('Current active profile: ...' or 'No current active profile.')", text)
+        fail(
+            "`tuned-adm active` output ('Current active profile: ...' or 'No current active profile.')", text
+        )
     return record
 
 
-PARSERS = [Parser(name="tuned", reads="tuned-adm active", func=parse_tuned_active,
-                  description="tuned-adm active: the active TuneD profile, daemon reachable or not")]
+PARSERS = [
+    Parser(
+        name="tuned",
+        reads="tuned-adm active",
+        func=parse_tuned_active,
+        description="tuned-adm active: the active TuneD profile, daemon reachable or not",
+    )
+]

@@ -2,6 +2,7 @@
 JSON-able dataclasses; the CLI renders them, the TUI turns them into
 messages, the store persists them. `to_dict()` / `event_from_dict()` give the
 journal form (`type` names the class)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -137,7 +138,9 @@ class HostKeyRecorded(Event):
 class OperatorDecision(Event):
     """skip / waive / note by a person, with a required reason."""
 
-    kind: str  # skip | waive | note (confirms a manual step) | approve | decline (apply/rollback confirmation)
+    kind: (
+        str  # skip | waive | note (confirms a manual step) | approve | decline (apply/rollback confirmation)
+    )
     step_id: str
     hosts: str  # NodeSet ("" = whole step)
     operator: str
@@ -160,8 +163,19 @@ class RunFinished(Event):
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
-    for cls in (RunStarted, StepStarted, HostStarted, HostOutput, HostFinished, StepFinished,
-                PendingActionChanged, HostKeyRecorded, OperatorDecision, RunInterrupted, RunFinished)
+    for cls in (
+        RunStarted,
+        StepStarted,
+        HostStarted,
+        HostOutput,
+        HostFinished,
+        StepFinished,
+        PendingActionChanged,
+        HostKeyRecorded,
+        OperatorDecision,
+        RunInterrupted,
+        RunFinished,
+    )
 }
 
 

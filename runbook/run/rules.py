@@ -24,6 +24,7 @@ expiry is active while at < expires):
     waive on fail, unknown, blocked or interrupted -> waived (a pass needs no waiver)
     note on a manual step with no result -> pass (the note is its confirmation)
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -41,8 +42,15 @@ WAIVABLE = frozenset({Status.FAIL, Status.UNKNOWN, Status.BLOCKED, Status.INTERR
 # What `--rerun-failed` runs again.
 RERUN = frozenset({Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED, Status.BLOCKED})
 # A step's status is its worst host's, in this order.
-_WORST_FIRST = (Status.RUNNING, Status.FAIL, Status.UNKNOWN, Status.INTERRUPTED, Status.BLOCKED,
-                Status.ROLLED_BACK, Status.PENDING)
+_WORST_FIRST = (
+    Status.RUNNING,
+    Status.FAIL,
+    Status.UNKNOWN,
+    Status.INTERRUPTED,
+    Status.BLOCKED,
+    Status.ROLLED_BACK,
+    Status.PENDING,
+)
 # Decision kinds that change a status; approve/decline only record a confirmation.
 DECIDING = ("skip", "waive", "note")
 INTERRUPTED_REASON = "interrupted: the run stopped while this command was in flight"
@@ -75,8 +83,9 @@ def active(decision: DecisionLike, at: float) -> bool:
     return decision.expires is None or at < decision.expires
 
 
-def apply_outcome(action: str, succeeded: bool, assessed: bool, then: str | None,
-                  why: str) -> tuple[Status, str]:
+def apply_outcome(
+    action: str, succeeded: bool, assessed: bool, then: str | None, why: str
+) -> tuple[Status, str]:
     """The status an apply or rollback result is recorded with."""
     if succeeded:
         if action == "apply":
@@ -86,8 +95,9 @@ def apply_outcome(action: str, succeeded: bool, assessed: bool, then: str | None
     return (Status.FAIL if assessed else Status.UNKNOWN), f"{action} failed: {why}"
 
 
-def judge(raw: Status | None, raw_reason: str, decisions: Sequence[DecisionLike], *,
-          manual: bool, at: float) -> Judgement:
+def judge(
+    raw: Status | None, raw_reason: str, decisions: Sequence[DecisionLike], *, manual: bool, at: float
+) -> Judgement:
     """One host of one step. `raw` is the status of its latest result (None:
     none); `decisions` are the ones covering this host, in the order taken."""
     if raw == Status.RUNNING:
@@ -150,8 +160,13 @@ def exit_code(host_statuses: Iterable[Status]) -> int:
     return EXIT_OK
 
 
-def stale_reason(status: Status, judged_step_sha: str, judged_inventory_sha: str,
-                 current_step_sha: str | None, current_inventory_sha: str | None) -> str | None:
+def stale_reason(
+    status: Status,
+    judged_step_sha: str,
+    judged_inventory_sha: str,
+    current_step_sha: str | None,
+    current_inventory_sha: str | None,
+) -> str | None:
     """Why a result made with (judged_step_sha, judged_inventory_sha) no longer
     stands for today's definition and inventory; None when it does. A command
     in flight or an apply awaiting its re-verify is not a judgement, so never
@@ -163,16 +178,19 @@ def stale_reason(status: Status, judged_step_sha: str, judged_inventory_sha: str
         return "the step is no longer in the runbook"
     why = []
     if judged_step_sha and judged_step_sha != current_step_sha:
-        why.append(f"the step's definition changed (recorded {judged_step_sha[:12]}, "
-                   f"now {current_step_sha[:12]})")
+        why.append(
+            f"the step's definition changed (recorded {judged_step_sha[:12]}, now {current_step_sha[:12]})"
+        )
     if current_inventory_sha and judged_inventory_sha and judged_inventory_sha != current_inventory_sha:
-        why.append(f"the inventory changed (recorded {judged_inventory_sha[:12]}, "
-                   f"now {current_inventory_sha[:12]})")
+        why.append(
+            f"the inventory changed (recorded {judged_inventory_sha[:12]}, now {current_inventory_sha[:12]})"
+        )
     return "; ".join(why) or None
 
 
-def blocked_reason(step: Step, host: str, runbook: Runbook, inventory: Inventory,
-                   status_of: Callable[[str, str], Status]) -> str | None:
+def blocked_reason(
+    step: Step, host: str, runbook: Runbook, inventory: Inventory, status_of: Callable[[str, str], Status]
+) -> str | None:
     """Why `host` may not run `step` yet, or None. A prerequisite that targets
     the host is judged on that host; one that does not (say, an SM-node step
     needed by a compute step) must be satisfied on all of its own hosts."""

@@ -4,6 +4,7 @@ rebuild one by replaying the journal. Feeding the same events always gives
 the same state. Statuses are not decided here but by the rulebook
 (rules.py), which this state hands the facts it folded.
 """
+
 from __future__ import annotations
 
 import time
@@ -68,10 +69,16 @@ class RunState:
     records: dict[tuple[str, str], Any] = field(default_factory=dict, compare=False)
     befores: dict[tuple[str, str], dict] = field(default_factory=dict)
     decisions: list[Decision] = field(default_factory=list)
-    pending: dict[tuple[str, str, str], dict] = field(default_factory=dict)  # (step, host, action) -> the open ones
+    pending: dict[tuple[str, str, str], dict] = field(
+        default_factory=dict
+    )  # (step, host, action) -> the open ones
     host_keys: dict[str, dict] = field(default_factory=dict)
-    step_hashes: dict[str, str] = field(default_factory=dict)  # step -> sha256 its latest results were made with
-    step_inventory: dict[str, str] = field(default_factory=dict)  # step -> inventory sha256 of its latest StepStarted
+    step_hashes: dict[str, str] = field(
+        default_factory=dict
+    )  # step -> sha256 its latest results were made with
+    step_inventory: dict[str, str] = field(
+        default_factory=dict
+    )  # step -> inventory sha256 of its latest StepStarted
     step_targets: dict[str, dict[str, None]] = field(default_factory=dict)  # step -> hosts it was started on
     finished: dict[str, Any] | None = None  # the last RunFinished
     interruptions: list[dict[str, Any]] = field(default_factory=list)  # RunInterrupted events
@@ -91,21 +98,33 @@ class RunState:
         elif isinstance(ev, HostStarted):
             prev = self.outcomes.get((ev.step_id, ev.host))
             self.outcomes[(ev.step_id, ev.host)] = Outcome(
-                Status.RUNNING, ev.action, command=ev.command, started=ev.time,
-                attempts=(prev.attempts if prev else 0) + 1, **self._judged_with(ev.step_id))
+                Status.RUNNING,
+                ev.action,
+                command=ev.command,
+                started=ev.time,
+                attempts=(prev.attempts if prev else 0) + 1,
+                **self._judged_with(ev.step_id),
+            )
         elif isinstance(ev, HostFinished):
             self._finished(ev)
         elif isinstance(ev, OperatorDecision):
             hosts = frozenset(NodeSet(ev.hosts)) if ev.hosts else None
-            self.decisions.append(Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time,
-                                           ev.expires, ev.hosts))
+            self.decisions.append(
+                Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time, ev.expires, ev.hosts)
+            )
         elif isinstance(ev, PendingActionChanged):
             key = (ev.step_id, ev.host, ev.action)
             prev = self.pending.pop(key, None)
             if rules.still_owed(ev.state):  # (re)inserted: the dict keeps the order they opened in
-                self.pending[key] = {"step_id": ev.step_id, "host": ev.host, "action": ev.action,
-                                     "state": ev.state, "reason": ev.reason, "time": ev.time,
-                                     "since": prev["since"] if prev else ev.time}
+                self.pending[key] = {
+                    "step_id": ev.step_id,
+                    "host": ev.host,
+                    "action": ev.action,
+                    "state": ev.state,
+                    "reason": ev.reason,
+                    "time": ev.time,
+                    "since": prev["since"] if prev else ev.time,
+                }
         elif isinstance(ev, HostKeyRecorded):
             self.host_keys[ev.host] = {"fingerprint": ev.fingerprint, "how": ev.how, "time": ev.time}
         elif isinstance(ev, RunInterrupted):
@@ -115,17 +134,27 @@ class RunState:
             self.finished = ev.to_dict()
 
     def _judged_with(self, step_id: str) -> dict[str, str]:
-        return {"step_sha256": self.step_hashes.get(step_id, ""),
-                "inventory_sha256": self.step_inventory.get(step_id, self.run.get("inventory_sha256", ""))}
+        return {
+            "step_sha256": self.step_hashes.get(step_id, ""),
+            "inventory_sha256": self.step_inventory.get(step_id, self.run.get("inventory_sha256", "")),
+        }
 
     def _finished(self, ev: HostFinished) -> None:
         key = (ev.step_id, ev.host)
         prev = self.outcomes.get(key)
         status = Status(ev.status)
         self.outcomes[key] = Outcome(
-            status, ev.action, ev.reason, ev.exit_status, ev.command, ev.started, ev.ended,
-            attempts=max(prev.attempts if prev else 0, ev.attempt), output_sha256=ev.stdout_sha256,
-            **self._judged_with(ev.step_id))
+            status,
+            ev.action,
+            ev.reason,
+            ev.exit_status,
+            ev.command,
+            ev.started,
+            ev.ended,
+            attempts=max(prev.attempts if prev else 0, ev.attempt),
+            output_sha256=ev.stdout_sha256,
+            **self._judged_with(ev.step_id),
+        )
         if ev.action == "verify" and ev.record is not None:
             self.records[key] = ev.record
         if ev.before is not None:
@@ -153,9 +182,13 @@ class RunState:
     def judge(self, step_id: str, host: str, at: float | None = None) -> rules.Judgement:
         """Status and reason of (step, host) at time `at` (default: now), by the rulebook."""
         out = self.outcomes.get((step_id, host))
-        return rules.judge(out.status if out else None, out.reason if out else "",
-                           self.decisions_for(step_id, host), manual=step_id in self.manual_steps,
-                           at=time.time() if at is None else at)
+        return rules.judge(
+            out.status if out else None,
+            out.reason if out else "",
+            self.decisions_for(step_id, host),
+            manual=step_id in self.manual_steps,
+            at=time.time() if at is None else at,
+        )
 
     def status(self, step_id: str, host: str, at: float | None = None) -> Status:
         return self.judge(step_id, host, at).status

@@ -1,6 +1,7 @@
 """The run as data: what `runbook run --json` and `runbook status --json` print
 (a contract: docs/architecture.md, "Command line"), and the summary table.
 Every status in it is the rulebook's (rules.py), judged at `at`."""
+
 from __future__ import annotations
 
 import time
@@ -14,8 +15,9 @@ from . import rules
 from .state import RunState
 
 
-def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[str] | None = None,
-                 at: float | None = None) -> dict[str, Any]:
+def step_summary(
+    state: RunState, step: Step, inventory: Inventory, hosts: list[str] | None = None, at: float | None = None
+) -> dict[str, Any]:
     at = time.time() if at is None else at
     per_host: dict[str, Any] = {}
     groups: dict[str, list[str]] = {}
@@ -46,9 +48,15 @@ def step_summary(state: RunState, step: Step, inventory: Inventory, hosts: list[
     }
 
 
-def run_summary(state: RunState, steps: Iterable[Step], inventory: Inventory,
-                hosts: list[str] | None = None, *, with_exit_code: bool = False,
-                at: float | None = None) -> dict[str, Any]:
+def run_summary(
+    state: RunState,
+    steps: Iterable[Step],
+    inventory: Inventory,
+    hosts: list[str] | None = None,
+    *,
+    with_exit_code: bool = False,
+    at: float | None = None,
+) -> dict[str, Any]:
     at = time.time() if at is None else at
     steps_out = [step_summary(state, s, inventory, hosts, at) for s in steps]
     automated = [s for s in steps_out if not s["manual"]]
@@ -65,12 +73,18 @@ def run_summary(state: RunState, steps: Iterable[Step], inventory: Inventory,
         "pending_actions": {a: fold(hs) for a, hs in owed.items()},
     }
     if with_exit_code:
-        doc["exit_code"] = rules.exit_code(Status(h["status"]) for s in automated
-                                           for h in s["hosts"].values())
+        doc["exit_code"] = rules.exit_code(
+            Status(h["status"]) for s in automated for h in s["hosts"].values()
+        )
     return doc
 
 
-def exit_code(state: RunState, steps: Iterable[Step], inventory: Inventory,
-              hosts: list[str] | None = None, at: float | None = None) -> int:
+def exit_code(
+    state: RunState,
+    steps: Iterable[Step],
+    inventory: Inventory,
+    hosts: list[str] | None = None,
+    at: float | None = None,
+) -> int:
     """The exit code of `run` and `status` (rules.exit_code over the automated steps' hosts)."""
     return run_summary(state, steps, inventory, hosts, with_exit_code=True, at=at)["exit_code"]

@@ -7,6 +7,7 @@
 - Where only 127.0.0.1 exists on the loopback interface (macOS: lo0 has no
   127.0.0.0/8 route), every node listens on 127.0.0.1 with its own port.
 """
+
 from __future__ import annotations
 
 import errno

@@ -1,5 +1,6 @@
 """The whole simulated cluster: nodes built from the design, the fabric, and
 what happens to a node when it boots."""
+
 from __future__ import annotations
 
 import time
@@ -52,10 +53,17 @@ class Cluster:
         compute, storage = [], []
         for node in self.nodes.values():
             for nic in node.nics:
-                (compute if nic.role == "compute" else storage if nic.role == "storage" else []).append(nic.guid)
+                (compute if nic.role == "compute" else storage if nic.role == "storage" else []).append(
+                    nic.guid
+                )
         targets = [int(str(g), 16) for g in self.design.var("storage_target_guids", []) or []]
-        return partitions_conf(compute, storage, str(self.design.var("pkey_compute", "0x100")),
-                               str(self.design.var("pkey_storage", "0x200")), targets)
+        return partitions_conf(
+            compute,
+            storage,
+            str(self.design.var("pkey_compute", "0x100")),
+            str(self.design.var("pkey_storage", "0x200")),
+            targets,
+        )
 
     def boot(self, node: NodeState) -> None:
         """What a (re)boot changes: next-boot firmware config becomes current,

@@ -1,4 +1,5 @@
 """CPU lists as the kernel prints them ("0-31,64-95") and as masks ("ffffffff,00000000")."""
+
 from __future__ import annotations
 
 
@@ -17,7 +18,7 @@ def format_cpulist(cpus: list[int] | set[int]) -> str:
 
 
 def parse_cpulist(text: str, ncpus: int) -> list[int]:
-    """"0-3,8" -> [0,1,2,3,8]; ValueError on anything the kernel would reject."""
+    """ "0-3,8" -> [0,1,2,3,8]; ValueError on anything the kernel would reject."""
     text = text.strip()
     if not text:
         raise ValueError("empty cpu list")

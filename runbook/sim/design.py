@@ -7,6 +7,7 @@ installed package; `--design FILE` points it at another inventory of the same
 shape. Every version, device name and count the fake hardware shows comes from
 here, so a fresh simulated cluster is compliant with the inventory it writes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,7 +71,9 @@ def load_design(path: str | Path | None = None) -> Design:
     def need(mapping: Any, key: str, where: str) -> Any:
         if not isinstance(mapping, dict) or key not in mapping:
             line = getattr(mapping, "line", None)
-            raise InputError(Problem(src, line, f"{where}: missing '{key}' (a seed-shaped inventory is expected)"))
+            raise InputError(
+                Problem(src, line, f"{where}: missing '{key}' (a seed-shaped inventory is expected)")
+            )
         return mapping[key]
 
     top = need(data, "all", "top level")

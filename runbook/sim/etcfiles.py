@@ -3,6 +3,7 @@
 Managed files have the same content on every node (so `sha256sum` agrees) until
 the etc_drift fault hand-edits one. Repo files point at the site's mirror only.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,10 +35,7 @@ MANAGED_CONTENT = {
         "net.core.rmem_max = 268435456\n"
         "net.core.wmem_max = 268435456\n"
     ),
-    "/etc/modprobe.d/mlx5.conf": (
-        "# managed by {site}\n"
-        "options mlx5_core log_num_mgm_entry_size=-1\n"
-    ),
+    "/etc/modprobe.d/mlx5.conf": ("# managed by {site}\noptions mlx5_core log_num_mgm_entry_size=-1\n"),
 }
 
 
@@ -68,8 +66,7 @@ def repo_file(mirror: str, major: str) -> str:
     ]
     out = []
     for ident, title, path in sections:
-        out.append(f"[{ident}]\nname=Site mirror - {title}\nbaseurl={mirror}{path}\n"
-                   f"gpgcheck=1\nenabled=1\n")
+        out.append(f"[{ident}]\nname=Site mirror - {title}\nbaseurl={mirror}{path}\ngpgcheck=1\nenabled=1\n")
     return "\n".join(out)
 
 
@@ -77,16 +74,22 @@ def stock_rocky_repo(major: str) -> str:
     """The distribution's own rocky.repo as Rocky ships it (mirrorlist to
     mirrors.rockylinux.org, commented baseurl), with every section switched to
     enabled=0 by the site's install: present on every node, and no source."""
-    sections = [("baseos", "BaseOS"), ("baseos-debuginfo", "BaseOS - Debug"), ("appstream", "AppStream"),
-                ("crb", "CRB")]
+    sections = [
+        ("baseos", "BaseOS"),
+        ("baseos-debuginfo", "BaseOS - Debug"),
+        ("appstream", "AppStream"),
+        ("crb", "CRB"),
+    ]
     out = []
     for ident, title in sections:
         repo = title.split(" ")[0] + ("-debug" if "Debug" in title else "")
-        out.append(f"[{ident}]\nname=Rocky Linux $releasever - {title}\n"
-                   f"mirrorlist=https://mirrors.rockylinux.org/mirrorlist?arch=$basearch&repo={repo}-$releasever$rltype\n"
-                   f"#baseurl=http://dl.rockylinux.org/$contentdir/$releasever/{title.split(' ')[0]}/$basearch/os/\n"
-                   f"gpgcheck=1\nenabled=0\ncountme=1\nmetadata_expire=6h\n"
-                   f"gpgkey=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-Rocky-{major}\n")
+        out.append(
+            f"[{ident}]\nname=Rocky Linux $releasever - {title}\n"
+            f"mirrorlist=https://mirrors.rockylinux.org/mirrorlist?arch=$basearch&repo={repo}-$releasever$rltype\n"
+            f"#baseurl=http://dl.rockylinux.org/$contentdir/$releasever/{title.split(' ')[0]}/$basearch/os/\n"
+            f"gpgcheck=1\nenabled=0\ncountme=1\nmetadata_expire=6h\n"
+            f"gpgkey=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-Rocky-{major}\n"
+        )
     return "\n".join(out)
 
 
@@ -129,7 +132,7 @@ IRQBALANCE_POLICYSCRIPT = (
     "# irqbalance --policyscript (site standard): leave the Mellanox NICs' interrupts\n"
     "# where they were pinned (NUMA-local, see the runbook's irq-affinity step).\n"
     "# $1 = the device's sysfs path, $2 = the IRQ number\n"
-    "case \"$(basename \"$(readlink -f \"$1/driver\")\")\" in\n"
+    'case "$(basename "$(readlink -f "$1/driver")")" in\n'
     "  mlx5_core) echo ban=true ;;\n"
     "esac\n"
 )
@@ -148,10 +151,12 @@ IRQ_AFFINITY_SCRIPT = (
 
 
 def irq_affinity_unit(name: str) -> str:
-    return ("[Unit]\nDescription=Pin the NIC interrupts to their NUMA node (runbook irq-affinity)\n"
-            "After=openibd.service irqbalance.service\n\n"
-            f"[Service]\nType=oneshot\nExecStart=/bin/sh /usr/local/sbin/{name}.sh\nRemainAfterExit=yes\n\n"
-            "[Install]\nWantedBy=multi-user.target\n")
+    return (
+        "[Unit]\nDescription=Pin the NIC interrupts to their NUMA node (runbook irq-affinity)\n"
+        "After=openibd.service irqbalance.service\n\n"
+        f"[Service]\nType=oneshot\nExecStart=/bin/sh /usr/local/sbin/{name}.sh\nRemainAfterExit=yes\n\n"
+        "[Install]\nWantedBy=multi-user.target\n"
+    )
 
 
 def irq_affinity_files(design: Design) -> dict[str, str]:
@@ -159,8 +164,10 @@ def irq_affinity_files(design: Design) -> dict[str, str]:
     name = str(design.var("irq_affinity_unit", "") or "")
     if not name:
         return {}
-    return {f"/usr/local/sbin/{name}.sh": IRQ_AFFINITY_SCRIPT,
-            f"/etc/systemd/system/{name}.service": irq_affinity_unit(name)}
+    return {
+        f"/usr/local/sbin/{name}.sh": IRQ_AFFINITY_SCRIPT,
+        f"/etc/systemd/system/{name}.service": irq_affinity_unit(name),
+    }
 
 
 def irqbalance_files(design: Design) -> dict[str, str]:
@@ -168,8 +175,10 @@ def irqbalance_files(design: Design) -> dict[str, str]:
     banned by the policy script; policy stop: the stock file)."""
     script = str(design.var("irqbalance_policyscript", "") or "")
     if str(design.var("irqbalance_policy", "ban")) == "ban" and script:
-        return {"/etc/sysconfig/irqbalance": IRQBALANCE_STOCK + f'IRQBALANCE_ARGS="--policyscript={script}"\n',
-                script: IRQBALANCE_POLICYSCRIPT}
+        return {
+            "/etc/sysconfig/irqbalance": IRQBALANCE_STOCK + f'IRQBALANCE_ARGS="--policyscript={script}"\n',
+            script: IRQBALANCE_POLICYSCRIPT,
+        }
     return {"/etc/sysconfig/irqbalance": IRQBALANCE_STOCK}
 
 
@@ -193,11 +202,13 @@ def etc_files(design: Design, name: str, gpus: bool = True) -> dict[str, str]:
         "/etc/os-release": os_release(pretty),
         "/etc/redhat-release": f"{pretty}\n",
         f"/etc/yum.repos.d/{design.var('site', 'site')}.repo": repo_file(
-            str(design.var("repo_mirror", "http://mirror.internal/")), major),
+            str(design.var("repo_mirror", "http://mirror.internal/")), major
+        ),
         "/etc/yum.repos.d/rocky.repo": stock_rocky_repo(major),
         "/etc/default/grub": 'GRUB_CMDLINE_LINUX="crashkernel=auto iommu=pt"\n',
-        "/etc/pip.conf": (f"[global]\nindex-url = {mirror}pypi/simple\n"
-                          f"trusted-host = {mirror.split('//')[-1].strip('/')}\n"),
+        "/etc/pip.conf": (
+            f"[global]\nindex-url = {mirror}pypi/simple\ntrusted-host = {mirror.split('//')[-1].strip('/')}\n"
+        ),
     }
     for path in managed_paths(design):
         files[path] = managed_content(design, path)
@@ -219,8 +230,13 @@ def sm_files(design: Design, name: str, priority: int) -> dict[str, str]:
     }
 
 
-def partitions_conf(compute_guids: list[int], storage_guids: list[int],
-                    pkey_compute: str, pkey_storage: str, targets: list[int] = ()) -> str:
+def partitions_conf(
+    compute_guids: list[int],
+    storage_guids: list[int],
+    pkey_compute: str,
+    pkey_storage: str,
+    targets: list[int] = (),
+) -> str:
     """The design partitions.conf: compute ports full members of the compute
     PKey, storage ports (and the storage targets) of the storage PKey, never
     the other way round; every port a *limited* member of the default

@@ -9,6 +9,7 @@ The master is the running OpenSM with the highest priority (lowest GUID wins
 a tie); its partitions.conf decides every port's PKey table, re-read on each
 sweep, i.e. on every question asked here.
 """
+
 from __future__ import annotations
 
 import time
@@ -26,7 +27,9 @@ class Switch:
     lid: int
     desc: str
     nports: int = 64
-    peers: dict[int, tuple] = field(default_factory=dict)  # port -> ("node", name, dev) | ("switch", name, port)
+    peers: dict[int, tuple] = field(
+        default_factory=dict
+    )  # port -> ("node", name, dev) | ("switch", name, port)
 
 
 @dataclass
@@ -77,8 +80,10 @@ class Fabric:
                     nic.cable = ["stor01", (node.index - 1) * len(storage) + storage.index(nic) + 1]
         per = self.uplinks_per_spine()
         for j, sm in enumerate(self.sms):  # after the leaves' ports on the spine
-            sm.nics[0].cable = [self.spines[j % len(self.spines)],
-                                (len(self.rail_leaf) + 1) * per + 1 + j // len(self.spines)]
+            sm.nics[0].cable = [
+                self.spines[j % len(self.spines)],
+                (len(self.rail_leaf) + 1) * per + 1 + j // len(self.spines),
+            ]
         self._uplink_base = {leaf: count + 1 for leaf in self.rail_leaf.values()}
         nstor = max((len([n for n in c.nics if n.role == "storage"]) for c in self.compute), default=0)
         self._uplink_base["stor01"] = count * nstor + 1

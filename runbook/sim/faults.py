@@ -3,6 +3,7 @@ the scenario format). A fault may take one argument (`{pcie_x8: gpu3}`,
 `{link_type_eth: mlx5_2}`); without one it hits the target listed here.
 Behaviour faults (unreachable, hang, slow, host_key_changed) change how the
 node's SSH server answers, not its hardware; the server reads node.faults."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -168,7 +169,7 @@ def irq_affinity_wrong(cluster, node, dev):
     for irq in node.irqs:
         if irq.dev == nic.dev:
             if irq.name.startswith("mlx5_comp"):
-                k = int(irq.name[len("mlx5_comp"):].split("@")[0])
+                k = int(irq.name[len("mlx5_comp") :].split("@")[0])
                 irq.cpus = str(other[k % len(other)])
             else:
                 irq.cpus = format_cpulist(other)
@@ -239,57 +240,143 @@ def _behaviour(cluster, node, _):
 
 
 ALL = ("compute", "sm")
-MENU: dict[str, Fault] = {f.name: f for f in [
-    Fault("link_type_eth", ALL, "mlx5_0", link_type_eth, "a VPI port left in Ethernet mode (no link to the IB switch, no LID)"),
-    Fault("wrong_rail", ("compute",), "mlx5_0", wrong_rail, "a compute cable swapped into the next rail's leaf"),
-    Fault("nic_numa_mismatch", ("compute",), "mlx5_2", nic_numa_mismatch, "a compute NIC in the other socket's slot"),
-    Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
-    Fault("pcie_gen3", ("compute",), "gpu5", pcie_gen3, "a PCIe link trained at Gen3 (8GT/s)"),
-    Fault("missing_dimm", ALL, "", missing_dimm, "one DIMM slot empty"),
-    Fault("fw_reset_needed", ("compute",), "mlx5_1", fw_reset_needed,
-          "a port in ETH on a card a warm reboot does not reset (needs mlxfwreset or a power cycle)"),
-    Fault("ofed_version_drift", ALL, "", ofed_version_drift, "installed from the external mirror: another OFED"),
-    Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
-    Fault("ofed_kernel_mismatch", ALL, "", ofed_kernel_mismatch, "mlx5_core module not from the userspace OFED"),
-    Fault("ofed_kmod_stale", ALL, "", ofed_kmod_stale,
-          "OFED kernel module updated on disk, the old one still loaded (no reboot)"),
-    Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
-    Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
-    Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),
-    Fault("ib_port_down", ALL, "mlx5_1", ib_port_down, "an IB port without physical link"),
-    Fault("ib_rate_100", ALL, "mlx5_3", ib_rate_100, "an IB port trained at 100G instead of 200G"),
-    Fault("pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"),
-    Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
-    Fault("irqbalance_unbanned", ("compute",), "", irqbalance_unbanned,
-          "irqbalance running with the stock config: it moves the pinned NIC interrupts"),
-    Fault("irq_pinning_not_persisted", ("compute",), "", irq_pinning_not_persisted,
-          "NIC interrupts pinned, but no boot-time unit: lost at the next boot"),
-    Fault("irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"),
-    Fault("peermem_missing", ("compute",), "", peermem_missing, "nvidia-peermem not loaded (no GPUDirect RDMA)"),
-    Fault("hca_fw_drift", ALL, "mlx5_4", hca_fw_drift,
-          "one card on another firmware than the design and the fleet"),
-    Fault("nic_dead", ("compute",), "mlx5_1", nic_dead,
-          "a card gone from the PCI bus; the NICs probed after it are renumbered"),
-    Fault("cable_ber", ("compute",), "mlx5_2", cable_ber, "a marginal cable: symbol errors, low RDMA bandwidth"),
-    Fault("slow_node", ("compute",), "", slow_node, "a node slow in every NCCL job, no error shown"),
-    Fault("spine_link_down", ("sm",), "", spine_link_down, "a leaf-spine link dark (LEAF:SPINE)"),
-    Fault("sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"),
-    Fault("unreachable", ALL, "", _behaviour, "connection refused"),
-    Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
-    Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),
-    Fault("host_key_changed", ALL, "", _behaviour, "presents a host key other than the one in known_hosts"),
-]}
+MENU: dict[str, Fault] = {
+    f.name: f
+    for f in [
+        Fault(
+            "link_type_eth",
+            ALL,
+            "mlx5_0",
+            link_type_eth,
+            "a VPI port left in Ethernet mode (no link to the IB switch, no LID)",
+        ),
+        Fault(
+            "wrong_rail",
+            ("compute",),
+            "mlx5_0",
+            wrong_rail,
+            "a compute cable swapped into the next rail's leaf",
+        ),
+        Fault(
+            "nic_numa_mismatch",
+            ("compute",),
+            "mlx5_2",
+            nic_numa_mismatch,
+            "a compute NIC in the other socket's slot",
+        ),
+        Fault("pcie_x8", ("compute",), "gpu2", pcie_x8, "a PCIe link trained at x8"),
+        Fault("pcie_gen3", ("compute",), "gpu5", pcie_gen3, "a PCIe link trained at Gen3 (8GT/s)"),
+        Fault("missing_dimm", ALL, "", missing_dimm, "one DIMM slot empty"),
+        Fault(
+            "fw_reset_needed",
+            ("compute",),
+            "mlx5_1",
+            fw_reset_needed,
+            "a port in ETH on a card a warm reboot does not reset (needs mlxfwreset or a power cycle)",
+        ),
+        Fault(
+            "ofed_version_drift",
+            ALL,
+            "",
+            ofed_version_drift,
+            "installed from the external mirror: another OFED",
+        ),
+        Fault("driver_version_drift", ("compute",), "", driver_version_drift, "another NVIDIA driver"),
+        Fault(
+            "ofed_kernel_mismatch",
+            ALL,
+            "",
+            ofed_kernel_mismatch,
+            "mlx5_core module not from the userspace OFED",
+        ),
+        Fault(
+            "ofed_kmod_stale",
+            ALL,
+            "",
+            ofed_kmod_stale,
+            "OFED kernel module updated on disk, the old one still loaded (no reboot)",
+        ),
+        Fault("etc_drift", ALL, "", etc_drift, "a hand-edited managed /etc file"),
+        Fault("external_repo", ALL, "", external_repo, "an extra repo file pointing outside the site mirror"),
+        Fault("clock_skew", ALL, "", clock_skew, "clock 2.35 s off NTP"),
+        Fault("ib_port_down", ALL, "mlx5_1", ib_port_down, "an IB port without physical link"),
+        Fault("ib_rate_100", ALL, "mlx5_3", ib_rate_100, "an IB port trained at 100G instead of 200G"),
+        Fault(
+            "pkey_missing", ("sm",), "", pkey_missing, "the storage partition missing from partitions.conf"
+        ),
+        Fault("opensm_down", ("sm",), "", opensm_down, "OpenSM stopped and disabled"),
+        Fault(
+            "irqbalance_unbanned",
+            ("compute",),
+            "",
+            irqbalance_unbanned,
+            "irqbalance running with the stock config: it moves the pinned NIC interrupts",
+        ),
+        Fault(
+            "irq_pinning_not_persisted",
+            ("compute",),
+            "",
+            irq_pinning_not_persisted,
+            "NIC interrupts pinned, but no boot-time unit: lost at the next boot",
+        ),
+        Fault(
+            "irq_affinity_wrong", ALL, "mlx5_0", irq_affinity_wrong, "a NIC's IRQs pinned to the other socket"
+        ),
+        Fault(
+            "peermem_missing",
+            ("compute",),
+            "",
+            peermem_missing,
+            "nvidia-peermem not loaded (no GPUDirect RDMA)",
+        ),
+        Fault(
+            "hca_fw_drift",
+            ALL,
+            "mlx5_4",
+            hca_fw_drift,
+            "one card on another firmware than the design and the fleet",
+        ),
+        Fault(
+            "nic_dead",
+            ("compute",),
+            "mlx5_1",
+            nic_dead,
+            "a card gone from the PCI bus; the NICs probed after it are renumbered",
+        ),
+        Fault(
+            "cable_ber",
+            ("compute",),
+            "mlx5_2",
+            cable_ber,
+            "a marginal cable: symbol errors, low RDMA bandwidth",
+        ),
+        Fault("slow_node", ("compute",), "", slow_node, "a node slow in every NCCL job, no error shown"),
+        Fault("spine_link_down", ("sm",), "", spine_link_down, "a leaf-spine link dark (LEAF:SPINE)"),
+        Fault(
+            "sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"
+        ),
+        Fault("unreachable", ALL, "", _behaviour, "connection refused"),
+        Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),
+        Fault("slow", ALL, "", _behaviour, "answers each command after several seconds"),
+        Fault(
+            "host_key_changed", ALL, "", _behaviour, "presents a host key other than the one in known_hosts"
+        ),
+    ]
+}
 
 
 def inject(cluster: Cluster, node: NodeState, name: str, arg: str | None) -> None:
     """Apply one fault; FaultError when it does not fit the node."""
     fault = MENU[name]
     if node.kind not in fault.kinds:
-        raise FaultError(f"{name} applies to {' or '.join(k + ' nodes' for k in fault.kinds)}, "
-                         f"{node.name} is a {node.kind} node")
+        raise FaultError(
+            f"{name} applies to {' or '.join(k + ' nodes' for k in fault.kinds)}, "
+            f"{node.name} is a {node.kind} node"
+        )
     fault.apply(cluster, node, str(arg) if arg is not None else fault.default)
     if name not in node.faults:
         node.faults.append(name)
+
 
 # The faults of the GPU-health, platform, firmware, OS and storage checks live in
 # their own module (imported last: it builds on Fault and FaultError above).

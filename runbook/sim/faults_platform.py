@@ -2,6 +2,7 @@
 burn-in checks (part of the fault menu, see faults.py). A GPU fault takes the
 GPU as `gpuN`; storage faults a target address
 or a mount point."""
+
 from __future__ import annotations
 
 from .faults import Fault, FaultError
@@ -30,16 +31,23 @@ def gpu_ecc_uncorrectable(cluster, node, target):
     gpu.dram_uncorrectable_aggregate += 2
     gpu.remapped_uncorrectable += 1
     gpu.remap_pending = True
-    node.platform.kernel_log.append(_xid_line(node, gpu.index, "48, pid='<unknown>', name=<unknown>, "
-                                                               "An uncorrectable double bit error (DBE) has been "
-                                                               "detected on GPU in the framebuffer at physAddr "
-                                                               "0x2f5e3c000."))
+    node.platform.kernel_log.append(
+        _xid_line(
+            node,
+            gpu.index,
+            "48, pid='<unknown>', name=<unknown>, "
+            "An uncorrectable double bit error (DBE) has been "
+            "detected on GPU in the framebuffer at physAddr "
+            "0x2f5e3c000.",
+        )
+    )
 
 
 def gpu_xid_79(cluster, node, target):
     gpu = _gpu(node, target)
-    node.platform.kernel_log.append(_xid_line(node, gpu.index, "79, pid='<unknown>', name=<unknown>, "
-                                                               "GPU has fallen off the bus."))
+    node.platform.kernel_log.append(
+        _xid_line(node, gpu.index, "79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    )
 
 
 def gpu_throttled_power(cluster, node, target):
@@ -95,11 +103,13 @@ def bios_drift(cluster, node, _):
 
 def memlock_limited(cluster, node, _):
     """A vendor package drops a later limits.d file that overrides the site's unlimited memlock."""
-    node.files[VENDOR_MEMLOCK] = ("# installed by hpc-vendor-tools\n"
-                                  "*    soft    memlock    65536\n"
-                                  "*    hard    memlock    65536\n"
-                                  "root soft    memlock    65536\n"
-                                  "root hard    memlock    65536\n")
+    node.files[VENDOR_MEMLOCK] = (
+        "# installed by hpc-vendor-tools\n"
+        "*    soft    memlock    65536\n"
+        "*    hard    memlock    65536\n"
+        "root soft    memlock    65536\n"
+        "root hard    memlock    65536\n"
+    )
 
 
 def tuned_wrong_profile(cluster, node, profile):
@@ -129,11 +139,22 @@ def storage_mount_missing(cluster, node, path):
 C = ("compute",)
 ALL = ("compute", "sm")
 FAULTS = [
-    Fault("gpu_persistence_off", C, "", gpu_persistence_off, "persistence mode off, nvidia-persistenced disabled"),
+    Fault(
+        "gpu_persistence_off",
+        C,
+        "",
+        gpu_persistence_off,
+        "persistence mode off, nvidia-persistenced disabled",
+    ),
     Fault("gpu_power_capped", C, "", gpu_power_capped, "GPU power limit set to 250 W (design 350 W)"),
     Fault("gpu_throttled_power", C, "gpu6", gpu_throttled_power, "HW power brake slowdown asserted at idle"),
-    Fault("gpu_ecc_uncorrectable", C, "gpu3", gpu_ecc_uncorrectable,
-          "a DRAM uncorrectable ECC error, row remap pending (Xid 48)"),
+    Fault(
+        "gpu_ecc_uncorrectable",
+        C,
+        "gpu3",
+        gpu_ecc_uncorrectable,
+        "a DRAM uncorrectable ECC error, row remap pending (Xid 48)",
+    ),
     Fault("gpu_xid_79", C, "gpu5", gpu_xid_79, "Xid 79 in the kernel log: a GPU fell off the bus"),
     Fault("dcgm_fail_pcie", C, "gpu2", dcgm_fail_pcie, "DCGM's pcie test fails on one GPU"),
     Fault("gpu_bar1_small", C, "", gpu_bar1_small, "above-4G decoding off: BAR1 256 MiB"),

@@ -6,6 +6,7 @@ the first GPU, PXB to the second), storage NICs on root ports, DIMMs, versions,
 IRQs of every NIC pinned to the cores of the NIC's NUMA node. SM nodes have
 one HCA and no GPUs. Faults (faults.py) change these records; commands read them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -163,7 +164,9 @@ class NodeState:
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
     ipoib_children: list[IpoibChild] = field(default_factory=list)
     firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware
-    platform: Platform = field(default_factory=Platform)  # GPU health, firmware, OS settings, storage (platform.py)
+    platform: Platform = field(
+        default_factory=Platform
+    )  # GPU health, firmware, OS settings, storage (platform.py)
 
     @property
     def ncpus(self) -> int:
@@ -199,8 +202,9 @@ class NodeState:
 
     def memory_gb(self, numa: int | None = None) -> int:
         per = len(self.dimms) // self.sockets or 1
-        return sum(d.size_gb for i, d in enumerate(self.dimms)
-                   if d.present and (numa is None or i // per == numa))
+        return sum(
+            d.size_gb for i, d in enumerate(self.dimms) if d.present and (numa is None or i // per == numa)
+        )
 
 
 def _guid(node_kind: str, index: int, slot: int) -> int:
@@ -240,8 +244,16 @@ def _versions(design: Design) -> dict[str, str]:
 def _dimms(count: int, size_gb: int, sockets: int) -> list[Dimm]:
     per = max(1, count // sockets)
     slots = "ABCDEFGHIJKLMNOP"
-    return [Dimm(f"CPU{i // per}_DIMM_{slots[i % per]}1", f"P{i // per} CHANNEL {slots[i % per]}",
-                 size_gb, True, f"80AD01{i:02X}{size_gb:04d}") for i in range(count)]
+    return [
+        Dimm(
+            f"CPU{i // per}_DIMM_{slots[i % per]}1",
+            f"P{i // per} CHANNEL {slots[i % per]}",
+            size_gb,
+            True,
+            f"80AD01{i:02X}{size_gb:04d}",
+        )
+        for i in range(count)
+    ]
 
 
 def _ipoib_children(design: Design) -> list[IpoibChild]:
@@ -290,16 +302,40 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         members = [int(g) for g in nic_def.get("gpus", [])]
         bus = take_bus(numa, nic_def.get("pci"))
         cards.append(new_card(nic_def))
-        nics.append(Nic(dev, len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa, "compute",
-                        int(nic_def["rail"]), str(nic_def.get("netdev", "")), 0, sw, f"{sw}/a",
-                        cap(cards[-1])))
+        nics.append(
+            Nic(
+                dev,
+                len(cards) - 1,
+                1,
+                f"{bus:02x}:00.0",
+                numa,
+                numa,
+                "compute",
+                int(nic_def["rail"]),
+                str(nic_def.get("netdev", "")),
+                0,
+                sw,
+                f"{sw}/a",
+                cap(cards[-1]),
+            )
+        )
         for k, g in enumerate(members):
             gpu_slot[g] = (sw, f"{sw}/a" if k == 0 else f"{sw}/b", take_bus(numa))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
     for g, numa in enumerate(gpu_numa):
         sw, sub, bus = gpu_slot.get(g, (f"sw-gpu{g}", f"sw-gpu{g}/a", take_bus(numa)))
-        gpus.append(Gpu(g, f"{bus:02x}:00.0", numa, sw, sub, _uuid(name, g), f"13236230{index:03d}{g:02d}",
-                        PciLink(idle_speed="2.5GT/s")))
+        gpus.append(
+            Gpu(
+                g,
+                f"{bus:02x}:00.0",
+                numa,
+                sw,
+                sub,
+                _uuid(name, g),
+                f"13236230{index:03d}{g:02d}",
+                PciLink(idle_speed="2.5GT/s"),
+            )
+        )
     gpus.sort(key=lambda x: x.index)
     for nic_def in design.storage_nics:
         numa = int(nic_def["numa"])
@@ -311,14 +347,44 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
             card.ports = 2
             card.link_type.append(IB)
             card.link_type_next.append(IB)
-            nics.append(Nic(str(nic_def["dev"]), sibling.card, 2, pci[5:], numa, numa, "storage", 0,
-                            str(nic_def.get("netdev", "")), 0, "", "", cap(card)))
+            nics.append(
+                Nic(
+                    str(nic_def["dev"]),
+                    sibling.card,
+                    2,
+                    pci[5:],
+                    numa,
+                    numa,
+                    "storage",
+                    0,
+                    str(nic_def.get("netdev", "")),
+                    0,
+                    "",
+                    "",
+                    cap(card),
+                )
+            )
             continue
         bus = take_bus(numa, nic_def.get("pci"))
         bus_next[numa] = (bus_next[numa] + 8) & ~7
         cards.append(new_card(nic_def))
-        nics.append(Nic(str(nic_def["dev"]), len(cards) - 1, 1, f"{bus:02x}:00.0", numa, numa,
-                        "storage", 0, str(nic_def.get("netdev", "")), 0, "", "", cap(cards[-1])))
+        nics.append(
+            Nic(
+                str(nic_def["dev"]),
+                len(cards) - 1,
+                1,
+                f"{bus:02x}:00.0",
+                numa,
+                numa,
+                "storage",
+                0,
+                str(nic_def.get("netdev", "")),
+                0,
+                "",
+                "",
+                cap(cards[-1]),
+            )
+        )
     # Any further VPI function (mlx5_6 in the seed) is the second port of the
     # last storage card, which thereby becomes a dual-port adapter.
     known = {n.dev for n in nics}
@@ -330,20 +396,45 @@ def build_compute(design: Design, name: str, index: int, storage: tuple[str, int
         card.part, card.psid, card.ports = "MCX653106A-HDAT", "MT_0000000225", 2
         card.link_type.append(IB)
         card.link_type_next.append(IB)
-        nics.append(Nic(dev, host.card, 2, host.bus[:-1] + "1", host.numa, host.numa, "storage", 0,
-                        f"ib{len(nics)}", 0, host.switch, host.sub, cap(card)))
+        nics.append(
+            Nic(
+                dev,
+                host.card,
+                2,
+                host.bus[:-1] + "1",
+                host.numa,
+                host.numa,
+                "storage",
+                0,
+                f"ib{len(nics)}",
+                0,
+                host.switch,
+                host.sub,
+                cap(card),
+            )
+        )
     for slot, nic in enumerate(nics):
         nic.guid = _guid("compute", index, slot)
         if not nic.netdev:
             nic.netdev = f"ib{slot}"
     state = NodeState(
-        name=name, kind="compute", index=index, cores_per_socket=32, sockets=sockets,
-        gpus=gpus, cards=cards, nics=nics,
+        name=name,
+        kind="compute",
+        index=index,
+        cores_per_socket=32,
+        sockets=sockets,
+        gpus=gpus,
+        cards=cards,
+        nics=nics,
         dimms=_dimms(int(design.var("dimm_count", 16)), int(design.var("dimm_size_gb", 64)), sockets),
-        versions=_versions(design), files=etc_files(design, name), irqs=[],
+        versions=_versions(design),
+        files=etc_files(design, name),
+        irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "nvidia", "nvidia_uvm", "nvidia_peermem"],
-        storage_ip=storage[0], storage_prefix=storage[1],
-        ipoib_children=_ipoib_children(design), firmware_of=firmware_of,
+        storage_ip=storage[0],
+        storage_prefix=storage[1],
+        ipoib_children=_ipoib_children(design),
+        firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
     boot_pinning = irq_affinity_files(design)
@@ -362,11 +453,21 @@ def build_sm(design: Design, name: str, index: int, priority: int) -> NodeState:
     # the SM's ConnectX-6 runs the design's firmware of its family, as the compute cards do
     firmware_of = {0: str((design.var("hca_firmware") or {}).get(hca.CONNECTX6.family, ""))}
     state = NodeState(
-        name=name, kind="sm", index=index, cores_per_socket=16, sockets=2, gpus=[], cards=cards,
-        nics=nics, dimms=_dimms(8, 32, 2), versions=_versions(design),
-        files={**etc_files(design, name, gpus=False), **sm_files(design, name, priority)}, irqs=[],
+        name=name,
+        kind="sm",
+        index=index,
+        cores_per_socket=16,
+        sockets=2,
+        gpus=[],
+        cards=cards,
+        nics=nics,
+        dimms=_dimms(8, 32, 2),
+        versions=_versions(design),
+        files={**etc_files(design, name, gpus=False), **sm_files(design, name, priority)},
+        irqs=[],
         modules=["mlx5_core", "mlx5_ib", "ib_ipoib", "ib_umad"],
-        opensm=OpenSM(enabled=True, running=True, priority=priority), firmware_of=firmware_of,
+        opensm=OpenSM(enabled=True, running=True, priority=priority),
+        firmware_of=firmware_of,
     )
     state.irqs = _irqs_for(nics, state.numa_cpus)
     attach_platform(design, state)

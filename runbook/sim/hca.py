@@ -5,6 +5,7 @@ tools print them: ibstat "CA type" and ibv_devinfo vendor_part_id
 (lspci-vv, lspci-grep-mellanox), the mst device name (mst-status-v), the PCIe
 generation of the card (a ConnectX-7 is PCIe Gen5: LnkCap 32GT/s, so in the
 seed's Gen4 slots lspci prints "Speed 16GT/s (downgraded)")."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,18 +26,52 @@ class HcaModel:
 
 
 CONNECTX6 = HcaModel(
-    "ConnectX-6", "MT4123", "4123", "101b", "MT28908 Family [ConnectX-6]", "ConnectX6", "mt4123", "20.39.1002",
-    "16GT/s", {1: ("MCX653105A-HDAT", "MT_0000000223",
-                   "ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56, PCIe4.0 x16"),
-               2: ("MCX653106A-HDAT", "MT_0000000225",
-                   "ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, dual-port QSFP56, PCIe4.0 x16")})
+    "ConnectX-6",
+    "MT4123",
+    "4123",
+    "101b",
+    "MT28908 Family [ConnectX-6]",
+    "ConnectX6",
+    "mt4123",
+    "20.39.1002",
+    "16GT/s",
+    {
+        1: (
+            "MCX653105A-HDAT",
+            "MT_0000000223",
+            "ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, single-port QSFP56, PCIe4.0 x16",
+        ),
+        2: (
+            "MCX653106A-HDAT",
+            "MT_0000000225",
+            "ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, dual-port QSFP56, PCIe4.0 x16",
+        ),
+    },
+)
 CONNECTX7 = HcaModel(
-    "ConnectX-7", "MT4129", "4129", "1021", "MT2910 Family [ConnectX-7]", "ConnectX7", "mt4129", "28.39.1002",
-    "32GT/s", {1: ("MCX75310AAS-NEAT", "MT_0000000838",
-                   "NVIDIA ConnectX-7 HHHL Adapter Card, 400GbE / NDR IB (default mode), Single-port OSFP, "
-                   "PCIe 5.0 x16"),
-               2: ("MCX755106AS-HEAT", "MT_0000000834",
-                   "NVIDIA ConnectX-7 Adapter Card, 200GbE / NDR200, Dual-port QSFP112, PCIe 5.0x16")})
+    "ConnectX-7",
+    "MT4129",
+    "4129",
+    "1021",
+    "MT2910 Family [ConnectX-7]",
+    "ConnectX7",
+    "mt4129",
+    "28.39.1002",
+    "32GT/s",
+    {
+        1: (
+            "MCX75310AAS-NEAT",
+            "MT_0000000838",
+            "NVIDIA ConnectX-7 HHHL Adapter Card, 400GbE / NDR IB (default mode), Single-port OSFP, "
+            "PCIe 5.0 x16",
+        ),
+        2: (
+            "MCX755106AS-HEAT",
+            "MT_0000000834",
+            "NVIDIA ConnectX-7 Adapter Card, 200GbE / NDR200, Dual-port QSFP112, PCIe 5.0x16",
+        ),
+    },
+)
 SPEED_ORDER = ["2.5GT/s", "5GT/s", "8GT/s", "16GT/s", "32GT/s", "64GT/s"]
 MODELS = {m.family: m for m in (CONNECTX6, CONNECTX7)}
 

@@ -1,4 +1,5 @@
 """Small shared pieces of InfiniBand tool output: rates, GUIDs, GIDs, device identity."""
+
 from __future__ import annotations
 
 FW = "20.39.1002"  # ConnectX-6 firmware of the seed site
@@ -32,7 +33,7 @@ def disc_speed(rate: int) -> str:
 def colon_guid(guid: int) -> str:
     """b859:9f03:0010:0107 (ibv_devinfo / sysfs style)."""
     h = f"{guid:016x}"
-    return ":".join(h[i:i + 4] for i in range(0, 16, 4))
+    return ":".join(h[i : i + 4] for i in range(0, 16, 4))
 
 
 def gid(guid: int) -> str:

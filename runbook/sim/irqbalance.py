@@ -7,6 +7,7 @@ over all CPUs whatever a script pinned before (the sim collapses the 10 s to
 It leaves an interrupt alone when IRQBALANCE_ARGS (in /etc/sysconfig/irqbalance)
 bans it: --banirq=N, or a --policyscript that answers ban=true for mlx5
 devices (the sim reads the script's text rather than running it)."""
+
 from __future__ import annotations
 
 import re

@@ -1,6 +1,7 @@
 """SSH keys of the lab: one ed25519 host key per node (plus a second one for
 host_key_changed), and the client key. Cached in DIR/keys so a restarted sim
 presents the same host keys and existing known_hosts files stay valid."""
+
 from __future__ import annotations
 
 import os

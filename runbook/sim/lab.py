@@ -1,11 +1,12 @@
 """Start and stop a simulated lab from Python:
 
-    lab = await Lab.start(tmp_path, nodes=8, scenario=path_or_None, port=0, reboot_seconds=0.2)
-    lab.node("gpu07").state            # the fake hardware, for assertions
-    await lab.node("gpu07").run("ibstat")   # (stdout, stderr, status) without SSH
-    lab.ssh_config, lab.inventory, lab.known_hosts, lab.client_key
-    await lab.stop()
+lab = await Lab.start(tmp_path, nodes=8, scenario=path_or_None, port=0, reboot_seconds=0.2)
+lab.node("gpu07").state            # the fake hardware, for assertions
+await lab.node("gpu07").run("ibstat")   # (stdout, stderr, status) without SSH
+lab.ssh_config, lab.inventory, lab.known_hosts, lab.client_key
+await lab.stop()
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -44,11 +45,21 @@ class Lab:
 
     # ---- lifecycle ------------------------------------------------------------
     @classmethod
-    async def start(cls, directory: str | Path, nodes: int = 48, scenario: str | Path | None = None,
-                    base_address: str = "127.77.0.0", port: int = 0, reboot_seconds: float = 5.0,
-                    slow_seconds: float = 8.0, design: Design | str | Path | None = None,
-                    strict_scenario: bool = True, fresh: bool = False, save_state: bool = True,
-                    single_address: bool = False) -> Lab:
+    async def start(
+        cls,
+        directory: str | Path,
+        nodes: int = 48,
+        scenario: str | Path | None = None,
+        base_address: str = "127.77.0.0",
+        port: int = 0,
+        reboot_seconds: float = 5.0,
+        slow_seconds: float = 8.0,
+        design: Design | str | Path | None = None,
+        strict_scenario: bool = True,
+        fresh: bool = False,
+        save_state: bool = True,
+        single_address: bool = False,
+    ) -> Lab:
         """Build the cluster, inject the scenario, start one SSH listener per node,
         write inventory/known_hosts/ssh_config/key, then DIR/ready. With
         `single_address` every node listens on 127.0.0.1 on its own port (macOS)."""
@@ -63,8 +74,11 @@ class Lab:
             addresses, port = ["127.0.0.1"] * len(names), 0  # told apart by their ports
         else:
             addresses = naming.addresses(base_address, len(names))
-        key = {"nodes": nodes, "design": _digest(Path(design.source)),
-               "scenario": _digest(Path(scenario)) if scenario else ""}
+        key = {
+            "nodes": nodes,
+            "design": _digest(Path(design.source)),
+            "scenario": _digest(Path(scenario)) if scenario else "",
+        }
         saved = None if fresh else persist.load(directory / "state.json", key)
         if saved is not None:
             cluster = Cluster(design, saved)
@@ -87,8 +101,13 @@ class Lab:
         self.ssh_options = asyncssh.SSHServerConnectionOptions(
             server_host_keys=[host_keys[names[0]]],
             authorized_client_keys=asyncssh.import_authorized_keys(client.export_public_key().decode()),
-            encryption_algs=CIPHERS, allow_scp=False, agent_forwarding=False, x11_forwarding=False,
-            login_timeout=30, keepalive_interval=0)
+            encryption_algs=CIPHERS,
+            allow_scp=False,
+            agent_forwarding=False,
+            x11_forwarding=False,
+            login_timeout=30,
+            keepalive_interval=0,
+        )
         machines: dict[str, Machine] = {}
         for name in names:
             machine = Machine(self.cluster, self.cluster.nodes[name], peers=machines.get)
@@ -113,15 +132,28 @@ class Lab:
         public = {n: self.nodes[n].host_key.export_public_key().decode().strip() for n in names}
         writer.known_hosts(self.known_hosts, endpoints, public)
         writer.ssh_config(self.ssh_config, endpoints, self.client_key, self.known_hosts)
-        writer.inventory(self.inventory, self.cluster.design, endpoints, kinds, self.client_key,
-                         self.known_hosts, self.cluster.design_partitions())
+        writer.inventory(
+            self.inventory,
+            self.cluster.design,
+            endpoints,
+            kinds,
+            self.client_key,
+            self.known_hosts,
+            self.cluster.design_partitions(),
+        )
         first = self.nodes[names[0]]
-        writer.ready(self.dir, {
-            "nodes": len([k for k in kinds.values() if k == "compute"]), "names": len(names),
-            "inventory": str(self.inventory), "ssh_config": str(self.ssh_config),
-            "known_hosts": str(self.known_hosts), "client_key": str(self.client_key),
-            "first": {"name": first.name, "address": first.address, "port": first.port},
-        })
+        writer.ready(
+            self.dir,
+            {
+                "nodes": len([k for k in kinds.values() if k == "compute"]),
+                "names": len(names),
+                "inventory": str(self.inventory),
+                "ssh_config": str(self.ssh_config),
+                "known_hosts": str(self.known_hosts),
+                "client_key": str(self.client_key),
+                "first": {"name": first.name, "address": first.address, "port": first.port},
+            },
+        )
 
     async def stop(self) -> None:
         (self.dir / "ready").unlink(missing_ok=True)

@@ -4,6 +4,7 @@ RDMA bandwidth drops as packets are retransmitted) and `slow_node` (a node
 that slows every NCCL job it is part of, with no error anywhere: throttled
 GPUs or a power-capped BIOS profile). The state is the NIC's `marginal` flag
 and the fault's name in node.faults, so it persists with the node."""
+
 from __future__ import annotations
 
 BER_BANDWIDTH = 0.55  # share of line rate left on a link retransmitting (marginal cable)
@@ -50,8 +51,10 @@ def sm_standby_missing(cluster, node, _):
 
     standby = str(cluster.design.var("sm_standby", ""))
     if node.name != standby:
-        raise FaultError(f"sm_standby_missing applies to the designed standby ({standby or 'none designed'}), "
-                         f"not {node.name}")
+        raise FaultError(
+            f"sm_standby_missing applies to the designed standby ({standby or 'none designed'}), "
+            f"not {node.name}"
+        )
     node.opensm.running = False
 
 

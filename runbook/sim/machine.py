@@ -1,5 +1,6 @@
 """One simulated machine as its commands see it: state, file system, cluster,
 and the hooks through which a command reaches outside (reboot, peers)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,8 +11,9 @@ from .vfs import NodeFs
 
 
 class Machine:
-    def __init__(self, cluster: Cluster, state: NodeState,
-                 peers: Callable[[str], Machine | None] | None = None):
+    def __init__(
+        self, cluster: Cluster, state: NodeState, peers: Callable[[str], Machine | None] | None = None
+    ):
         self.cluster = cluster
         self.state = state
         self.fs = NodeFs(cluster, state)
@@ -20,7 +22,9 @@ class Machine:
         self.on_change: Callable[[], None] | None = None
         self.rendezvous: dict = {}  # ib_write_bw servers waiting on this machine
         self.is_up: Callable[[], bool] = lambda: True  # the lab says whether the node answers
-        self.detached: dict[int, object] = {}  # pid -> asyncio task of a job started with setsid (commands/jobs.py)
+        self.detached: dict[
+            int, object
+        ] = {}  # pid -> asyncio task of a job started with setsid (commands/jobs.py)
 
     @property
     def name(self) -> str:

@@ -3,6 +3,7 @@
 The CLI dispatcher calls add_arguments(parser) and run(args); until it exists,
 `python -m runbook.sim` runs run_sim(sys.argv[1:]).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -17,28 +18,55 @@ from .addresses import candidates, describe, in_use, loopback_aliases_work
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..cli import numbers
 
-    parser.add_argument("--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes gpu01..gpuNN (default 48)")
-    parser.add_argument("--scenario", metavar="FILE",
-                        help="faults to inject (default: the built-in demo scenario; "
-                             "use runbook/sim/scenarios/empty.yaml for a compliant cluster)")
-    parser.add_argument("--dir", metavar="DIR", default="sim-lab",
-                        help="where to write inventory.yaml, known_hosts, ssh_config, the client key, "
-                             "cached host keys and the saved state (default ./sim-lab)")
-    parser.add_argument("--lifetime", type=numbers.SECONDS, metavar="SECONDS",
-                        help="stop by itself after this many seconds")
-    parser.add_argument("--base-address", default=None,
-                        help="node N listens on this address + N (must be in 127.0.0.0/8; default 127.77.0.0, "
-                             "or a free range when that is taken)")
-    parser.add_argument("--port", type=numbers.PORT, default=None,
-                        help="SSH port on every node address (0: any free port per node; default 2222, "
-                             "or another when that is taken)")
-    parser.add_argument("--single-address", action="store_true",
-                        help="every node on 127.0.0.1 with its own port (automatic where 127.0.0.1 is the "
-                             "only loopback address, e.g. macOS)")
-    parser.add_argument("--reboot-seconds", type=numbers.SECONDS, default=5.0, help="how long a rebooting node is down")
-    parser.add_argument("--slow-seconds", type=numbers.SECONDS, default=8.0, help="delay of a node with the 'slow' fault")
-    parser.add_argument("--design", metavar="INVENTORY",
-                        help="a seed-shaped inventory to take the design from (default: the bundled seed)")
+    parser.add_argument(
+        "--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes gpu01..gpuNN (default 48)"
+    )
+    parser.add_argument(
+        "--scenario",
+        metavar="FILE",
+        help="faults to inject (default: the built-in demo scenario; "
+        "use runbook/sim/scenarios/empty.yaml for a compliant cluster)",
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        default="sim-lab",
+        help="where to write inventory.yaml, known_hosts, ssh_config, the client key, "
+        "cached host keys and the saved state (default ./sim-lab)",
+    )
+    parser.add_argument(
+        "--lifetime", type=numbers.SECONDS, metavar="SECONDS", help="stop by itself after this many seconds"
+    )
+    parser.add_argument(
+        "--base-address",
+        default=None,
+        help="node N listens on this address + N (must be in 127.0.0.0/8; default 127.77.0.0, "
+        "or a free range when that is taken)",
+    )
+    parser.add_argument(
+        "--port",
+        type=numbers.PORT,
+        default=None,
+        help="SSH port on every node address (0: any free port per node; default 2222, "
+        "or another when that is taken)",
+    )
+    parser.add_argument(
+        "--single-address",
+        action="store_true",
+        help="every node on 127.0.0.1 with its own port (automatic where 127.0.0.1 is the "
+        "only loopback address, e.g. macOS)",
+    )
+    parser.add_argument(
+        "--reboot-seconds", type=numbers.SECONDS, default=5.0, help="how long a rebooting node is down"
+    )
+    parser.add_argument(
+        "--slow-seconds", type=numbers.SECONDS, default=8.0, help="delay of a node with the 'slow' fault"
+    )
+    parser.add_argument(
+        "--design",
+        metavar="INVENTORY",
+        help="a seed-shaped inventory to take the design from (default: the bundled seed)",
+    )
     parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")
 
 
@@ -62,13 +90,18 @@ async def serve(args: argparse.Namespace) -> int:
         faulty = {n: s.faults for n, s in lab.cluster.nodes.items() if s.faults}
         first = lab.node(lab.names()[0])
         where = describe([(n.address, n.port) for n in lab.nodes.values()])
-        _say(f"runbook sim: {len(lab.nodes)} nodes on {where}"
-             f" ({sum(len(f) for f in faulty.values())} faults from {Path(scenario).name})")
+        _say(
+            f"runbook sim: {len(lab.nodes)} nodes on {where}"
+            f" ({sum(len(f) for f in faulty.values())} faults from {Path(scenario).name})"
+        )
         for name, flts in faulty.items():
             _say(f"  {name}: {', '.join(flts)}")
         # stdout is data: where the files are, one per line
-        print(f"inventory   {lab.inventory}\nssh_config  {lab.ssh_config}\nknown_hosts {lab.known_hosts}\n"
-              f"client_key  {lab.client_key}\nready       {lab.dir / 'ready'}", flush=True)
+        print(
+            f"inventory   {lab.inventory}\nssh_config  {lab.ssh_config}\nknown_hosts {lab.known_hosts}\n"
+            f"client_key  {lab.client_key}\nready       {lab.dir / 'ready'}",
+            flush=True,
+        )
         _say(f"try: ssh -F {lab.ssh_config} {first.name} ibstat     (Ctrl-C to stop)")
         try:
             await asyncio.wait_for(stop.wait(), args.lifetime)
@@ -88,26 +121,41 @@ async def _start_lab(args: argparse.Namespace, scenario):
     single = getattr(args, "single_address", False)
     if not single and not loopback_aliases_work():
         single = True
-        _say("runbook sim: 127.0.0.1 is the only loopback address here: every node listens on it, "
-             "each on its own port")
+        _say(
+            "runbook sim: 127.0.0.1 is the only loopback address here: every node listens on it, "
+            "each on its own port"
+        )
     tried = []
     for base, port in candidates(args.base_address, args.port):
         try:
-            lab = await Lab.start(args.dir, nodes=args.nodes, scenario=scenario, base_address=base, port=port,
-                                  reboot_seconds=args.reboot_seconds, slow_seconds=args.slow_seconds,
-                                  design=args.design, strict_scenario=_own_scenario(args.scenario),
-                                  fresh=args.fresh, single_address=single)
+            lab = await Lab.start(
+                args.dir,
+                nodes=args.nodes,
+                scenario=scenario,
+                base_address=base,
+                port=port,
+                reboot_seconds=args.reboot_seconds,
+                slow_seconds=args.slow_seconds,
+                design=args.design,
+                strict_scenario=_own_scenario(args.scenario),
+                fresh=args.fresh,
+                single_address=single,
+            )
         except OSError as exc:
             if not in_use(exc) or single:
                 raise
             tried.append(f"{ipaddress.IPv4Address(base) + 1}.. port {port}")
             continue
         if tried:
-            _say(f"runbook sim: {tried[0]} is in use (another lab?); using "
-                 f"{ipaddress.IPv4Address(base) + 1}.. port {port or 'any free'} instead")
+            _say(
+                f"runbook sim: {tried[0]} is in use (another lab?); using "
+                f"{ipaddress.IPv4Address(base) + 1}.. port {port or 'any free'} instead"
+            )
         return lab
-    raise RunbookError(f"runbook sim: addresses in use: {', '.join(tried)}"
-                       + ("" if len(tried) > 1 else " (choose others with --base-address / --port)"))
+    raise RunbookError(
+        f"runbook sim: addresses in use: {', '.join(tried)}"
+        + ("" if len(tried) > 1 else " (choose others with --base-address / --port)")
+    )
 
 
 def _own_scenario(path: str | None) -> bool:
@@ -139,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_sim(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="runbook sim", description="A simulated GPU/InfiniBand cluster on loopback.")
+    parser = argparse.ArgumentParser(
+        prog="runbook sim", description="A simulated GPU/InfiniBand cluster on loopback."
+    )
     add_arguments(parser)
     return run(parser.parse_args(argv))

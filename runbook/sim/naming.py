@@ -1,4 +1,5 @@
 """Node names and loopback addresses of the simulated cluster."""
+
 from __future__ import annotations
 
 import ipaddress

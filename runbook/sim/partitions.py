@@ -1,6 +1,7 @@
 """What the simulated OpenSM reads from partitions.conf (the opensm doc's format:
 `Name=PKey[,flags][,defmember=full|limited] : member[=full|limited], ... ;`).
 Entries it cannot read are skipped, as OpenSM logs and skips them."""
+
 from __future__ import annotations
 
 import re

@@ -3,6 +3,7 @@ slot: perfmodel.port_gbits) and by the path: a marginal cable at either end
 (linkfaults), and, across rails, the spine uplinks of both leaves (one QP is
 one flow: it takes one uplink, so an uplink down only moves it; it costs
 bandwidth only when every uplink of a leaf is down)."""
+
 from __future__ import annotations
 
 from . import linkfaults, perfmodel

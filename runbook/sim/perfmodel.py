@@ -8,6 +8,7 @@ rank of that rail crosses the CPU interconnect to reach it), as do missing
 GPUDirect RDMA (nvidia_peermem), a 100G port, a port out of the fabric or a
 cable in the wrong rail.
 """
+
 from __future__ import annotations
 
 from .fabric import Fabric

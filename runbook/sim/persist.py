@@ -1,4 +1,5 @@
 """Node state <-> JSON, so a restarted sim continues where it stopped."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +18,9 @@ def _build(tp: Any, data: Any) -> Any:
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
-        kwargs = {f.name: _build(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data}
+        kwargs = {
+            f.name: _build(hints[f.name], data[f.name]) for f in dataclasses.fields(tp) if f.name in data
+        }
         return tp(**kwargs)
     if origin is list:
         (item,) = typing.get_args(tp) or (Any,)

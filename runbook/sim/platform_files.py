@@ -2,12 +2,19 @@
 mounts as the kernel lists them) and every CPU's cpufreq governor, which the
 active tuned profile sets (throughput-performance and its relatives pin
 `performance`; balanced and powersave leave intel_pstate's `powersave`)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
 
-PERFORMANCE_PROFILES = {"throughput-performance", "latency-performance", "network-latency",
-                        "network-throughput", "hpc-compute", "accelerator-performance"}
+PERFORMANCE_PROFILES = {
+    "throughput-performance",
+    "latency-performance",
+    "network-latency",
+    "network-throughput",
+    "hpc-compute",
+    "accelerator-performance",
+}
 
 BASE_MOUNTS = (
     "/dev/mapper/rl-root / xfs rw,relatime,attr2,inode64,logbufs=8,logbsize=32k,noquota 0 0\n"
@@ -26,13 +33,16 @@ def governor(profile: str) -> str:
 
 
 def _mounts(node) -> str:
-    return BASE_MOUNTS + "".join(f"{m.source} {m.path} {m.fstype} {m.options} 0 0\n" for m in node.platform.mounts)
+    return BASE_MOUNTS + "".join(
+        f"{m.source} {m.path} {m.fstype} {m.options} 0 0\n" for m in node.platform.mounts
+    )
 
 
 def platform_files(node) -> dict[str, Callable[[], str]]:
     files: dict[str, Callable[[], str]] = {"/proc/mounts": lambda: _mounts(node)}
     for cpu in range(node.ncpus):
-        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"] = (
-            lambda: governor(node.platform.tuned_profile) + "\n")
+        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"] = lambda: (
+            governor(node.platform.tuned_profile) + "\n"
+        )
         files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_driver"] = lambda: "intel_pstate\n"
     return files

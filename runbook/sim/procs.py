@@ -6,6 +6,7 @@
 
 `scenario=None` starts a compliant cluster (scenarios/empty.yaml).
 """
+
 from __future__ import annotations
 
 import json
@@ -26,15 +27,42 @@ def random_base() -> str:
 
 
 class SimProcess:
-    def __init__(self, directory: str | Path, nodes: int = 8, scenario: str | Path | None = None,
-                 base_address: str | None = None, port: int = 0, lifetime: float = 600.0,
-                 reboot_seconds: float = 1.0, slow_seconds: float = 3.0, extra: list[str] | None = None,
-                 ready_timeout: float = 60.0):
+    def __init__(
+        self,
+        directory: str | Path,
+        nodes: int = 8,
+        scenario: str | Path | None = None,
+        base_address: str | None = None,
+        port: int = 0,
+        lifetime: float = 600.0,
+        reboot_seconds: float = 1.0,
+        slow_seconds: float = 3.0,
+        extra: list[str] | None = None,
+        ready_timeout: float = 60.0,
+    ):
         self.dir = Path(directory).resolve()
-        self.args = [sys.executable, "-m", "runbook.sim", "--dir", str(self.dir), "--nodes", str(nodes),
-                     "--scenario", str(scenario or EMPTY), "--base-address", base_address or random_base(),
-                     "--port", str(port), "--lifetime", str(lifetime), "--reboot-seconds", str(reboot_seconds),
-                     "--slow-seconds", str(slow_seconds), *(extra or [])]
+        self.args = [
+            sys.executable,
+            "-m",
+            "runbook.sim",
+            "--dir",
+            str(self.dir),
+            "--nodes",
+            str(nodes),
+            "--scenario",
+            str(scenario or EMPTY),
+            "--base-address",
+            base_address or random_base(),
+            "--port",
+            str(port),
+            "--lifetime",
+            str(lifetime),
+            "--reboot-seconds",
+            str(reboot_seconds),
+            "--slow-seconds",
+            str(slow_seconds),
+            *(extra or []),
+        ]
         self.ready_timeout = ready_timeout
         self.proc: subprocess.Popen | None = None
         self.info: dict = {}

@@ -8,6 +8,7 @@
 
 Problems are reported as FILE:LINE: message, all of them at once.
 """
+
 from __future__ import annotations
 
 import re
@@ -43,13 +44,19 @@ def load(path: str | Path) -> tuple[str, list[Entry], list[Problem]]:
     if data is None:
         return src, entries, problems
     if not isinstance(data, dict):
-        raise InputError(Problem(src, getattr(data, "line", 1), "a scenario is a mapping with a 'faults' key"))
+        raise InputError(
+            Problem(src, getattr(data, "line", 1), "a scenario is a mapping with a 'faults' key")
+        )
     for key in data:
         if key not in ("faults", "description"):
-            problems.append(Problem(src, data.line_of(key), f"unknown key {key!r} (expected: faults, description)"))
+            problems.append(
+                Problem(src, data.line_of(key), f"unknown key {key!r} (expected: faults, description)")
+            )
     faults = data.get("faults") or {}
     if not isinstance(faults, dict):
-        problems.append(Problem(src, data.line_of("faults"), "faults: expected a mapping of node -> [fault, ...]"))
+        problems.append(
+            Problem(src, data.line_of("faults"), "faults: expected a mapping of node -> [fault, ...]")
+        )
         return src, entries, problems
     for key, value in faults.items():
         line = faults.line_of(key) if isinstance(faults, LineDict) else 0
@@ -62,12 +69,14 @@ def load(path: str | Path) -> tuple[str, list[Entry], list[Problem]]:
         for k, item in enumerate(items):
             iline = value.line_of(k) if isinstance(value, LineList) else line
             if isinstance(item, dict) and len(item) == 1:
-                (fault, arg), = item.items()
+                ((fault, arg),) = item.items()
                 arg = None if arg is None else str(arg)
             elif isinstance(item, str):
                 fault, arg = item, None
             else:
-                problems.append(Problem(src, iline, f"{key}: a fault is a name or {{name: target}}, got {item!r}"))
+                problems.append(
+                    Problem(src, iline, f"{key}: a fault is a name or {{name: target}}, got {item!r}")
+                )
                 continue
             if fault not in MENU:
                 problems.append(Problem(src, iline, f"unknown fault {fault!r} (known: {', '.join(MENU)})"))

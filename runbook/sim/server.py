@@ -1,6 +1,7 @@
 """The SSH side of one simulated node: its listener on its own loopback address,
 its live connections, reboots, and the behaviour faults (unreachable, hang,
 slow, host_key_changed)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,8 +17,13 @@ if TYPE_CHECKING:
     from .lab import Lab
 
 # AES-GCM first: the cheapest cipher on x86 with AES-NI (hundreds of sessions on 2 cores).
-CIPHERS = ["aes128-gcm@openssh.com", "aes256-gcm@openssh.com", "chacha20-poly1305@openssh.com",
-           "aes128-ctr", "aes256-ctr"]
+CIPHERS = [
+    "aes128-gcm@openssh.com",
+    "aes256-gcm@openssh.com",
+    "chacha20-poly1305@openssh.com",
+    "aes128-ctr",
+    "aes256-ctr",
+]
 
 
 class _Tracker(asyncssh.SSHServer):
@@ -34,8 +40,15 @@ class _Tracker(asyncssh.SSHServer):
 
 
 class SimNode:
-    def __init__(self, lab: Lab, machine: Machine, address: str, port: int,
-                 host_key: asyncssh.SSHKey, presented_key: asyncssh.SSHKey):
+    def __init__(
+        self,
+        lab: Lab,
+        machine: Machine,
+        address: str,
+        port: int,
+        host_key: asyncssh.SSHKey,
+        presented_key: asyncssh.SSHKey,
+    ):
         self.lab = lab
         self.machine = machine
         self.address = address
@@ -62,10 +75,13 @@ class SimNode:
             self._reserve_port()
             return
         self.acceptor = await asyncssh.listen(
-            self.address, self.port, options=self.lab.ssh_options,
+            self.address,
+            self.port,
+            options=self.lab.ssh_options,
             server_host_keys=[self.presented_key],
             server_factory=lambda: _Tracker(self),
-            process_factory=lambda process: exec_channel(self, process))
+            process_factory=lambda process: exec_channel(self, process),
+        )
         self.port = self.acceptor.sockets[0].getsockname()[1]
         self.up = True
 

@@ -2,6 +2,7 @@
 through the small shell; a channel without a command gets an interactive prompt.
 Stdin is read only when the command line would read it (so `ssh host cmd` from
 a terminal does not wait for an EOF that never comes)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,8 +15,25 @@ from .shell.nodes import AndOr, Simple
 from .shell.parser import parse
 
 log = logging.getLogger("runbook.sim")
-STDIN_READERS = {"cat", "grep", "egrep", "wc", "head", "tail", "sort", "uniq", "awk", "gawk", "tee", "tr",
-                 "cut", "sha256sum", "md5sum", "read", "mlxconfig"}
+STDIN_READERS = {
+    "cat",
+    "grep",
+    "egrep",
+    "wc",
+    "head",
+    "tail",
+    "sort",
+    "uniq",
+    "awk",
+    "gawk",
+    "tee",
+    "tr",
+    "cut",
+    "sha256sum",
+    "md5sum",
+    "read",
+    "mlxconfig",
+}
 
 
 def reads_stdin(src: str) -> bool:
@@ -68,8 +86,9 @@ class _Live(Buffer):
                 pass
 
 
-async def run_line(machine, src: str, stdin: str = "", shell: Shell | None = None,
-                   out: Buffer | None = None) -> tuple[str, str, int]:
+async def run_line(
+    machine, src: str, stdin: str = "", shell: Shell | None = None, out: Buffer | None = None
+) -> tuple[str, str, int]:
     shell = shell or Shell(machine)
     out, err = out if out is not None else Buffer(), Buffer()
     try:

@@ -4,6 +4,7 @@
 `table()` returns {path: getter} and {path: writer}; getters run on every read,
 so a file always shows the current state.
 """
+
 from __future__ import annotations
 
 import time
@@ -53,15 +54,19 @@ def table(cluster: Cluster, node: NodeState):
         files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
         files[f"{base}/node_desc"] = lambda nic=nic: fab.node_desc(node.name, nic.dev) + "\n"
         files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"
-        files[f"{base}/device/local_cpulist"] = lambda nic=nic: format_cpulist(node.numa_cpus(nic.numa)) + "\n"
+        files[f"{base}/device/local_cpulist"] = lambda nic=nic: (
+            format_cpulist(node.numa_cpus(nic.numa)) + "\n"
+        )
         for irq in nic.irqs:
             files[f"{base}/device/msi_irqs/{irq}"] = lambda: "msix\n"
         files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda st=st: (
-            "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n")
+            "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n"
+        )
         _pci(files, node, nic.bus, lambda nic=nic: nic.numa, nic.link)
         # the PCI device's RDMA name (how a NIC is found by its slot, not by probe order)
-        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = (
-            lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n")
+        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = lambda nic=nic: (
+            ibformat.colon_guid(nic.guid) + "\n"
+        )
         if node.link_type(nic) == 1:
             _ipoib(files, fab, node, nic, nic.netdev, 0xFFFF, "datagram")
             for child in node.ipoib_children:
@@ -71,6 +76,7 @@ def table(cluster: Cluster, node: NodeState):
         _pci(files, node, gpu.bus, lambda gpu=gpu: gpu.numa, gpu.link)
 
     for irq in node.irqs:
+
         def set_list(text: str, irq=irq) -> None:
             try:
                 irq.cpus = format_cpulist(parse_cpulist(text, node.ncpus))
@@ -84,28 +90,34 @@ def table(cluster: Cluster, node: NodeState):
                 raise InvalidWrite("Invalid argument") from None
 
         files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: effective_cpus(node, irq) + "\n"
-        files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: format_mask(
-            parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
+        files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: (
+            format_mask(parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
+        )
         files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
         writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
         writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
 
     files["/proc/interrupts"] = lambda: _interrupts(node)
     files["/proc/meminfo"] = lambda: _meminfo(node)
-    files["/proc/version"] = lambda: (f"Linux version {node.versions['kernel']} (mockbuild@iad1-prod-build001."
-                                      "bld.equ.rockylinux.org) (gcc (GCC) 11.4.1 20230605) #1 SMP PREEMPT_DYNAMIC\n")
+    files["/proc/version"] = lambda: (
+        f"Linux version {node.versions['kernel']} (mockbuild@iad1-prod-build001."
+        "bld.equ.rockylinux.org) (gcc (GCC) 11.4.1 20230605) #1 SMP PREEMPT_DYNAMIC\n"
+    )
     files["/proc/cmdline"] = lambda: node.platform.kernel_args + "\n"
     files.update(platform_files(node))
     files["/proc/uptime"] = lambda: f"{max(0.0, time.time() - node.booted_at):.2f} 0.00\n"
     files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
     for mod in node.modules:
         files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
+
         # the LOADED module's version: differs from the file on disk (modinfo)
         # until the next boot after an update (ofed_kernel_loaded, see faults.py)
         def version(mod=mod) -> str:
             v = node.versions
             loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
-            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[mod] + "\n"
+            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[
+                mod
+            ] + "\n"
 
         if mod in ("mlx5_core", "nvidia", "nvidia_peermem"):
             files[f"/sys/module/{mod}/version"] = version
@@ -128,6 +140,7 @@ def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) ->
             table = fab.pkeys(node, nic)
             ok = fab.status(node, nic).state == "Active" and any(p & 0x7FFF == pkey & 0x7FFF for p in table)
             return "up\n" if ok else "down\n"
+
         files[f"{net}/operstate"] = up
 
 
@@ -156,17 +169,21 @@ def _interrupts(node: NodeState) -> str:
     lines = [head]
     for irq in node.irqs:
         counts = "".join(f"{0:>11d}" for _ in range(n))
-        lines.append(f"{irq.number:>4d}:{counts}  IR-PCI-MSIX-0000:{node.nic(irq.dev).bus}"
-                     f" {irq.number % 16}-edge      {irq.name}")
+        lines.append(
+            f"{irq.number:>4d}:{counts}  IR-PCI-MSIX-0000:{node.nic(irq.dev).bus}"
+            f" {irq.number % 16}-edge      {irq.name}"
+        )
     return "\n".join(lines) + "\n"
 
 
 def _meminfo(node: NodeState) -> str:
     total_kb = node.memory_gb() * 1024 * 1024 * 985 // 1000
     free_kb = total_kb * 97 // 100
-    return (f"MemTotal:       {total_kb:>10d} kB\nMemFree:        {free_kb:>10d} kB\n"
-            f"MemAvailable:   {free_kb:>10d} kB\nBuffers:          {4096:>8d} kB\n"
-            f"HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n")
+    return (
+        f"MemTotal:       {total_kb:>10d} kB\nMemFree:        {free_kb:>10d} kB\n"
+        f"MemAvailable:   {free_kb:>10d} kB\nBuffers:          {4096:>8d} kB\n"
+        f"HugePages_Total:       0\nHugePages_Free:        0\nHugepagesize:       2048 kB\n"
+    )
 
 
 def _opensm_log(cluster: Cluster, node: NodeState) -> str:
@@ -174,12 +191,16 @@ def _opensm_log(cluster: Cluster, node: NodeState) -> str:
         return ""
     stamp = time.strftime("%b %d %H:%M:%S", time.localtime(node.opensm.started_at))
     tid = f"{0x3DA006C0 + node.index:08X}"
-    lines = [f"{stamp} 000001 [{tid}] 0x03 -> OpenSM 5.17.2.MLNX20231010.2fcfc5e1",
-             f"{stamp} 000120 [{tid}] 0x80 -> Entering DISCOVERING state"]
+    lines = [
+        f"{stamp} 000001 [{tid}] 0x03 -> OpenSM 5.17.2.MLNX20231010.2fcfc5e1",
+        f"{stamp} 000120 [{tid}] 0x80 -> Entering DISCOVERING state",
+    ]
     role = cluster.fabric.sm_role(node)
     if role == "MASTER":
-        lines += [f"{stamp} 010220 [{tid}] 0x80 -> Entering MASTER state",
-                  f"{stamp} 412345 [{tid}] 0x80 -> SUBNET UP"]
+        lines += [
+            f"{stamp} 010220 [{tid}] 0x80 -> Entering MASTER state",
+            f"{stamp} 412345 [{tid}] 0x80 -> SUBNET UP",
+        ]
     elif role == "STANDBY":
         lines.append(f"{stamp} 010220 [{tid}] 0x80 -> Entering STANDBY state")
     else:

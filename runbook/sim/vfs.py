@@ -3,6 +3,7 @@ state (/etc, /tmp, ...) plus files computed from the hardware state on every
 read (/sys/class/infiniband, /proc/irq, /proc/meminfo, ...). Writable
 computed files (smp_affinity_list) change the state they are computed from.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -14,9 +15,30 @@ from . import sysfiles
 from .cluster import Cluster
 from .hardware import NodeState
 
-BASE_DIRS = {"/", "/root", "/tmp", "/etc", "/var", "/var/log", "/dev", "/usr", "/usr/bin", "/usr/sbin",
-             "/bin", "/sbin", "/home", "/opt", "/proc", "/sys", "/etc/yum.repos.d", "/etc/modules-load.d",
-             "/etc/sysctl.d", "/etc/modprobe.d", "/etc/security", "/etc/security/limits.d"}
+BASE_DIRS = {
+    "/",
+    "/root",
+    "/tmp",
+    "/etc",
+    "/var",
+    "/var/log",
+    "/dev",
+    "/usr",
+    "/usr/bin",
+    "/usr/sbin",
+    "/bin",
+    "/sbin",
+    "/home",
+    "/opt",
+    "/proc",
+    "/sys",
+    "/etc/yum.repos.d",
+    "/etc/modules-load.d",
+    "/etc/sysctl.d",
+    "/etc/modprobe.d",
+    "/etc/security",
+    "/etc/security/limits.d",
+}
 DEVICES = {"/dev/null": "", "/dev/zero": "", "/dev/stdout": "", "/dev/stderr": ""}
 
 
@@ -43,7 +65,13 @@ class NodeFs:
 
     def _all_dirs(self) -> set[str]:
         self._dynamic()
-        return BASE_DIRS | self._dirs | _parents(self.node.files) | set(self.node.dirs) | _parents(self.node.dirs)
+        return (
+            BASE_DIRS
+            | self._dirs
+            | _parents(self.node.files)
+            | set(self.node.dirs)
+            | _parents(self.node.dirs)
+        )
 
     # ---- queries --------------------------------------------------------------
     @staticmethod
@@ -121,7 +149,9 @@ class NodeFs:
         if path in self.node.files:
             del self.node.files[path]
         elif self.exists(path):
-            raise FsError("Operation not permitted" if path.startswith(("/proc", "/sys")) else "Is a directory")
+            raise FsError(
+                "Operation not permitted" if path.startswith(("/proc", "/sys")) else "Is a directory"
+            )
         else:
             raise FsError("No such file or directory")
 
@@ -132,7 +162,7 @@ class NodeFs:
         names = set()
         for p in list(self.node.files) + list(self._dynamic()) + list(self._all_dirs()):
             if p.startswith(prefix) and p != prefix:
-                names.add(p[len(prefix):].split("/", 1)[0])
+                names.add(p[len(prefix) :].split("/", 1)[0])
         return sorted(names)
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
@@ -158,7 +188,7 @@ class NodeFs:
             found = nxt
         if not absolute:
             prefix = cwd.rstrip("/") + "/"
-            found = [f[len(prefix):] if f.startswith(prefix) else f for f in found]
+            found = [f[len(prefix) :] if f.startswith(prefix) else f for f in found]
         return sorted(found)
 
 
@@ -170,4 +200,3 @@ def _parents(paths) -> set[str]:
             dirs.add(d)
             d = posixpath.dirname(d)
     return dirs
-

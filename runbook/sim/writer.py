@@ -1,5 +1,6 @@
 """The files a lab writes for its clients: an Ansible inventory of the seed's
 shape, known_hosts, ssh_config, and the ready marker."""
+
 from __future__ import annotations
 
 import copy
@@ -20,11 +21,20 @@ def _atomic(path: Path, text: str, mode: int = 0o644) -> None:
     os.replace(tmp, path)
 
 
-def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]], kinds: dict[str, str],
-              key_file: Path, known_hosts: Path, partitions_conf: str) -> None:
+def inventory(
+    path: Path,
+    design: Design,
+    endpoints: dict[str, tuple[str, int]],
+    kinds: dict[str, str],
+    key_file: Path,
+    known_hosts: Path,
+    partitions_conf: str,
+) -> None:
     """The design inventory with its groups and vars kept, every host spelled out
     with its ansible_host/ansible_port, and the lab's key and known_hosts added."""
-    doc = copy.deepcopy(design.doc) if design.doc else {"all": {"vars": dict(design.all_vars), "children": {}}}
+    doc = (
+        copy.deepcopy(design.doc) if design.doc else {"all": {"vars": dict(design.all_vars), "children": {}}}
+    )
     top = doc.setdefault("all", {})
     all_vars = top.get("vars") or {}
     all_vars["ansible_ssh_private_key_file"] = str(key_file)
@@ -37,14 +47,20 @@ def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]],
         children[group] = body
         if group == "compute":
             _demo_sized(body)
-            body["hosts"] = {n: {"ansible_host": a, "ansible_port": p}
-                             for n, (a, p) in endpoints.items() if kinds[n] == "compute"}
+            body["hosts"] = {
+                n: {"ansible_host": a, "ansible_port": p}
+                for n, (a, p) in endpoints.items()
+                if kinds[n] == "compute"
+            }
             cvars = body.get("vars") or {}
             if "nccl_ranks" in cvars:  # every GPU of *this* lab in the fleet-wide NCCL run
                 cvars["nccl_ranks"] = len(body["hosts"]) * int(cvars.get("gpus_per_node", 8))
         elif group == "sm":
-            body["hosts"] = {n: {**(design.sm_hosts.get(n) or {}), "ansible_host": a, "ansible_port": p}
-                             for n, (a, p) in endpoints.items() if kinds[n] == "sm"}
+            body["hosts"] = {
+                n: {**(design.sm_hosts.get(n) or {}), "ansible_host": a, "ansible_port": p}
+                for n, (a, p) in endpoints.items()
+                if kinds[n] == "sm"
+            }
             # The PKey plan of *this* fabric (its port GUIDs), so a runbook step can
             # write the design partitions.conf on an SM node from the inventory.
             body.setdefault("vars", {})["partitions_conf"] = partitions_conf
@@ -54,9 +70,11 @@ def inventory(path: Path, design: Design, endpoints: dict[str, tuple[str, int]],
             if not kept and first_compute:  # e.g. gpu01 of the seed on a gpu0001.. cluster
                 kept = {first_compute: None}
             body["hosts"] = kept
-    header = ("# Written by `runbook sim`: the simulated seed cluster on loopback.\n"
-              f"# Same groups and design vars as {Path(design.source).name}; every host has\n"
-              "# ansible_host/ansible_port of its simulated SSH server.\n")
+    header = (
+        "# Written by `runbook sim`: the simulated seed cluster on loopback.\n"
+        f"# Same groups and design vars as {Path(design.source).name}; every host has\n"
+        "# ansible_host/ansible_port of its simulated SSH server.\n"
+    )
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml: 1,000 hosts in a blink
     _atomic(path, header + yaml.dump(doc, Dumper=dumper, sort_keys=False, default_flow_style=None, width=100))
 
@@ -92,10 +110,20 @@ def ssh_config(path: Path, endpoints: dict[str, tuple[str, int]], key_file: Path
     out = ["# Written by `runbook sim`: ssh -F THIS_FILE gpu07 ibstat", ""]
     for name, (addr, port) in endpoints.items():
         out += [f"Host {name}", f"    HostName {addr}", f"    Port {port}", ""]
-    out += ["Host *", "    User root", f'    IdentityFile "{key_file}"', "    IdentitiesOnly yes",
-            f'    UserKnownHostsFile "{known}"', "    GlobalKnownHostsFile /dev/null",
-            "    StrictHostKeyChecking yes", "    PasswordAuthentication no",
-            "    KbdInteractiveAuthentication no", "    ConnectTimeout 10", "    LogLevel ERROR", ""]
+    out += [
+        "Host *",
+        "    User root",
+        f'    IdentityFile "{key_file}"',
+        "    IdentitiesOnly yes",
+        f'    UserKnownHostsFile "{known}"',
+        "    GlobalKnownHostsFile /dev/null",
+        "    StrictHostKeyChecking yes",
+        "    PasswordAuthentication no",
+        "    KbdInteractiveAuthentication no",
+        "    ConnectTimeout 10",
+        "    LogLevel ERROR",
+        "",
+    ]
     _atomic(path, "\n".join(out))
 
 

@@ -8,6 +8,7 @@ journal line that references them is written, so a journal entry never
 points at a blob that a crash could lose. A crash in between leaves at most
 an unreferenced blob (harmless) or a `.tmp-*` file (removed on open).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -48,7 +49,7 @@ class BlobStore:
             try:
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)
@@ -62,11 +63,13 @@ class BlobStore:
         try:
             data = read_bytes(path)
         except FileNotFoundError:
-            raise StoreCorrupt(path, f"output blob missing{who}: the run's blobs/ directory "
-                                     "was damaged or partly copied") from None
+            raise StoreCorrupt(
+                path, f"output blob missing{who}: the run's blobs/ directory was damaged or partly copied"
+            ) from None
         if hashlib.sha256(data).hexdigest() != sha256:
-            raise StoreCorrupt(path, f"output blob does not match its SHA-256 name{who}: "
-                                     "it was changed or damaged")
+            raise StoreCorrupt(
+                path, f"output blob does not match its SHA-256 name{who}: it was changed or damaged"
+            )
         return data.decode("utf-8", "replace")
 
     def remove_temp(self) -> None:

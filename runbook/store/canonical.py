@@ -14,6 +14,7 @@ would change the evidence.
 Because this module also defines how the journal's hash chain is computed
 (`journal_entry_hash`), the store must use it when it appends to the journal.
 """
+
 from __future__ import annotations
 
 import hashlib

@@ -7,6 +7,7 @@ the step's and the inventory's SHA-256) and the run's definitions record
     snapshot(store, runbook, inventory)   the store snapshot, from the run's own
                                           definitions when it recorded them
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -37,14 +38,30 @@ def definition_changes(entries: Iterable[dict[str, Any]]) -> list[dict[str, Any]
         step, sha = str(ev.get("step_id")), str(ev.get("step_sha256") or "")
         if sha:
             if steps.get(step, sha) != sha:
-                out.append({"seq": entry.get("seq"), "time": ev.get("time"), "kind": "step",
-                            "step_id": step, "from": steps[step], "to": sha})
+                out.append(
+                    {
+                        "seq": entry.get("seq"),
+                        "time": ev.get("time"),
+                        "kind": "step",
+                        "step_id": step,
+                        "from": steps[step],
+                        "to": sha,
+                    }
+                )
             steps[step] = sha
         inv = str(ev.get("inventory_sha256") or "")
         if inv:
             if inventory and inv != inventory:
-                out.append({"seq": entry.get("seq"), "time": ev.get("time"), "kind": "inventory",
-                            "step_id": step, "from": inventory, "to": inv})
+                out.append(
+                    {
+                        "seq": entry.get("seq"),
+                        "time": ev.get("time"),
+                        "kind": "inventory",
+                        "step_id": step,
+                        "from": inventory,
+                        "to": inv,
+                    }
+                )
             inventory = inv
     return out
 
@@ -87,10 +104,17 @@ def snapshot(store: Store, runbook: Any = None, inventory: Any = None) -> dict[s
         definition = record.step_definition(sha)
         if now.get(step_id) == sha or definition is None:
             continue  # the current one is in `steps`; one never recorded cannot be shown
-        versions.append({"id": step_id, "phase": definition.get("phase", ""),
-                         "title": definition.get("title", ""),
-                         "why": " ".join(str(definition.get("why", "")).split()),
-                         "sha256": sha, "definition": definition, "first_used": first})
+        versions.append(
+            {
+                "id": step_id,
+                "phase": definition.get("phase", ""),
+                "title": definition.get("title", ""),
+                "why": " ".join(str(definition.get("why", "")).split()),
+                "sha256": sha,
+                "definition": definition,
+                "first_used": first,
+            }
+        )
     snap["step_versions"] = versions
     inventories = []
     for sha, first in inventories_used.items():
@@ -98,8 +122,13 @@ def snapshot(store: Store, runbook: Any = None, inventory: Any = None) -> dict[s
         if sha == inventory.sha256 or obj is None:
             continue
         inv = inventory_from_record(obj)
-        inventories.append({"sources": list(inv.sources), "sha256": inv.sha256,
-                            "hosts": {name: dict(h.vars) for name, h in inv.hosts.items()},
-                            "first_used": first})
+        inventories.append(
+            {
+                "sources": list(inv.sources),
+                "sha256": inv.sha256,
+                "hosts": {name: dict(h.vars) for name, h in inv.hosts.items()},
+                "first_used": first,
+            }
+        )
     snap["inventory_versions"] = inventories
     return snap

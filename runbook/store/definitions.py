@@ -22,6 +22,7 @@ Objects are durable (file fsync, rename, directory fsync) before the versions
 line that names them, and both before the session runs anything, so every
 step hash or inventory hash the journal records has its object here.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -62,8 +63,11 @@ def without_secrets(value: Any) -> Any:
     """A JSON-able copy with secret-looking keys left out (dates and other
     objects as text, as the journal keeps them)."""
     if isinstance(value, dict):
-        return {str(k): without_secrets(v) for k, v in value.items()
-                if not SECRET_NAME.search(str(k)) and not is_secret_name(k) and not is_secret_value(v)}
+        return {
+            str(k): without_secrets(v)
+            for k, v in value.items()
+            if not SECRET_NAME.search(str(k)) and not is_secret_name(k) and not is_secret_value(v)
+        }
     if isinstance(value, (list, tuple)):
         return [without_secrets(v) for v in value]
     if value is None or isinstance(value, (bool, int, str)):
@@ -76,21 +80,42 @@ def without_secrets(value: Any) -> Any:
 
 
 def runbook_record(runbook: Runbook) -> dict[str, Any]:
-    return {"kind": "runbook", "sha256": runbook.sha256,
-            "phases": [{"name": p.name, "title": p.title, "file": p.file,
-                        "steps": [{"id": s.id, "sha256": s.sha256, "file": s.file, "line": s.line}
-                                  for s in p.steps]}
-                       for p in runbook.phases]}
+    return {
+        "kind": "runbook",
+        "sha256": runbook.sha256,
+        "phases": [
+            {
+                "name": p.name,
+                "title": p.title,
+                "file": p.file,
+                "steps": [{"id": s.id, "sha256": s.sha256, "file": s.file, "line": s.line} for s in p.steps],
+            }
+            for p in runbook.phases
+        ],
+    }
 
 
 def inventory_record(inventory: Inventory) -> dict[str, Any]:
     # Lists, not objects keyed by name: canonical JSON sorts keys, and host
     # order is inventory order (targets come out in it).
-    return {"kind": "inventory", "sha256": inventory.sha256, "sources": list(inventory.sources),
-            "hosts": [{"name": h.name, "vars": without_secrets(h.vars), "groups": list(h.groups)}
-                      for h in inventory.hosts.values()],
-            "groups": [{"name": g.name, "hosts": list(g.hosts), "children": list(g.children),
-                        "vars": without_secrets(g.vars)} for g in inventory.groups.values()]}
+    return {
+        "kind": "inventory",
+        "sha256": inventory.sha256,
+        "sources": list(inventory.sources),
+        "hosts": [
+            {"name": h.name, "vars": without_secrets(h.vars), "groups": list(h.groups)}
+            for h in inventory.hosts.values()
+        ],
+        "groups": [
+            {
+                "name": g.name,
+                "hosts": list(g.hosts),
+                "children": list(g.children),
+                "vars": without_secrets(g.vars),
+            }
+            for g in inventory.groups.values()
+        ],
+    }
 
 
 @dataclass(frozen=True)
@@ -104,8 +129,13 @@ class Version:
     inventory_sha256: str  # Inventory.sha256 (RunStarted/StepStarted.inventory_sha256)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"time": self.time, "runbook": self.runbook, "inventory": self.inventory,
-                "runbook_sha256": self.runbook_sha256, "inventory_sha256": self.inventory_sha256}
+        return {
+            "time": self.time,
+            "runbook": self.runbook,
+            "inventory": self.inventory,
+            "runbook_sha256": self.runbook_sha256,
+            "inventory_sha256": self.inventory_sha256,
+        }
 
 
 class RunDefinitions:
@@ -122,9 +152,14 @@ class RunDefinitions:
         """Keep what this session runs with; True when it differs from the run's
         latest version (a new versions line), False when it is the same."""
         last = self.latest()
-        if last and runbook.sha256 and inventory.sha256 \
-                and (last.runbook_sha256, last.inventory_sha256) == (runbook.sha256, inventory.sha256) \
-                and self.has_object(last.runbook) and self.has_object(last.inventory):
+        if (
+            last
+            and runbook.sha256
+            and inventory.sha256
+            and (last.runbook_sha256, last.inventory_sha256) == (runbook.sha256, inventory.sha256)
+            and self.has_object(last.runbook)
+            and self.has_object(last.inventory)
+        ):
             # The same source files (both hashes cover every byte read): the same
             # record. Saves serialising a thousand hosts on every reopening.
             return False
@@ -139,8 +174,13 @@ class RunDefinitions:
             inv = canonical_bytes(inventory_record(inventory))
         except CanonicalError as exc:
             raise StoreError(f"{self.directory}: cannot record the definitions: {exc}") from None
-        version = Version(time.time() if now is None else now, sha256_hex(manifest), sha256_hex(inv),
-                          runbook.sha256, inventory.sha256)
+        version = Version(
+            time.time() if now is None else now,
+            sha256_hex(manifest),
+            sha256_hex(inv),
+            runbook.sha256,
+            inventory.sha256,
+        )
         objects[version.runbook] = manifest
         objects[version.inventory] = inv
         if last and (last.runbook, last.inventory) == (version.runbook, version.inventory):
@@ -149,8 +189,9 @@ class RunDefinitions:
             self._put(objects)
             self._append(version)
         except OSError as exc:
-            raise StoreError(f"{exc.filename or self.directory}: cannot record the definitions: "
-                             f"{exc.strerror or exc}") from None
+            raise StoreError(
+                f"{exc.filename or self.directory}: cannot record the definitions: {exc.strerror or exc}"
+            ) from None
         return True
 
     def _put(self, objects: dict[str, bytes]) -> None:
@@ -203,8 +244,15 @@ class RunDefinitions:
         for n, line in enumerate(lines[:-1], 1):  # the last piece has no newline: torn or empty
             try:
                 d = json.loads(line)
-                out.append(Version(float(d["time"]), str(d["runbook"]), str(d["inventory"]),
-                                   str(d["runbook_sha256"]), str(d["inventory_sha256"])))
+                out.append(
+                    Version(
+                        float(d["time"]),
+                        str(d["runbook"]),
+                        str(d["inventory"]),
+                        str(d["runbook_sha256"]),
+                        str(d["inventory_sha256"]),
+                    )
+                )
             except (ValueError, KeyError, TypeError):
                 raise StoreCorrupt(self.versions_path, "not a definitions version line", n) from None
         return out
@@ -219,13 +267,16 @@ class RunDefinitions:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise StoreCorrupt(path, "definition object missing: the run's definitions/ directory "
-                                     "was damaged or partly copied") from None
+            raise StoreCorrupt(
+                path,
+                "definition object missing: the run's definitions/ directory was damaged or partly copied",
+            ) from None
         except OSError as exc:
             raise StoreCorrupt(path, f"cannot read: {exc.strerror}") from None
         if sha256_hex(data) != name:
-            raise StoreCorrupt(path, "definition object does not match its SHA-256 name: "
-                                     "it was changed or damaged")
+            raise StoreCorrupt(
+                path, "definition object does not match its SHA-256 name: it was changed or damaged"
+            )
         return data
 
     def object(self, name: str) -> Any:
@@ -269,23 +320,39 @@ class RunDefinitions:
                 definition = self.object(ref["sha256"])
                 # Problems (say, a parser this runbook version no longer has) do not
                 # stop status or export: they read the step, they do not run it.
-                step, _problems = step_from_definition(definition, p.get("title", ""),
-                                                       ref.get("file", ""), ref.get("line", 0))
+                step, _problems = step_from_definition(
+                    definition, p.get("title", ""), ref.get("file", ""), ref.get("line", 0)
+                )
                 if step is None or step.sha256 != ref["sha256"]:
-                    raise StoreCorrupt(self.objects / f"{ref['sha256']}.json",
-                                       f"step {ref.get('id')}: the recorded definition does not "
-                                       "rebuild to the step that was recorded")
+                    raise StoreCorrupt(
+                        self.objects / f"{ref['sha256']}.json",
+                        f"step {ref.get('id')}: the recorded definition does not "
+                        "rebuild to the step that was recorded",
+                    )
                 steps.append(step)
-            phases.append(Phase(name=p["name"], title=p.get("title", ""), file=p.get("file", ""),
-                                steps=tuple(steps)))
+            phases.append(
+                Phase(name=p["name"], title=p.get("title", ""), file=p.get("file", ""), steps=tuple(steps))
+            )
         return Runbook(phases=tuple(phases), sha256=record.get("sha256", ""))
 
 
 def inventory_from_record(record: dict) -> Inventory:
-    hosts = {h["name"]: Host(name=h["name"], vars=dict(h.get("vars") or {}), groups=list(h.get("groups") or []))
-             for h in record.get("hosts", [])}
-    groups = {g["name"]: Group(name=g["name"], hosts=list(g.get("hosts") or []),
-                               children=list(g.get("children") or []), vars=dict(g.get("vars") or {}))
-              for g in record.get("groups", [])}
-    return Inventory(hosts=hosts, groups=groups, sources=list(record.get("sources") or []),
-                     sha256=str(record.get("sha256", "")))
+    hosts = {
+        h["name"]: Host(name=h["name"], vars=dict(h.get("vars") or {}), groups=list(h.get("groups") or []))
+        for h in record.get("hosts", [])
+    }
+    groups = {
+        g["name"]: Group(
+            name=g["name"],
+            hosts=list(g.get("hosts") or []),
+            children=list(g.get("children") or []),
+            vars=dict(g.get("vars") or {}),
+        )
+        for g in record.get("groups", [])
+    }
+    return Inventory(
+        hosts=hosts,
+        groups=groups,
+        sources=list(record.get("sources") or []),
+        sha256=str(record.get("sha256", "")),
+    )

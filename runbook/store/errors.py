@@ -1,5 +1,6 @@
 """Errors of the store. All are RunbookErrors, so the CLI prints the message
 and exits with the code (2; a held lock is runbook.errors.LockHeld, 4)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

@@ -5,6 +5,7 @@ read. Built from the journal entries in order, kept current as entries are
 appended; when a run is opened from its progress database it is built on
 first use. Statuses are the rulebook's (run/rules.py), never decided here.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -14,9 +15,26 @@ from ..run import rules
 from .journal import OUTPUTS
 
 # A result: the latest HostStarted/HostFinished of one (step, action, host).
-RESULT_FIELDS = ("step_id", "action", "host", "status", "reason", "exit_status", "command",
-                 "started", "ended", "attempts", "runs", "output_sha256", "stderr_sha256",
-                 "before", "record", "step_sha256", "inventory_sha256", "seq")
+RESULT_FIELDS = (
+    "step_id",
+    "action",
+    "host",
+    "status",
+    "reason",
+    "exit_status",
+    "command",
+    "started",
+    "ended",
+    "attempts",
+    "runs",
+    "output_sha256",
+    "stderr_sha256",
+    "before",
+    "record",
+    "step_sha256",
+    "inventory_sha256",
+    "seq",
+)
 
 
 class RunIndex:
@@ -61,9 +79,14 @@ class RunIndex:
 
     def _result(self, ev: dict, seq: int) -> dict[str, Any]:
         step = ev["step_id"]
-        return {"step_id": step, "action": ev["action"], "host": ev["host"], "seq": seq,
-                "step_sha256": self.step_sha.get(step, ""),
-                "inventory_sha256": self.step_inventory.get(step, self.run.get("inventory_sha256", ""))}
+        return {
+            "step_id": step,
+            "action": ev["action"],
+            "host": ev["host"],
+            "seq": seq,
+            "step_sha256": self.step_sha.get(step, ""),
+            "inventory_sha256": self.step_inventory.get(step, self.run.get("inventory_sha256", "")),
+        }
 
     def _store(self, r: dict[str, Any]) -> None:
         key = (r["step_id"], r["action"], r["host"])
@@ -74,10 +97,20 @@ class RunIndex:
         key = (ev["step_id"], ev["action"], ev["host"])
         self.runs[key] += 1
         r = self._result(ev, seq)
-        r.update(status="running", reason="", exit_status=None, command=ev.get("command", ""),
-                 started=ev.get("time"), ended=None, attempts=ev.get("attempt", 1),
-                 runs=self.runs[key], output_sha256=None, stderr_sha256=None, before=None,
-                 record=None)
+        r.update(
+            status="running",
+            reason="",
+            exit_status=None,
+            command=ev.get("command", ""),
+            started=ev.get("time"),
+            ended=None,
+            attempts=ev.get("attempt", 1),
+            runs=self.runs[key],
+            output_sha256=None,
+            stderr_sha256=None,
+            before=None,
+            record=None,
+        )
         self.inline.pop(key, None)
         self._store(r)
 
@@ -87,12 +120,20 @@ class RunIndex:
         if not (running and running["status"] == "running"):
             self.runs[key] += 1  # finished without a start (e.g. unreachable host)
         r = self._result(ev, seq)
-        r.update(status=str(ev["status"]), reason=ev.get("reason", ""),
-                 exit_status=ev.get("exit_status"), command=ev.get("command", ""),
-                 started=ev.get("started"), ended=ev.get("ended"), attempts=ev.get("attempt", 1),
-                 runs=self.runs[key], output_sha256=ev.get("stdout_sha256"),
-                 stderr_sha256=ev.get("stderr_sha256"), before=ev.get("before"),
-                 record=ev.get("record"))
+        r.update(
+            status=str(ev["status"]),
+            reason=ev.get("reason", ""),
+            exit_status=ev.get("exit_status"),
+            command=ev.get("command", ""),
+            started=ev.get("started"),
+            ended=ev.get("ended"),
+            attempts=ev.get("attempt", 1),
+            runs=self.runs[key],
+            output_sha256=ev.get("stdout_sha256"),
+            stderr_sha256=ev.get("stderr_sha256"),
+            before=ev.get("before"),
+            record=ev.get("record"),
+        )
         self.inline[key] = {name: ev[name] for name in OUTPUTS if name in ev}
         self._store(r)
 

@@ -11,6 +11,7 @@ moved out of the event into a content-addressed blob (blobs.py) -- the event
 then has no `stdout` (or `stderr`) key, only its SHA-256, which the hash chain
 covers. Outputs up to INLINE_MAX bytes stay inline as well.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -109,8 +110,11 @@ def blob_refs(event: dict[str, Any]) -> list[tuple[str, str]]:
     """(output name, sha256) of the outputs an event keeps in blobs."""
     if event.get("type") != "HostFinished":
         return []
-    return [(name, event[f"{name}_sha256"]) for name in OUTPUTS
-            if name not in event and isinstance(event.get(f"{name}_sha256"), str)]
+    return [
+        (name, event[f"{name}_sha256"])
+        for name in OUTPUTS
+        if name not in event and isinstance(event.get(f"{name}_sha256"), str)
+    ]
 
 
 class Chain:
@@ -124,25 +128,38 @@ class Chain:
         self.head = genesis
 
     def add(self, entry: Any, line: int) -> None:
-        if not isinstance(entry, dict) or any(k not in entry for k in ENTRY_KEYS) \
-                or not isinstance(entry["event"], dict) or not isinstance(entry["seq"], int):
-            raise StoreCorrupt(self.path, f"entry after seq {self.seq} is not a journal entry "
-                                          "(needs seq, prev, hash, event)", line)
+        if (
+            not isinstance(entry, dict)
+            or any(k not in entry for k in ENTRY_KEYS)
+            or not isinstance(entry["event"], dict)
+            or not isinstance(entry["seq"], int)
+        ):
+            raise StoreCorrupt(
+                self.path,
+                f"entry after seq {self.seq} is not a journal entry (needs seq, prev, hash, event)",
+                line,
+            )
         seq = entry["seq"]
         if seq != self.seq + 1:
             what = "events are missing" if seq > self.seq + 1 else "events are repeated or out of order"
-            raise StoreCorrupt(self.path, f"event {seq} follows event {self.seq}: {what} "
-                                          "(the journal was cut or spliced)", line)
+            raise StoreCorrupt(
+                self.path,
+                f"event {seq} follows event {self.seq}: {what} (the journal was cut or spliced)",
+                line,
+            )
         if entry["prev"] != self.head:
             what = f"hash of event {self.seq}" if self.seq else "hash of the journal's header line"
-            raise StoreCorrupt(self.path, f"event {seq}: hash chain broken: its prev is not the "
-                                          f"{what}", line)
+            raise StoreCorrupt(self.path, f"event {seq}: hash chain broken: its prev is not the {what}", line)
         if self.recompute:
             try:
                 ok = journal_entry_hash(seq, entry["prev"], entry["event"]) == entry["hash"]
             except CanonicalError as exc:
                 raise StoreCorrupt(self.path, f"event {seq}: {exc}", line) from None
             if not ok:
-                raise StoreCorrupt(self.path, f"event {seq}: hash does not match its content "
-                                              "(the event was changed after it was written)", line)
+                raise StoreCorrupt(
+                    self.path,
+                    f"event {seq}: hash does not match its content "
+                    "(the event was changed after it was written)",
+                    line,
+                )
         self.seq, self.head = seq, entry["hash"]

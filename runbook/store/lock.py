@@ -11,6 +11,7 @@ that has just opened it); an empty file means free.
 
 flock works across processes on one machine and, on Linux, on NFSv4 shares.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -38,7 +39,9 @@ def _when(t: Any) -> str:
 
 def describe(holder: dict[str, Any]) -> str:
     """`pid 4242 on host lab1 since 2026-11-29 20:15:03 (runbook run --all)`."""
-    text = f"pid {holder.get('pid', '?')} on host {holder.get('host', '?')} since {_when(holder.get('since'))}"
+    text = (
+        f"pid {holder.get('pid', '?')} on host {holder.get('host', '?')} since {_when(holder.get('since'))}"
+    )
     if holder.get("command"):
         text += f" ({holder['command']})"
     return text
@@ -85,9 +88,11 @@ class StateLock:
                 holder = _read_body(fd)
             os.close(fd)
             who = describe(holder) if holder else "another process (it has not written its name yet)"
-            raise LockHeld(f"{self.path.parent}/ is in use by another runbook: {who}. Wait for it to "
-                           f"finish or stop it; a lock left by a process that died is taken over "
-                           f"automatically.") from None
+            raise LockHeld(
+                f"{self.path.parent}/ is in use by another runbook: {who}. Wait for it to "
+                f"finish or stop it; a lock left by a process that died is taken over "
+                f"automatically."
+            ) from None
         except BaseException:
             os.close(fd)
             raise
@@ -95,8 +100,12 @@ class StateLock:
         if previous:  # flock granted, yet a holder is named: it died without releasing
             self.taken_over = previous
         self._fd = fd
-        self.body = {"host": socket.gethostname(), "pid": os.getpid(), "since": time.time(),
-                     "command": self.command}
+        self.body = {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "since": time.time(),
+            "command": self.command,
+        }
         self._write_body()
 
     def note_run(self, run_id: str) -> None:

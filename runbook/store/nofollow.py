@@ -5,6 +5,7 @@ the tool truncate or write the file it points at, and a dangling one would
 create its target; O_NOFOLLOW refuses both. Outputs may be sensitive (serial
 numbers, addresses, configuration), so files are created 0600 and
 directories 0700 (docs/security.md)."""
+
 from __future__ import annotations
 
 import errno
@@ -25,8 +26,10 @@ def open_fd(path: str | Path, flags: int, mode: int = FILE_MODE) -> int:
         return os.open(path, flags | _NOFOLLOW | os.O_CLOEXEC, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise StoreError(f"{path}: is a symbolic link; a state file is never opened "
-                             "through one (replace the link with the real file)") from None
+            raise StoreError(
+                f"{path}: is a symbolic link; a state file is never opened "
+                "through one (replace the link with the real file)"
+            ) from None
         raise
 
 

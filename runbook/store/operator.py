@@ -1,4 +1,5 @@
 """Who is running the tool: recorded in the run, on every decision, in the log."""
+
 from __future__ import annotations
 
 import getpass

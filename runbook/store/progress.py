@@ -30,6 +30,7 @@ journal); it is no defence against forgery, which the journal's hash chain
 and the signed log are for. orjson, when installed, reads and writes it
 (reopening a 100k-event run is dominated by this decode).
 """
+
 from __future__ import annotations
 
 import json
@@ -122,7 +123,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -142,11 +143,21 @@ def progress_doc(state: RunState, step: str, host: str, at: float) -> dict[str, 
     """The `progress` document of one step x host."""
     o = state.outcomes[(step, host)]
     judged = state.judge(step, host, at)
-    doc = {"step_id": step, "host": host, "status": judged.status.value, "reason": judged.reason,
-           "action": o.action, "attempts": o.attempts, "exit_status": o.exit_status,
-           "command": o.command, "started": o.started, "ended": o.ended,
-           "output_sha256": o.output_sha256, "step_sha256": o.step_sha256,
-           "inventory_sha256": o.inventory_sha256}
+    doc = {
+        "step_id": step,
+        "host": host,
+        "status": judged.status.value,
+        "reason": judged.reason,
+        "action": o.action,
+        "attempts": o.attempts,
+        "exit_status": o.exit_status,
+        "command": o.command,
+        "started": o.started,
+        "ended": o.ended,
+        "output_sha256": o.output_sha256,
+        "step_sha256": o.step_sha256,
+        "inventory_sha256": o.inventory_sha256,
+    }
     if judged.status != o.status or judged.reason != o.reason:  # a decision is on top
         doc.update(recorded_status=o.status.value, recorded_reason=o.reason)
     before = state.befores.get((step, host))
@@ -177,8 +188,13 @@ class ProgressDocs:
         timed = {d.step_id for d in state.decisions if d.expires is not None}
         docs = self.docs
         for key in state.outcomes:
-            if self.everything or key in self.dirty or key[0] in self.dirty_steps \
-                    or key[0] in timed or key not in docs:
+            if (
+                self.everything
+                or key in self.dirty
+                or key[0] in self.dirty_steps
+                or key[0] in timed
+                or key not in docs
+            ):
                 docs[key] = progress_doc(state, key[0], key[1], at)
         self.dirty.clear()
         self.dirty_steps.clear()
@@ -186,22 +202,49 @@ class ProgressDocs:
         return [docs[key] for key in state.outcomes]
 
 
-def to_data(state: RunState, blob_refs: list[tuple[str, int, str]], position: dict[str, Any],
-            at: float | None = None, docs: ProgressDocs | None = None) -> dict[str, dict[str, Any]]:
+def to_data(
+    state: RunState,
+    blob_refs: list[tuple[str, int, str]],
+    position: dict[str, Any],
+    at: float | None = None,
+    docs: ProgressDocs | None = None,
+) -> dict[str, dict[str, Any]]:
     """The projection as tinydb data. `position`: run_id, events, head, offset,
     line and line_start (the journal line the last event is on)."""
     at = time.time() if at is None else at
     progress = (docs or ProgressDocs()).current(state, at)
-    decisions = [{"kind": d.kind, "step_id": d.step_id, "hosts": d.hosts_text, "operator": d.operator,
-                  "reason": d.reason, "time": d.time, "expires": d.expires} for d in state.decisions]
-    meta = dict(position, format=FORMAT, written=at, run=state.run, finished=state.finished,
-                interruptions=state.interruptions, step_hashes=state.step_hashes,
-                step_inventory=state.step_inventory,
-                step_targets={k: list(v) for k, v in state.step_targets.items()},
-                blobs=[list(b) for b in blob_refs], pending_keys=[list(k) for k in state.pending])
-    return {"meta": {"1": meta}, "progress": _table(progress), "decisions": _table(decisions),
-            "pending": _table(list(state.pending.values())),
-            "host_keys": _table([dict(v, host=h) for h, v in state.host_keys.items()])}
+    decisions = [
+        {
+            "kind": d.kind,
+            "step_id": d.step_id,
+            "hosts": d.hosts_text,
+            "operator": d.operator,
+            "reason": d.reason,
+            "time": d.time,
+            "expires": d.expires,
+        }
+        for d in state.decisions
+    ]
+    meta = dict(
+        position,
+        format=FORMAT,
+        written=at,
+        run=state.run,
+        finished=state.finished,
+        interruptions=state.interruptions,
+        step_hashes=state.step_hashes,
+        step_inventory=state.step_inventory,
+        step_targets={k: list(v) for k, v in state.step_targets.items()},
+        blobs=[list(b) for b in blob_refs],
+        pending_keys=[list(k) for k in state.pending],
+    )
+    return {
+        "meta": {"1": meta},
+        "progress": _table(progress),
+        "decisions": _table(decisions),
+        "pending": _table(list(state.pending.values())),
+        "host_keys": _table([dict(v, host=h) for h, v in state.host_keys.items()]),
+    }
 
 
 def from_data(data: dict[str, Any]) -> tuple[RunState, list[tuple[str, int, str]], dict[str, Any]]:
@@ -236,16 +279,35 @@ def _from_data(data: dict[str, Any]) -> tuple[RunState, list[tuple[str, int, str
     for d in _docs(data, "progress"):
         key = (d["step_id"], d["host"])
         raw = d.get("recorded_status")
-        outcomes[key] = Outcome(status[raw or d["status"]], d["action"],
-                                d["recorded_reason"] if raw else d["reason"], d["exit_status"],
-                                d["command"], d["started"], d["ended"], d["attempts"],
-                                d["output_sha256"], d["step_sha256"], d["inventory_sha256"])
+        outcomes[key] = Outcome(
+            status[raw or d["status"]],
+            d["action"],
+            d["recorded_reason"] if raw else d["reason"],
+            d["exit_status"],
+            d["command"],
+            d["started"],
+            d["ended"],
+            d["attempts"],
+            d["output_sha256"],
+            d["step_sha256"],
+            d["inventory_sha256"],
+        )
         if "before" in d:
             befores[key] = d["before"]
     for d in _docs(data, "decisions"):
         hosts = frozenset(NodeSet(d["hosts"])) if d["hosts"] else None
-        state.decisions.append(Decision(d["kind"], d["step_id"], hosts, d["operator"], d["reason"],
-                                        d["time"], d["expires"], d["hosts"]))
+        state.decisions.append(
+            Decision(
+                d["kind"],
+                d["step_id"],
+                hosts,
+                d["operator"],
+                d["reason"],
+                d["time"],
+                d["expires"],
+                d["hosts"],
+            )
+        )
     pending = _docs(data, "pending")
     state.pending = {tuple(k): p for k, p in zip(meta["pending_keys"], pending, strict=True)}
     for d in _docs(data, "host_keys"):

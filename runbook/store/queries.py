@@ -4,6 +4,7 @@ the attributes used here: state, index (the result details, built from the
 journal on first use when the run was opened from its progress database),
 directory, path, _blobs, _seq, _head. Everything `status` and the TUI need
 reads the state only."""
+
 from __future__ import annotations
 
 import time
@@ -33,15 +34,22 @@ class StoreQueries:
     def run_info(self) -> dict[str, Any]:
         run, fin = self.state.run, self.state.finished
         return {
-            "run_id": self.run_id, "site": run.get("site", ""), "operator": run.get("operator", ""),
+            "run_id": self.run_id,
+            "site": run.get("site", ""),
+            "operator": run.get("operator", ""),
             "tool_version": run.get("tool_version", ""),
             "inventory_sha256": run.get("inventory_sha256", ""),
             "runbook_sha256": run.get("runbook_sha256", ""),
-            "started": run.get("time"), "ended": fin.get("time") if fin else None,
+            "started": run.get("time"),
+            "ended": fin.get("time") if fin else None,
             "status": fin.get("status") if fin else None,
-            "events": self._seq, "head": self._head, "directory": str(self.directory),
-            "journal": str(self.path), "interruptions": len(self.state.interruptions),
-            "read_only": self.read_only, "recovered": self.recovered,
+            "events": self._seq,
+            "head": self._head,
+            "directory": str(self.directory),
+            "journal": str(self.path),
+            "interruptions": len(self.state.interruptions),
+            "read_only": self.read_only,
+            "recovered": self.recovered,
             "lock_taken_over": self.lock.taken_over if self.lock else None,
         }
 
@@ -60,8 +68,9 @@ class StoreQueries:
             if name in inline:
                 out[name] = inline[name]
             elif sha:
-                out[name] = self._blobs.get(sha, f"{name} of {r['action']} of step "
-                                                  f"{r['step_id']} on {r['host']}")
+                out[name] = self._blobs.get(
+                    sha, f"{name} of {r['action']} of step {r['step_id']} on {r['host']}"
+                )
             else:
                 out[name] = ""
         return out
@@ -119,9 +128,19 @@ class StoreQueries:
         """Every skip, waiver, note and confirmation, in order; `expired` says
         whether a waiver's (or skip's) expiry has passed."""
         now = time.time() if now is None else now
-        return [{"kind": d.kind, "step_id": d.step_id, "hosts": d.hosts_text, "operator": d.operator,
-                 "reason": d.reason, "time": d.time, "expires": d.expires,
-                 "expired": not rules.active(d, now)} for d in self.state.decisions]
+        return [
+            {
+                "kind": d.kind,
+                "step_id": d.step_id,
+                "hosts": d.hosts_text,
+                "operator": d.operator,
+                "reason": d.reason,
+                "time": d.time,
+                "expires": d.expires,
+                "expired": not rules.active(d, now),
+            }
+            for d in self.state.decisions
+        ]
 
     def host_keys(self) -> dict[str, dict[str, Any]]:
         return {h: dict(key) for h, key in self.state.host_keys.items()}
@@ -131,8 +150,9 @@ class StoreQueries:
         reopened (this time or before) and have not been run again since."""
         return self.state.interrupted()
 
-    def stale_steps(self, current_step_hashes: dict[str, str],
-                    inventory_sha256: str | None) -> dict[str, str]:
+    def stale_steps(
+        self, current_step_hashes: dict[str, str], inventory_sha256: str | None
+    ) -> dict[str, str]:
         """step_id -> why its results are stale. Remembered: from then on results()
         and snapshot() mark each stale result with that reason."""
         self._stale = resume.stale_steps(self.state, current_step_hashes, inventory_sha256)
@@ -174,11 +194,16 @@ class StoreQueries:
                 for name, sha in blob_refs(entry["event"]):
                     self._blobs.get(sha, f"{name} of event {entry['seq']}")
         if chain.seq != self._seq:
-            raise StoreCorrupt(self.path, f"the journal ends at event {chain.seq}, but "
-                                          f"{self._seq} were recorded (it was cut)")
+            raise StoreCorrupt(
+                self.path,
+                f"the journal ends at event {chain.seq}, but {self._seq} were recorded (it was cut)",
+            )
         if chain.head != self._head:
-            raise StoreCorrupt(self.path, f"event {chain.seq} is not the one recorded when the "
-                                          "run was opened (the journal was rewritten since)")
+            raise StoreCorrupt(
+                self.path,
+                f"event {chain.seq} is not the one recorded when the "
+                "run was opened (the journal was rewritten since)",
+            )
         return chain.head
 
     def snapshot(self, runbook: Any = None, inventory: Any = None) -> dict[str, Any]:

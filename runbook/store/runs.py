@@ -13,6 +13,7 @@ The whole layout: docs/state-directory.md. A run id is `YYYYmmdd-HHMMSS-xxxx`
 given instead. "The latest run" is the one whose journal header says it was
 created last.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,8 +42,10 @@ def new_run_id(now: float | None = None) -> str:
 
 def check_run_id(run_id: str) -> str:
     if not isinstance(run_id, str) or not _RUN_ID.fullmatch(run_id):
-        raise UsageError(f"bad run id {run_id!r}: use letters, digits, '.', '_' or '-' (at most 64), "
-                    "starting with a letter or digit")
+        raise UsageError(
+            f"bad run id {run_id!r}: use letters, digits, '.', '_' or '-' (at most 64), "
+            "starting with a letter or digit"
+        )
     return run_id
 
 
@@ -86,12 +89,12 @@ def _last_line(path: Path) -> bytes:
             pos -= step
             f.seek(pos)
             data = f.read(step) + data
-            body = data[:data.rfind(b"\n") + 1]
+            body = data[: data.rfind(b"\n") + 1]
             if not body:
                 continue
             start = body.rfind(b"\n", 0, len(body) - 1)
             if start >= 0 or pos == 0:
-                return body[start + 1:]
+                return body[start + 1 :]
         return b""
 
 
@@ -127,8 +130,9 @@ def summarize(run_dir: Path, lock_holder: dict[str, Any] | None) -> RunSummary:
         last = decode_batch(_last_line(journal))[-1]
         s.events, ev = last["seq"], last["event"]
         s.last_event, s.last_time = ev.get("type", ""), ev.get("time", ev.get("ended"))
-        s.status = {"RunFinished": f"finished: {ev.get('status')}",
-                    "RunInterrupted": "interrupted"}.get(s.last_event, "open")
+        s.status = {"RunFinished": f"finished: {ev.get('status')}", "RunInterrupted": "interrupted"}.get(
+            s.last_event, "open"
+        )
     except (StoreCorrupt, ValueError, KeyError, IndexError, TypeError, OSError) as exc:
         s.problem = str(exc)
     return s

@@ -30,6 +30,7 @@ Keys:
   outputs        {sha256: text}: every output the journal keeps in a blob (those
                  HostFinished events carry only stdout_sha256 / stderr_sha256)
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -59,8 +60,18 @@ def _targets(step: Any, inventory: Any) -> list[str] | None:
 
 def _steps(store: Store, runbook: Any, inventory: Any) -> list[dict[str, Any]]:
     if runbook is not None:
-        return [{"id": s.id, "phase": s.phase, "title": s.title, "why": s.why, "sha256": s.sha256,
-                 "definition": s.definition, "targets": _targets(s, inventory)} for s in runbook.steps]
+        return [
+            {
+                "id": s.id,
+                "phase": s.phase,
+                "title": s.title,
+                "why": s.why,
+                "sha256": s.sha256,
+                "definition": s.definition,
+                "targets": _targets(s, inventory),
+            }
+            for s in runbook.steps
+        ]
     return [{"id": s, "sha256": store.state.step_hashes.get(s, "")} for s in store.state.step_ids()]
 
 
@@ -89,8 +100,9 @@ def build(store: Store, runbook: Any = None, inventory: Any = None) -> dict[str,
         "inventory": _inventory(inventory, runbook),
         "results": [store.result_view(r) for r in store.index.by_action.values()],
         "statuses": statuses,
-        "step_status": {s: rules.step_status([Status(v) for v in hs.values()]).value
-                        for s, hs in statuses.items()},
+        "step_status": {
+            s: rules.step_status([Status(v) for v in hs.values()]).value for s, hs in statuses.items()
+        },
         "decisions": store.decisions(),
         "pending_actions": store.pending_actions(),
         "host_keys": store.host_keys(),

@@ -30,6 +30,7 @@ run (bench/store_bench.py: one JSONStorage insert takes ~10 ms at 1k
 documents and ~100 ms at 10k; even MemoryStorage takes 5 ms at 10k).
 tinydb remains available as a read-only query view (`JournalStorage`).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -69,19 +70,21 @@ def _datasync(fd: int) -> None:
 
 
 def encode_batch(entries: list[Any]) -> bytes:
-    payload = json.dumps(entries, ensure_ascii=False, separators=(",", ":"),
-                         allow_nan=False).encode("utf-8")
+    payload = json.dumps(entries, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
     digest = hashlib.sha256(payload).hexdigest().encode()
     return _PREFIX + digest + _MID + payload + _SUFFIX
 
 
 def decode_batch(line: bytes) -> list[Any]:
     """One batch line -> its entries; ValueError saying what is wrong."""
-    if not (line.startswith(_PREFIX) and line.endswith(_SUFFIX)
-            and line[_PAYLOAD_AT - len(_MID):_PAYLOAD_AT] == _MID):
-        raise ValueError("not a journal line (expected {\"sum\":...,\"batch\":[...]})")
-    payload = line[_PAYLOAD_AT:-len(_SUFFIX)]
-    if hashlib.sha256(payload).hexdigest().encode() != line[len(_PREFIX):len(_PREFIX) + 64]:
+    if not (
+        line.startswith(_PREFIX)
+        and line.endswith(_SUFFIX)
+        and line[_PAYLOAD_AT - len(_MID) : _PAYLOAD_AT] == _MID
+    ):
+        raise ValueError('not a journal line (expected {"sum":...,"batch":[...]})')
+    payload = line[_PAYLOAD_AT : -len(_SUFFIX)]
+    if hashlib.sha256(payload).hexdigest().encode() != line[len(_PREFIX) : len(_PREFIX) + 64]:
         raise ValueError("the line does not match its checksum: it was changed or damaged")
     try:
         batch = json.loads(payload)
@@ -116,8 +119,10 @@ def _write_all(fd: int, data: bytes) -> None:
 def parse_header(path: Path, first: bytes) -> dict[str, Any]:
     """The header (first line) of a journal, or StoreCorrupt saying why it is not one."""
     if not first:
-        raise StoreCorrupt(path, "the file is empty: not a runbook journal "
-                                 "(a journal starts with a runbook_store header line)")
+        raise StoreCorrupt(
+            path,
+            "the file is empty: not a runbook journal (a journal starts with a runbook_store header line)",
+        )
     if not first.endswith(b"\n"):
         raise StoreCorrupt(path, "the header line is incomplete: not a runbook journal", 1)
     try:
@@ -125,13 +130,21 @@ def parse_header(path: Path, first: bytes) -> dict[str, Any]:
     except ValueError:
         raise StoreCorrupt(path, "not a runbook journal: the first line is not JSON", 1) from None
     if not isinstance(header, dict) or HEADER_KEY not in header:
-        hint = " (it looks like a tinydb JSON file from another tool)" \
-            if isinstance(header, dict) and "_default" in header else ""
-        raise StoreCorrupt(path, f"not a runbook journal: the first line has no {HEADER_KEY!r} "
-                                 f"header{hint}", 1)
+        hint = (
+            " (it looks like a tinydb JSON file from another tool)"
+            if isinstance(header, dict) and "_default" in header
+            else ""
+        )
+        raise StoreCorrupt(
+            path, f"not a runbook journal: the first line has no {HEADER_KEY!r} header{hint}", 1
+        )
     if header[HEADER_KEY] not in READABLE:
-        raise StoreCorrupt(path, f"journal format {header[HEADER_KEY]!r}; this runbook reads "
-                                 f"formats {', '.join(map(str, READABLE))} (written by another version?)", 1)
+        raise StoreCorrupt(
+            path,
+            f"journal format {header[HEADER_KEY]!r}; this runbook reads "
+            f"formats {', '.join(map(str, READABLE))} (written by another version?)",
+            1,
+        )
     return header
 
 

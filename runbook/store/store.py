@@ -23,6 +23,7 @@ decisions). `results()` keeps each result's status as it was recorded.
 One process writes a run at a time (the lock); inside it, calls may come
 from one thread at a time for reads, appends are serialized.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -115,8 +116,14 @@ class Store(StoreQueries):
         self.progress_path = self.directory / progress.PROGRESS_NAME
         self.progress_note: str | None = None  # why the progress database was rebuilt
         # where the journal ends after the last line fed into the state
-        self._fed: dict[str, Any] = {"events": 0, "head": GENESIS, "offset": 0, "line": 1,
-                                     "line_start": 0, "crc": 0}
+        self._fed: dict[str, Any] = {
+            "events": 0,
+            "head": GENESIS,
+            "offset": 0,
+            "line": 1,
+            "line_start": 0,
+            "crc": 0,
+        }
         self._line = 1  # journal lines written so far (the header is line 1)
         self._checkpointed_at = (0, 0.0)  # (events, monotonic time) of the last checkpoint
         self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
@@ -126,8 +133,17 @@ class Store(StoreQueries):
 
     # --- opening -------------------------------------------------------
     @classmethod
-    def create(cls, state_dir: str | Path, run_id: str | None = None, *, site: str, operator: str,
-               tool_version: str, inventory_sha256: str, runbook_sha256: str) -> Store:
+    def create(
+        cls,
+        state_dir: str | Path,
+        run_id: str | None = None,
+        *,
+        site: str,
+        operator: str,
+        tool_version: str,
+        inventory_sha256: str,
+        runbook_sha256: str,
+    ) -> Store:
         """Start a new run (appends RunStarted) and hold the state directory's lock."""
         state_dir = Path(state_dir)
         with os_errors(state_dir):
@@ -141,16 +157,25 @@ class Store(StoreQueries):
                 try:
                     run_dir.mkdir(mode=DIR_MODE)
                 except FileExistsError:
-                    raise StoreError(f"{run_dir}: run {run_id!r} exists already; open it, or "
-                                     "give another run id") from None
+                    raise StoreError(
+                        f"{run_dir}: run {run_id!r} exists already; open it, or give another run id"
+                    ) from None
                 fsync_dir(state_dir)
-            event, _ = stored_event(RunStarted(run_id, site, operator, tool_version,
-                                               inventory_sha256, runbook_sha256))
-            header = {HEADER_KEY: FORMAT, "run_id": run_id, "created": event["time"],
-                      "tool_version": tool_version}
+            event, _ = stored_event(
+                RunStarted(run_id, site, operator, tool_version, inventory_sha256, runbook_sha256)
+            )
+            header = {
+                HEADER_KEY: FORMAT,
+                "run_id": run_id,
+                "created": event["time"],
+                "tool_version": tool_version,
+            }
             with os_errors(run_dir):
-                create_journal(run_dir / JOURNAL_NAME, header,
-                               encode_batch([make_entry(1, header_genesis(header), event)]))
+                create_journal(
+                    run_dir / JOURNAL_NAME,
+                    header,
+                    encode_batch([make_entry(1, header_genesis(header), event)]),
+                )
                 lock.note_run(run_id)
                 store = cls(run_dir, read_only=False, lock=lock)
                 store._load(fresh=True)
@@ -161,16 +186,17 @@ class Store(StoreQueries):
             raise
 
     @classmethod
-    def open(cls, state_dir: str | Path, run_id: str | None = None, *,
-             read_only: bool = False) -> Store:
+    def open(cls, state_dir: str | Path, run_id: str | None = None, *, read_only: bool = False) -> Store:
         """Reopen a run (the latest when run_id is None). For writing, it takes the
         lock, cuts off an unacknowledged last write and records what was interrupted.
         read_only: no lock and no writes; commands left running show as interrupted
         unless another process holds the run open right now."""
         state_dir = Path(state_dir)
         if not state_dir.is_dir():
-            raise NoRun(f"{state_dir}/: no such state directory: no run has been started here "
-                        "(`runbook run` starts one)")
+            raise NoRun(
+                f"{state_dir}/: no such state directory: no run has been started here "
+                "(`runbook run` starts one)"
+            )
         lock = None if read_only else StateLock(state_dir)
         if lock:
             with os_errors(state_dir):
@@ -220,9 +246,14 @@ class Store(StoreQueries):
                 self._replay(entry, line)
                 if entry["seq"] in checks:
                     checks[entry["seq"]] = entry["hash"]
-            self._fed = {"events": chain.seq, "head": chain.head, "offset": reader.good_end,
-                         "line": line, "line_start": reader.good_end - reader.last_line_size,
-                         "crc": reader.crc}
+            self._fed = {
+                "events": chain.seq,
+                "head": chain.head,
+                "offset": reader.good_end,
+                "line": line,
+                "line_start": reader.good_end - reader.last_line_size,
+                "crc": reader.crc,
+            }
         self.header = reader.header
         if chain.seq == 0:
             raise StoreCorrupt(self.path, "the journal has no events (a run starts with RunStarted)")
@@ -234,14 +265,21 @@ class Store(StoreQueries):
         present = self._blobs.names() if self._blob_refs else set()
         for sha, _seq, what in self._blob_refs:
             if sha not in present:
-                raise StoreCorrupt(self._blobs.path(sha), f"output blob missing ({what}): the run's "
-                                                          "blobs/ directory was damaged or partly copied")
+                raise StoreCorrupt(
+                    self._blobs.path(sha),
+                    f"output blob missing ({what}): the run's blobs/ directory was damaged or partly copied",
+                )
         if reader.torn_bytes:
-            self.recovered = (f"an incomplete last write ({reader.torn_bytes} bytes, line "
-                              f"{reader.torn_line}) was dropped: it had never been acknowledged")
+            self.recovered = (
+                f"an incomplete last write ({reader.torn_bytes} bytes, line "
+                f"{reader.torn_line}) was dropped: it had never been acknowledged"
+            )
         if self.progress_note:
-            print(f"runbook: run {self.directory.name}: the progress database {self.progress_note}; "
-                  "rebuilt from the journal", file=sys.stderr)
+            print(
+                f"runbook: run {self.directory.name}: the progress database {self.progress_note}; "
+                "rebuilt from the journal",
+                file=sys.stderr,
+            )
         if not self.read_only:
             self._writer = JournalWriter(self.path, reader.good_end)
             if reader.torn_bytes:
@@ -268,9 +306,14 @@ class Store(StoreQueries):
             return None, None
         batch = read_line(self.path, meta["line_start"], meta["offset"])
         last = batch[-1] if batch else None
-        if not (isinstance(last, dict) and last.get("seq") == meta["events"]
-                and last.get("hash") == meta["head"]) or \
-                prefix_crc(self.path, meta["offset"]) != meta["crc"]:
+        if (
+            not (
+                isinstance(last, dict)
+                and last.get("seq") == meta["events"]
+                and last.get("hash") == meta["head"]
+            )
+            or prefix_crc(self.path, meta["offset"]) != meta["crc"]
+        ):
             # the journal decides: a full replay names its damage, or the cut
             self.progress_note = "does not match the journal"
             return None, {"events": meta["events"], "head": meta["head"]}
@@ -290,13 +333,17 @@ class Store(StoreQueries):
         want = recorded["events"]
         if events < want:
             missing = f"event {want} is" if want == events + 1 else f"events {events + 1} to {want} are"
-            raise StoreCorrupt(self.path, f"the journal ends at event {events}, but {want} events "
-                                          f"were recorded ({HEAD_NAME}): {missing} missing, the "
-                                          "journal was cut; nothing of this run can be trusted "
-                                          "until it is restored from a copy")
+            raise StoreCorrupt(
+                self.path,
+                f"the journal ends at event {events}, but {want} events "
+                f"were recorded ({HEAD_NAME}): {missing} missing, the "
+                "journal was cut; nothing of this run can be trusted "
+                "until it is restored from a copy",
+            )
         if seen != recorded["head"]:
-            raise StoreCorrupt(self.path, f"event {want} is not the one recorded in {HEAD_NAME} "
-                                          "(the journal was rewritten)")
+            raise StoreCorrupt(
+                self.path, f"event {want} is not the one recorded in {HEAD_NAME} (the journal was rewritten)"
+            )
 
     def checkpoint(self) -> None:
         """Write the progress database and the journal's head (atomically), for
@@ -307,12 +354,18 @@ class Store(StoreQueries):
             pos = dict(self._fed, run_id=self.directory.name)
             try:
                 progress.ProgressStorage(self.progress_path).write(
-                    progress.to_data(self.state, self._blob_refs, pos, docs=self._docs))
-                progress.write_atomic(self.directory / HEAD_NAME, json.dumps(
-                    {k: pos[k] for k in ("run_id", "events", "head", "offset")}).encode() + b"\n")
+                    progress.to_data(self.state, self._blob_refs, pos, docs=self._docs)
+                )
+                progress.write_atomic(
+                    self.directory / HEAD_NAME,
+                    json.dumps({k: pos[k] for k in ("run_id", "events", "head", "offset")}).encode() + b"\n",
+                )
             except OSError as exc:  # the journal has it all: a later checkpoint or a rebuild
-                print(f"runbook: could not write the progress database ({exc.strerror}); "
-                      "the journal has everything", file=sys.stderr)
+                print(
+                    f"runbook: could not write the progress database ({exc.strerror}); "
+                    "the journal has everything",
+                    file=sys.stderr,
+                )
             self._checkpointed_at = (pos["events"], time.monotonic())
 
     def _replay(self, entry: dict[str, Any], line: int) -> None:
@@ -320,16 +373,22 @@ class Store(StoreQueries):
         if entry["seq"] == 1 and ev.get("type") != "RunStarted":
             raise StoreCorrupt(self.path, f"the first event is {ev.get('type')!r}, not RunStarted", line)
         if ev.get("type") not in EVENT_TYPES:
-            raise StoreCorrupt(self.path, f"event {entry['seq']}: unknown event type "
-                                          f"{ev.get('type')!r} (written by a newer runbook?)", line)
+            raise StoreCorrupt(
+                self.path,
+                f"event {entry['seq']}: unknown event type {ev.get('type')!r} (written by a newer runbook?)",
+                line,
+            )
         try:
             self.state.apply(event_from_dict(ev))
             if self._index is not None:
                 self._index.add(entry)
             self._blob_refs.extend(_blob_refs(entry))
         except Exception as exc:
-            raise StoreCorrupt(self.path, f"event {entry['seq']} ({ev.get('type')}) does not fit "
-                                          f"its type: {type(exc).__name__}: {exc}", line) from None
+            raise StoreCorrupt(
+                self.path,
+                f"event {entry['seq']} ({ev.get('type')}) does not fit its type: {type(exc).__name__}: {exc}",
+                line,
+            ) from None
 
     def _resume(self) -> None:
         running = self.state.running()
@@ -401,8 +460,11 @@ class Store(StoreQueries):
         if not events:
             return []
         if self.read_only or self._writer is None:
-            raise StoreError(f"{self.path}: this run is open read-only" if self.read_only
-                             else f"{self.path}: the store is closed")
+            raise StoreError(
+                f"{self.path}: this run is open read-only"
+                if self.read_only
+                else f"{self.path}: the store is closed"
+            )
         with self._mutex:
             entries, blobs = [], []
             seq, prev = self._seq, self._head
@@ -411,8 +473,9 @@ class Store(StoreQueries):
                 try:
                     check_event(d)
                 except ValueError as exc:
-                    raise StoreError(f"{self.path}: cannot record {d['type']}: {exc}; nothing "
-                                     "was recorded") from None
+                    raise StoreError(
+                        f"{self.path}: cannot record {d['type']}: {exc}; nothing was recorded"
+                    ) from None
                 blobs += outs
                 seq += 1
                 entries.append(make_entry(seq, prev, d))
@@ -423,15 +486,28 @@ class Store(StoreQueries):
                 try:
                     self._blobs.put_many(blobs)
                 except OSError as exc:
-                    raise StoreError(f"{self._blobs.directory}: could not write an output "
-                                     f"({exc.strerror}); nothing was recorded") from None
+                    raise StoreError(
+                        f"{self._blobs.directory}: could not write an output "
+                        f"({exc.strerror}); nothing was recorded"
+                    ) from None
             self._writer.append(line)
             self._seq, self._head = seq, prev
             self._line += 1
             self._crc = zlib.crc32(line, self._crc)
-            self._unfed.append((events, entries, {"events": seq, "head": prev,
-                                                  "offset": self._writer.end, "line": self._line,
-                                                  "line_start": line_start, "crc": self._crc}))
+            self._unfed.append(
+                (
+                    events,
+                    entries,
+                    {
+                        "events": seq,
+                        "head": prev,
+                        "offset": self._writer.end,
+                        "line": self._line,
+                        "line_start": line_start,
+                        "crc": self._crc,
+                    },
+                )
+            )
             return entries
 
     def catch_up(self) -> None:
@@ -451,16 +527,21 @@ class Store(StoreQueries):
                     due_step = due_step or isinstance(e, StepFinished)
                 self._fed = position
             since = time.monotonic() - self._checkpointed_at[1]
-            if written and (now or (due_step and since >= STEP_CHECKPOINT_GAP)
-                            or since >= progress.CHECKPOINT_SECONDS):
+            if written and (
+                now or (due_step and since >= STEP_CHECKPOINT_GAP) or since >= progress.CHECKPOINT_SECONDS
+            ):
                 self.checkpoint()
+
     def record_definitions(self, runbook: Any, inventory: Any) -> bool:
         """Keep the step definitions and inventory this session runs with in the
         run's directory (definitions.py), before anything runs with them; True
         when they differ from the run's latest version."""
         if self.read_only or self._writer is None:
-            raise StoreError(f"{self.path}: this run is open read-only" if self.read_only
-                             else f"{self.path}: the store is closed")
+            raise StoreError(
+                f"{self.path}: this run is open read-only"
+                if self.read_only
+                else f"{self.path}: the store is closed"
+            )
         return RunDefinitions(self.directory).record(runbook, inventory)
 
     def recorded_definitions(self) -> tuple[Any, Any] | None:
@@ -507,5 +588,7 @@ def _as_stored(event: Event, entry: dict[str, Any]) -> Event:
 
 def _blob_refs(entry: dict[str, Any]) -> list[tuple[str, int, str]]:
     ev, seq = entry["event"], entry["seq"]
-    return [(sha, seq, f"{name} of event {seq}: {ev['action']} of step {ev['step_id']} on {ev['host']}")
-            for name, sha in blob_refs(ev)]
+    return [
+        (sha, seq, f"{name} of event {seq}: {ev['action']} of step {ev['step_id']} on {ev['host']}")
+        for name, sha in blob_refs(ev)
+    ]

@@ -5,6 +5,7 @@ verified host keys, per-command timeouts, streamed output.
     t = Transport(inventory.hosts, policy=policy)
     result = await t.run("gpu07", "ofed_info -s", timeout=30)
 """
+
 from runbook.transport.hostkeys import HostKeyPolicy
 from runbook.transport.result import CommandResult
 from runbook.transport.transport import Transport

@@ -1,6 +1,7 @@
 """Opening one SSH connection: bounded handshakes, our host-key policy, keys
 loaded once, AES-GCM preferred, jump hosts shared, and every failure turned
 into a one-line unknown reason (`ConnectFailed`)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -39,9 +40,16 @@ class _Client(asyncssh.SSHClient):
 
 
 class Connector:
-    def __init__(self, policy: HostKeyPolicy, *, max_handshakes: int, connect_timeout: float,
-                 keepalive_interval: float, keepalive_count_max: int,
-                 on_host_key: OnHostKey | None):
+    def __init__(
+        self,
+        policy: HostKeyPolicy,
+        *,
+        max_handshakes: int,
+        connect_timeout: float,
+        keepalive_interval: float,
+        keepalive_count_max: int,
+        on_host_key: OnHostKey | None,
+    ):
         self.policy = policy
         self.connect_timeout = connect_timeout
         self.on_host_key = on_host_key
@@ -51,7 +59,8 @@ class Connector:
             keepalive_interval=keepalive_interval,
             keepalive_count_max=keepalive_count_max,
             config=[],  # ~/.ssh/config was applied once by options.py; not re-read per connect
-            x509_trusted_certs=None, x509_trusted_cert_paths=[],
+            x509_trusted_certs=None,
+            x509_trusted_cert_paths=[],
         )
         self._keys: dict[tuple[str, ...], tuple[list, list[str]]] = {}
         self.jumps: ConnectionPool = ConnectionPool()
@@ -72,7 +81,9 @@ class Connector:
             self._keys[files] = (pairs, problems)
         return self._keys[files]
 
-    async def open(self, target: ConnectTarget, *, timeout: float | None = None) -> asyncssh.SSHClientConnection:
+    async def open(
+        self, target: ConnectTarget, *, timeout: float | None = None
+    ) -> asyncssh.SSHClientConnection:
         timeout = self.connect_timeout if timeout is None else timeout
         tunnel = None
         if target.jump is not None:
@@ -99,9 +110,17 @@ class Connector:
         async with self._handshakes:
             try:
                 conn = await asyncssh.connect(
-                    target.host, target.port, tunnel=tunnel, options=self._base, config=[],
-                    client_factory=lambda: _Client(check), known_hosts=check.known_hosts,
-                    connect_timeout=timeout, login_timeout=timeout, **kwargs)
+                    target.host,
+                    target.port,
+                    tunnel=tunnel,
+                    options=self._base,
+                    config=[],
+                    client_factory=lambda: _Client(check),
+                    known_hosts=check.known_hosts,
+                    connect_timeout=timeout,
+                    login_timeout=timeout,
+                    **kwargs,
+                )
             except (TimeoutError, asyncssh.Error, OSError, ValueError) as e:
                 raise _failure(e, target, check, timeout, key_problems) from None
         check.connected(conn.get_server_host_key())
@@ -111,22 +130,21 @@ class Connector:
         """The known key types first, then every other: asyncssh alone offers only
         the known types, so a host that has another kind of key closes the
         handshake and the real cause (a key of another type) is never seen."""
-        known, ca, _ = self.policy.lookup(target.host_key_alias or target.host, target.host,
-                                          target.port)
+        known, ca, _ = self.policy.lookup(target.host_key_alias or target.host, target.host, target.port)
         if not known and not ca:
             return None
         first = [a for k, _ in known for a in k.sig_algorithms]
         certs = list(get_default_certificate_algs())
-        rest = [*certs, *get_default_public_key_algs()] if ca else \
-            [*get_default_public_key_algs(), *certs]
+        rest = [*certs, *get_default_public_key_algs()] if ca else [*get_default_public_key_algs(), *certs]
         return list(dict.fromkeys(a.decode() for a in [*first, *rest]))
 
     async def close(self) -> None:
         await self.jumps.close()
 
 
-def _failure(e: BaseException, target: ConnectTarget, check: HostKeyCheck, timeout: float,
-             key_problems: list[str]) -> ConnectFailed:
+def _failure(
+    e: BaseException, target: ConnectTarget, check: HostKeyCheck, timeout: float, key_problems: list[str]
+) -> ConnectFailed:
     via = f" (via {target.jump.name})" if target.jump else ""
     if isinstance(e, asyncssh.HostKeyNotVerifiable):
         return ConnectFailed(f"host key refused: {check.refusal or check.explain(e.reason)}")
@@ -136,17 +154,20 @@ def _failure(e: BaseException, target: ConnectTarget, check: HostKeyCheck, timeo
         return ConnectFailed(f"auth refused: {who} accepted none of our keys{extra}")
     if isinstance(e, asyncssh.KeyExchangeFailed) and check.known:
         algs = ", ".join(sorted({k.algorithm.decode() for k, _ in check.known}))
-        return ConnectFailed(f"host key refused: {target.name} no longer offers a host key of the "
-                             f"known type ({algs}); if the node was reinstalled, remove the old "
-                             f"key from {check.known[0][1]}")
+        return ConnectFailed(
+            f"host key refused: {target.name} no longer offers a host key of the "
+            f"known type ({algs}); if the node was reinstalled, remove the old "
+            f"key from {check.known[0][1]}"
+        )
     if isinstance(e, asyncio.TimeoutError):
         return ConnectFailed(f"unreachable: connect timeout after {timeout:g}s{via}")
     if isinstance(e, ConnectionRefusedError):
         return ConnectFailed(f"unreachable: connection refused{via}")
     if isinstance(e, socket.gaierror):
         return ConnectFailed(f"unreachable: cannot resolve {target.host}{via}")
-    if isinstance(e, (asyncssh.ConnectionLost, ConnectionResetError, BrokenPipeError,
-                      asyncio.IncompleteReadError)):
+    if isinstance(
+        e, (asyncssh.ConnectionLost, ConnectionResetError, BrokenPipeError, asyncio.IncompleteReadError)
+    ):
         # sshd drops handshakes beyond MaxStartups like this: worth one retry.
         return ConnectFailed(f"unreachable: connection closed during handshake{via}", transient=True)
     if isinstance(e, asyncssh.ChannelOpenError):  # the jump host could not reach the target

@@ -8,6 +8,7 @@ client object only for a key that is not among the known ones; that is where
 this policy decides: a host with a known key that differs is always refused,
 a host with no known key is refused unless `trust_new`, in which case the key
 is pinned once the key exchange has proved the server holds it."""
+
 from __future__ import annotations
 
 import os
@@ -70,8 +71,11 @@ def _revoked_only(text: str) -> SSHKnownHosts:
     """The @revoked lines as plain entries: asyncssh's match() drops the revoked
     keys of a `[host]:port` entry when it falls back to the portless lookup, so
     revocations are looked up on their own."""
-    lines = [line.split(None, 1)[1] for line in text.splitlines()
-             if line.split(None, 1)[:1] == ["@revoked"] and len(line.split()) >= 4]
+    lines = [
+        line.split(None, 1)[1]
+        for line in text.splitlines()
+        if line.split(None, 1)[:1] == ["@revoked"] and len(line.split()) >= 4
+    ]
     return asyncssh.import_known_hosts("\n".join(lines) + "\n") if lines else SSHKnownHosts()
 
 
@@ -87,8 +91,9 @@ def _load_file(path: Path) -> tuple[SSHKnownHosts, SSHKnownHosts]:
 
 
 class HostKeyPolicy:
-    def __init__(self, known_hosts_files: list[Path], *, trust_new: bool = False,
-                 pin_file: Path | None = None):
+    def __init__(
+        self, known_hosts_files: list[Path], *, trust_new: bool = False, pin_file: Path | None = None
+    ):
         self.trust_new = trust_new
         self.pin_file = Path(pin_file) if pin_file is not None else None
         if trust_new and self.pin_file is None:
@@ -100,8 +105,13 @@ class HostKeyPolicy:
             self.add_known_hosts(f)
         if self.pin_file is not None:
             if self.pin_file.is_symlink():  # it is written to: never through a link
-                raise InputError(Problem(str(self.pin_file), None, "is a symbolic link; the pin "
-                                         "file is never read or written through one"))
+                raise InputError(
+                    Problem(
+                        str(self.pin_file),
+                        None,
+                        "is a symbolic link; the pin file is never read or written through one",
+                    )
+                )
             self.add_known_hosts(self.pin_file)
         self._pinned = SSHKnownHosts()  # keys pinned by this process, not yet re-read from disk
         self._unwritten: list[str] = []
@@ -142,31 +152,41 @@ class HostKeyPolicy:
         keys = [(k, p) for k, p in keys if all(k != r for r, _ in revoked)]
         return keys, ca, revoked
 
-    def judge(self, name: str, known: list[tuple[SSHKey, Path]], key: SSHKey,
-              revoked: list[tuple[SSHKey, Path]] = (), ca: list[tuple[SSHKey, Path]] = ()
-              ) -> str | None:
+    def judge(
+        self,
+        name: str,
+        known: list[tuple[SSHKey, Path]],
+        key: SSHKey,
+        revoked: list[tuple[SSHKey, Path]] = (),
+        ca: list[tuple[SSHKey, Path]] = (),
+    ) -> str | None:
         """For a presented key that is NOT among the known ones: None to accept it
         (trust-on-first-use of a host with no known key), else the refusal reason:
         revoked, changed, algorithm mismatch, certificate expected, no known key."""
         got = fingerprint(key)
         where_revoked = next((p for r, p in revoked if r == key), None)
         if where_revoked is not None:
-            return (f"host key for {name} is revoked: {got} is marked @revoked in "
-                    f"{where_revoked}")
+            return f"host key for {name} is revoked: {got} is marked @revoked in {where_revoked}"
         if known:
             same_type = [(k, p) for k, p in known if k.algorithm == key.algorithm]
             if not same_type:
                 types = ", ".join(sorted({k.algorithm.decode() for k, _ in known}))
-                return (f"host key algorithm mismatch for {name}: {known[0][1]} knows only "
-                        f"{types} keys, the host offers {key.algorithm.decode()} {got} — "
-                        f"if the node was reinstalled, remove the old key from {known[0][1]}")
+                return (
+                    f"host key algorithm mismatch for {name}: {known[0][1]} knows only "
+                    f"{types} keys, the host offers {key.algorithm.decode()} {got} — "
+                    f"if the node was reinstalled, remove the old key from {known[0][1]}"
+                )
             expected = " or ".join(dict.fromkeys(fingerprint(k) for k, _ in same_type))
             where = same_type[0][1]
-            return (f"host key for {name} changed: expected {expected}, got {got} — "
-                    f"if the node was reinstalled, remove the old key from {where}")
+            return (
+                f"host key for {name} changed: expected {expected}, got {got} — "
+                f"if the node was reinstalled, remove the old key from {where}"
+            )
         if ca:
-            return (f"host key for {name} is a plain key {got}, but {ca[0][1]} expects a "
-                    f"certificate signed by its @cert-authority")
+            return (
+                f"host key for {name} is a plain key {got}, but {ca[0][1]} expects a "
+                f"certificate signed by its @cert-authority"
+            )
         if not self.trust_new:
             return f"no known key for {name} (use --trust-new-hosts to pin it)"
         return None
@@ -191,8 +211,9 @@ class HostKeyPolicy:
         data = old + "".join(self._unwritten)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC |
-                     getattr(os, "O_NOFOLLOW", 0), 0o600)  # owner-only, never through a link
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600
+        )  # owner-only, never through a link
         with open(fd, "w", encoding="utf-8") as f:
             f.write(data)
             f.flush()

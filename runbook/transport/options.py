@@ -11,6 +11,7 @@ options, so they win over ~/.ssh/config, which still supplies the rest):
 Other ssh_config settings (Ciphers, ConnectTimeout, ...) are not applied: the
 transport sets those itself. The config is parsed once per host, never per
 connection."""
+
 from __future__ import annotations
 
 import getpass
@@ -42,8 +43,13 @@ class ConnectTarget:
     @property
     def endpoint(self) -> tuple:
         """Identity of the SSH session: two targets with the same endpoint can share one connection."""
-        return (self.user, self.host, self.port, self.proxy_command,
-                self.jump.endpoint if self.jump else None)
+        return (
+            self.user,
+            self.host,
+            self.port,
+            self.proxy_command,
+            self.jump.endpoint if self.jump else None,
+        )
 
 
 def _first(vars_: dict[str, Any], *names: str) -> Any:
@@ -125,9 +131,17 @@ class TargetResolver:
         return t
 
     def _config(self, host: str, user: str | None, port: int | None) -> SSHClientConfig:
-        return SSHClientConfig.load(None, self.config_paths, False, False, False,
-                                    self._local_user, user if user else (), host,
-                                    port if port else ())
+        return SSHClientConfig.load(
+            None,
+            self.config_paths,
+            False,
+            False,
+            False,
+            self._local_user,
+            user if user else (),
+            host,
+            port if port else (),
+        )
 
     def _resolve(self, name: str, vars_: dict[str, Any]) -> ConnectTarget:
         target = str(_first(vars_, "ansible_host", "ansible_ssh_host") or name)
@@ -137,21 +151,31 @@ class TargetResolver:
         user = str(user_var) if user_var is not None else None
         keys = _as_list(_first(vars_, "ansible_ssh_private_key_file", "ansible_private_key_file"))
         known = _as_list(vars_.get("runbook_known_hosts"))
-        return self._build(name, target, user, port, keys, known,
-                           jump_from_ansible_args(vars_), depth=0)
+        return self._build(name, target, user, port, keys, known, jump_from_ansible_args(vars_), depth=0)
 
-    def _build(self, name: str, target: str, user: str | None, port: int | None,
-               keys: list[str], known: list[str], jump_spec: str | None,
-               depth: int, jump: ConnectTarget | None = None,
-               config_jump: bool = True) -> ConnectTarget:
+    def _build(
+        self,
+        name: str,
+        target: str,
+        user: str | None,
+        port: int | None,
+        keys: list[str],
+        known: list[str],
+        jump_spec: str | None,
+        depth: int,
+        jump: ConnectTarget | None = None,
+        config_jump: bool = True,
+    ) -> ConnectTarget:
         if depth > _MAX_JUMPS:
-            raise ConnectFailed(f"unreachable: ProxyJump chain for {name} is longer than "
-                                f"{_MAX_JUMPS} hops (a loop in ssh_config?)")
+            raise ConnectFailed(
+                f"unreachable: ProxyJump chain for {name} is longer than "
+                f"{_MAX_JUMPS} hops (a loop in ssh_config?)"
+            )
         cfg = self._config(target, user, port)
-        key_files = [str(Path(k).expanduser()) for k in
-                     [*keys, *_as_list(cfg.get("IdentityFile")), *self.default_keys]]
-        known_files = [*known, *(f for f in _as_list(cfg.get("UserKnownHostsFile"))
-                                 if f.lower() != "none")]
+        key_files = [
+            str(Path(k).expanduser()) for k in [*keys, *_as_list(cfg.get("IdentityFile")), *self.default_keys]
+        ]
+        known_files = [*known, *(f for f in _as_list(cfg.get("UserKnownHostsFile")) if f.lower() != "none")]
         proxy_cmd = cfg.get("ProxyCommand")
         spec = jump_spec or (cfg.get("ProxyJump") if config_jump else None)
         if spec:
@@ -177,7 +201,6 @@ class TargetResolver:
             except ValueError:
                 raise ConnectFailed(f"unreachable: bad ProxyJump {spec!r}") from None
             # Only the first hop may take its own ProxyJump from ssh_config.
-            prev = self._build(hop, h, u, p, [], [], None, depth + 1,
-                               jump=prev, config_jump=prev is None)
+            prev = self._build(hop, h, u, p, [], [], None, depth + 1, jump=prev, config_jump=prev is None)
         assert prev is not None
         return prev

@@ -6,6 +6,7 @@ connect for the others). A connection found closed is dropped and reopened on
 the next `get`. After a command timeout a connection can be put `on_probation`:
 until the probe says whether it is still healthy, `get` waits for it instead
 of opening a second connection."""
+
 from __future__ import annotations
 
 import asyncio
@@ -57,6 +58,7 @@ class ConnectionPool(Generic[K]):
                 del self._pending[key]
             if not t.cancelled():
                 t.exception()  # retrieved here so a connect nobody awaits any more is not logged
+
         task.add_done_callback(done)
         return task
 

@@ -1,6 +1,7 @@
 """What one command on one host came to. The engine judges it; the transport
 only says whether the command ran to completion and, when it did not, why
 the host could not be assessed (`unknown_reason`)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

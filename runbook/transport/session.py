@@ -3,6 +3,7 @@
 A bare SSHClientSession (bytes in, our own incremental UTF-8 decoding) costs
 less per command than asyncssh's `conn.run()` process/stream machinery, and it
 lets `on_line` see each complete line as it arrives."""
+
 from __future__ import annotations
 
 import asyncio
@@ -94,8 +95,10 @@ class _CommandSession(asyncssh.SSHClientSession):
     def output(self) -> tuple[str, str]:
         out, err = "".join(self._parts[0]), "".join(self._parts[1])
         if self.dropped:
-            err += (f"\n[runbook: output truncated: kept the first {self._cap} bytes, "
-                    f"dropped {self.dropped} more]\n")
+            err += (
+                f"\n[runbook: output truncated: kept the first {self._cap} bytes, "
+                f"dropped {self.dropped} more]\n"
+            )
         return out, err
 
 
@@ -112,8 +115,14 @@ class Outcome:
     callback_error: BaseException | None = None
 
 
-async def execute(conn: asyncssh.SSHClientConnection, command: str, *, timeout: float,
-                  on_line: OnLine | None = None, cap: int = OUTPUT_CAP) -> Outcome:
+async def execute(
+    conn: asyncssh.SSHClientConnection,
+    command: str,
+    *,
+    timeout: float,
+    on_line: OnLine | None = None,
+    cap: int = OUTPUT_CAP,
+) -> Outcome:
     done = asyncio.get_running_loop().create_future()
     s = _CommandSession(on_line, cap, done)
     chan = None
@@ -128,11 +137,24 @@ async def execute(conn: asyncssh.SSHClientConnection, command: str, *, timeout: 
         # request refused): nothing ran.
         failed_exec = e.code == asyncssh.OPEN_REQUEST_SESSION_FAILED
         started = s.opened and not failed_exec
-        return Outcome(None, "", "", f"channel open failed: {e.reason}", started_remote=started,
-                       retry_ok=not started, conn_lost=conn.is_closed())
+        return Outcome(
+            None,
+            "",
+            "",
+            f"channel open failed: {e.reason}",
+            started_remote=started,
+            retry_ok=not started,
+            conn_lost=conn.is_closed(),
+        )
     except (asyncssh.Error, OSError) as e:
-        return Outcome(None, *s.output(), _lost_reason(s, e), started_remote=s.opened,
-                       retry_ok=not s.opened, conn_lost=True)
+        return Outcome(
+            None,
+            *s.output(),
+            _lost_reason(s, e),
+            started_remote=s.opened,
+            retry_ok=not s.opened,
+            conn_lost=True,
+        )
     except asyncio.CancelledError:
         if chan is not None:
             chan.close()
@@ -146,8 +168,15 @@ async def execute(conn: asyncssh.SSHClientConnection, command: str, *, timeout: 
         reason = LOST_MID_COMMAND
     else:
         reason = "no exit status from host"
-    return Outcome(None, out, err, reason, True, conn_lost=s.lost is not None or conn.is_closed(),
-                   callback_error=s.callback_error)
+    return Outcome(
+        None,
+        out,
+        err,
+        reason,
+        True,
+        conn_lost=s.lost is not None or conn.is_closed(),
+        callback_error=s.callback_error,
+    )
 
 
 def _lost_reason(s: _CommandSession, e: BaseException) -> str:
@@ -156,8 +185,7 @@ def _lost_reason(s: _CommandSession, e: BaseException) -> str:
     return f"connection lost before the command started: {getattr(e, 'reason', None) or e}"
 
 
-def _timed_out(conn: asyncssh.SSHClientConnection, s: _CommandSession, chan,
-               timeout: float) -> Outcome:
+def _timed_out(conn: asyncssh.SSHClientConnection, s: _CommandSession, chan, timeout: float) -> Outcome:
     out, err = s.output()
     reason = f"timeout after {timeout:g}s"
     if chan is None or not s.opened:

@@ -23,6 +23,7 @@ MaxStartups is not what bounds us; what does is our own CPU (asyncssh spends
 while hiding network latency) and the burst a bastion or the network sees.
 Only sessions on open connections are unbounded (they are cheap). When many
 inventory hosts are one sshd (port forwards on a NAT box), pass 10."""
+
 from __future__ import annotations
 
 import asyncio
@@ -46,11 +47,20 @@ _WAIT_BACK_PROBE_TIMEOUT = 10.0
 
 
 class Transport:
-    def __init__(self, hosts: dict[str, Host], *, policy: HostKeyPolicy,
-                 client_keys: list[str] | None = None, ssh_config: list[Path] | None = None,
-                 max_handshakes: int = 64, connect_timeout: float = 15,
-                 keepalive_interval: float = 15, keepalive_count_max: int = 3,
-                 on_host_key: OnHostKey | None = None, output_cap: int = OUTPUT_CAP):
+    def __init__(
+        self,
+        hosts: dict[str, Host],
+        *,
+        policy: HostKeyPolicy,
+        client_keys: list[str] | None = None,
+        ssh_config: list[Path] | None = None,
+        max_handshakes: int = 64,
+        connect_timeout: float = 15,
+        keepalive_interval: float = 15,
+        keepalive_count_max: int = 3,
+        on_host_key: OnHostKey | None = None,
+        output_cap: int = OUTPUT_CAP,
+    ):
         self.hosts = hosts
         self.policy = policy
         self.output_cap = output_cap
@@ -58,11 +68,14 @@ class Transport:
             default = Path("~/.ssh/config").expanduser()
             ssh_config = [default] if default.is_file() else []
         self._resolver = TargetResolver(ssh_config, client_keys or [])
-        self._connector = Connector(policy, max_handshakes=max_handshakes,
-                                    connect_timeout=connect_timeout,
-                                    keepalive_interval=keepalive_interval,
-                                    keepalive_count_max=keepalive_count_max,
-                                    on_host_key=on_host_key)
+        self._connector = Connector(
+            policy,
+            max_handshakes=max_handshakes,
+            connect_timeout=connect_timeout,
+            keepalive_interval=keepalive_interval,
+            keepalive_count_max=keepalive_count_max,
+            on_host_key=on_host_key,
+        )
         self._pool: ConnectionPool[str] = ConnectionPool()
         self._targets: dict[str, ConnectTarget] = {}
         self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
@@ -96,8 +109,13 @@ class Transport:
 
     # -- commands ----------------------------------------------------------
 
-    async def _attempts(self, host: str, command: str, timeout: float, on_line: OnLine | None,
-                        ) -> tuple[Outcome | ConnectFailed, int]:
+    async def _attempts(
+        self,
+        host: str,
+        command: str,
+        timeout: float,
+        on_line: OnLine | None,
+    ) -> tuple[Outcome | ConnectFailed, int]:
         """Connect (pooled) and execute, trying twice only when nothing started."""
         attempts = 0
         while True:
@@ -120,8 +138,9 @@ class Transport:
                 continue
             return o, attempts
 
-    async def run(self, host: str, command: str, *, timeout: float,
-                  on_line: Callable[[str, str], None] | None = None) -> CommandResult:
+    async def run(
+        self, host: str, command: str, *, timeout: float, on_line: Callable[[str, str], None] | None = None
+    ) -> CommandResult:
         started = time.time()
         try:
             o, attempts = await self._attempts(host, command, timeout, on_line)
@@ -129,16 +148,26 @@ class Transport:
             o, attempts = e, 1
         return self._result(host, command, o, attempts, started)
 
-    def _result(self, host: str, command: str, o: Outcome | ConnectFailed, attempts: int,
-                started: float) -> CommandResult:
+    def _result(
+        self, host: str, command: str, o: Outcome | ConnectFailed, attempts: int, started: float
+    ) -> CommandResult:
         if isinstance(o, ConnectFailed):
             self.last_failure[host] = o.reason
-            return CommandResult(host, command, None, "", "", started, time.time(), o.reason,
-                                 False, attempts)
+            return CommandResult(host, command, None, "", "", started, time.time(), o.reason, False, attempts)
         if o.reason is not None:
             self.last_failure[host] = o.reason
-        return CommandResult(host, command, o.exit_status, o.stdout, o.stderr, started, time.time(),
-                             o.reason, o.started_remote, attempts)
+        return CommandResult(
+            host,
+            command,
+            o.exit_status,
+            o.stdout,
+            o.stderr,
+            started,
+            time.time(),
+            o.reason,
+            o.started_remote,
+            attempts,
+        )
 
     async def reboot(self, host: str, command: str = "reboot", *, timeout: float = 60.0) -> CommandResult:
         """Send the reboot. Success (unknown_reason None) is the connection dropping,
@@ -161,8 +190,7 @@ class Transport:
                         if conn is not None:
                             await asyncio.wait_for(conn.wait_closed(), max(remaining, 0))
                     except TimeoutError:
-                        o.reason = (f"reboot command exited 0 but {host} did not go down "
-                                    f"within {timeout:g}s")
+                        o.reason = f"reboot command exited 0 but {host} did not go down within {timeout:g}s"
         except ConnectFailed as e:
             o, attempts = e, 1
         finally:
@@ -181,8 +209,10 @@ class Transport:
             return False
         while (remaining := deadline - loop.time()) > 0:
             try:
-                conn = await self._pool.get(host, lambda: self._connector.open(
-                    t, timeout=min(self._connector.connect_timeout, remaining)))
+                conn = await self._pool.get(
+                    host,
+                    lambda: self._connector.open(t, timeout=min(self._connector.connect_timeout, remaining)),
+                )
                 o = await execute(conn, "true", timeout=min(_WAIT_BACK_PROBE_TIMEOUT, remaining))
                 if o.exit_status == 0:
                     self.last_failure.pop(host, None)

@@ -5,6 +5,7 @@ Plain Python (no textual): `Announcer` is fed the engine's events in order and
 returns at most one message per finished step; an apply waits for the verify
 the engine runs after it, so the two read as one sentence.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -37,8 +38,12 @@ def _by_status(results: dict[str, str]) -> dict[str, list[str]]:
 
 
 # How a failed apply or rollback reads, by the status the host ended in.
-ACTION_BAD_WORDS = {"fail": "failed", "unknown": "unreachable", "interrupted": "interrupted",
-                    "blocked": "blocked"}
+ACTION_BAD_WORDS = {
+    "fail": "failed",
+    "unknown": "unreachable",
+    "interrupted": "interrupted",
+    "blocked": "blocked",
+}
 
 
 def _problems(by: dict[str, list[str]], words: dict[str, str] = BAD_WORDS) -> list[str]:
@@ -123,6 +128,8 @@ class Announcer:
             return Announcement(f"{action} {ev.step_id}", words, "information" if ok else "warning")
         if not results:  # every host had passed already (c, p): nothing ran
             done = ", ".join(f"{n} {s}" for s, n in sorted(ev.counts.items()) if n)
-            return Announcement(f"{ev.action} {ev.step_id}", f"nothing left to verify ({done})", "information")
+            return Announcement(
+                f"{ev.action} {ev.step_id}", f"nothing left to verify ({done})", "information"
+            )
         words, ok = verify_words(results)
         return Announcement(f"{ev.action} {ev.step_id}", words, "information" if ok else "warning")

@@ -4,6 +4,7 @@ command palette, and pushes the main screen. Nothing else lives here.
 `make_app(session)` is the one factory: the CLI (`launch.run_tui`), the
 tests and the screenshot script all build the app through it.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -28,21 +29,40 @@ class RunbookApp(App[int]):
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
     ENABLE_COMMAND_PALETTE = True
 
-    def __init__(self, session: Any, *, blink: bool = True, repaint_every: float = 0.1,
-                 export_output: str | None = None, export_key: str | None = None):
+    def __init__(
+        self,
+        session: Any,
+        *,
+        blink: bool = True,
+        repaint_every: float = 0.1,
+        export_output: str | None = None,
+        export_key: str | None = None,
+    ):
         super().__init__()
         self.session = session
         self._held: list[tuple[str, dict]] = []  # toasts raised while a dialog was open
-        self.main = MainScreen(session, blink=blink, repaint_every=repaint_every, export_output=export_output,
-                               export_key=export_key)
+        self.main = MainScreen(
+            session,
+            blink=blink,
+            repaint_every=repaint_every,
+            export_output=export_output,
+            export_key=export_key,
+        )
 
     def on_mount(self) -> None:
         site = self.main.view.header().site
         self.sub_title = site
         self.push_screen(self.main)
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
-               timeout: float | None = None, markup: bool = False) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
         """Toasts never cover a dialog (they wait until it is closed, then show for their
         full time) and never stack deep (the oldest goes). Markup off: messages carry
         host names and commands, whose brackets are text."""
@@ -62,7 +82,7 @@ class RunbookApp(App[int]):
     def _make_room(self, n: int) -> None:
         # Textual keeps no public count of the toasts shown; its collection is read here.
         shown = list(self._notifications)
-        for old in shown[:max(0, len(shown) + n - MAX_TOASTS)]:
+        for old in shown[: max(0, len(shown) + n - MAX_TOASTS)]:
             self._unnotify(old, refresh=False)
 
     def show_held_toasts(self) -> None:
@@ -81,9 +101,16 @@ class RunbookApp(App[int]):
         self.main.action_quit()
 
 
-def make_app(session: Any, *, blink: bool = True, repaint_every: float = 0.1,
-             export_output: str | None = None, export_key: str | None = None) -> RunbookApp:
+def make_app(
+    session: Any,
+    *,
+    blink: bool = True,
+    repaint_every: float = 0.1,
+    export_output: str | None = None,
+    export_key: str | None = None,
+) -> RunbookApp:
     """The app on an open session. `blink=False` for snapshots (a steady cursor);
     export_output / export_key pre-fill the export dialog (e.g. the demo's key)."""
-    return RunbookApp(session, blink=blink, repaint_every=repaint_every, export_output=export_output,
-                      export_key=export_key)
+    return RunbookApp(
+        session, blink=blink, repaint_every=repaint_every, export_output=export_output, export_key=export_key
+    )

@@ -1,5 +1,6 @@
 """Command palette (ctrl+p): every main-screen action, and jumping to a step
 by its id or title."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -5,6 +5,7 @@ repaints on a timer (~100 ms). In between, this only notes what changed
 (which hosts of which steps, what is running, what finished), so a repaint
 touches just those cells and rows. Plain Python, no textual.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -59,8 +60,11 @@ class Feed:
                 continue  # output goes to the output buffers, not here
             if isinstance(ev, (HostStarted, HostFinished)):
                 ch.hosts.setdefault(ev.step_id, set()).add(ev.host)
-                if isinstance(ev, HostFinished) and self.progress and \
-                        (ev.step_id, ev.action) == (self.progress.step_id, self.progress.action):
+                if (
+                    isinstance(ev, HostFinished)
+                    and self.progress
+                    and (ev.step_id, ev.action) == (self.progress.step_id, self.progress.action)
+                ):
                     self.progress.done += 1
             elif isinstance(ev, StepStarted):
                 self.progress = Progress(ev.step_id, ev.action, len(ev.hosts))

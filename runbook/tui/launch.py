@@ -6,6 +6,7 @@
 
 Problems with the step or inventory files are raised as InputError before
 the terminal is taken over, so they print as FILE:LINE: messages."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,14 +20,22 @@ def run_tui(args) -> int:
     from .app import make_app
 
     project = load_project(args.steps, args.inventory)
-    session = Session.open(project.runbook, project.inventory, args.state,
-                           operator=getattr(args, "operator", None), run_id=getattr(args, "run", None),
-                           trust_new_hosts=bool(getattr(args, "trust_new_hosts", False)),
-                           stream_output=True)
+    session = Session.open(
+        project.runbook,
+        project.inventory,
+        args.state,
+        operator=getattr(args, "operator", None),
+        run_id=getattr(args, "run", None),
+        trust_new_hosts=bool(getattr(args, "trust_new_hosts", False)),
+        stream_output=True,
+    )
 
     async def main() -> int | None:
-        app = make_app(session, export_output=getattr(args, "export_output", None),
-                       export_key=getattr(args, "sign_key", None))
+        app = make_app(
+            session,
+            export_output=getattr(args, "export_output", None),
+            export_key=getattr(args, "sign_key", None),
+        )
         try:
             await app.run_async()
         finally:

@@ -5,6 +5,7 @@ Plain Python (no textual): the widgets only draw what this hands them, and
 the tests can check the numbers without a terminal. Targets are computed once
 per step, because the inventory does not change while the app is open.
 """
+
 from __future__ import annotations
 
 import time
@@ -125,8 +126,11 @@ def restored_values(step: Step, before: Any) -> dict[str, Any] | None:
     command uses (the whole verify record is far too much to read)."""
     if before is None:
         return None
-    paths = [p[len("before."):] for p in placeholders(step.rollback.run if step.rollback else "")
-             if p.startswith("before.")]
+    paths = [
+        p[len("before.") :]
+        for p in placeholders(step.rollback.run if step.rollback else "")
+        if p.startswith("before.")
+    ]
     if not paths or not isinstance(before, dict):
         return {"before": before} if not isinstance(before, dict) else dict(before)
     return {p: lookup(before, p) for p in dict.fromkeys(paths)}
@@ -166,8 +170,16 @@ class RunView:
         step = self.steps[step_id]
         values = [Status(v) for v in self.statuses(step_id, at).values()]
         status = rules.step_status(values).value
-        return StepRow(step.id, step.phase, step.phase_title, step.title, status,
-                       ordered_counts(rules.counts(values)), step.manual, step.apply is not None)
+        return StepRow(
+            step.id,
+            step.phase,
+            step.phase_title,
+            step.title,
+            status,
+            ordered_counts(rules.counts(values)),
+            step.manual,
+            step.apply is not None,
+        )
 
     def rows(self, at: float | None = None) -> list[StepRow]:
         at = time.time() if at is None else at
@@ -179,7 +191,8 @@ class RunView:
         for h in self._targets[step_id]:
             o = outcome(step_id, h)
             if o is not None and rules.stale_reason(
-                    o.status, o.step_sha256, o.inventory_sha256, sha, self.inventory.sha256):
+                o.status, o.step_sha256, o.inventory_sha256, sha, self.inventory.sha256
+            ):
                 return True
         return False
 
@@ -198,8 +211,18 @@ class RunView:
         waived = sum(1 for r in rows if r.status == Status.WAIVED.value)
         run = self.state.run
         site = str(run.get("site", "")) or _site(self.inventory)
-        return HeaderFacts(site, str(run.get("run_id", "")), str(run.get("operator", "")), passed, len(rows),
-                           len(self.inventory.hosts), self.pending_lines(), activity, skipped, waived)
+        return HeaderFacts(
+            site,
+            str(run.get("run_id", "")),
+            str(run.get("operator", "")),
+            passed,
+            len(rows),
+            len(self.inventory.hosts),
+            self.pending_lines(),
+            activity,
+            skipped,
+            waived,
+        )
 
     def first_open_step(self) -> str | None:
         """Where to put the cursor on opening: the first step not yet passed."""
@@ -228,13 +251,17 @@ class RunView:
         notes = []
         for step_id, hosts in self.interrupted().items():
             n = len(hosts)
-            notes.append(f"{n} host{'s were' if n != 1 else ' was'} interrupted in {step_id} "
-                         f"({fold(hosts)}); re-verify? (i)")
+            notes.append(
+                f"{n} host{'s were' if n != 1 else ' was'} interrupted in {step_id} "
+                f"({fold(hosts)}); re-verify? (i)"
+            )
         notes += [f"no hosts for {p}" for p in self.problems]
         stale = self.stale_steps()
         if stale:
-            notes.append(f"changed since their results were recorded: {', '.join(stale)}; "
-                         "re-verify them with v on each step")
+            notes.append(
+                f"changed since their results were recorded: {', '.join(stale)}; "
+                "re-verify them with v on each step"
+            )
         return notes
 
     def decision_lines(self, step_id: str, at: float | None = None) -> list[str]:
@@ -258,17 +285,34 @@ class RunView:
         out = self.state.outcome(step_id, host)
         pending = tuple(f"{p['action']} owed" for p in self.state.pending_for(host))
         before = restored_values(self.steps[step_id], self.state.before(step_id, host))
-        return HostFacts(host, self.state.status(step_id, host).value, self.state.reason(step_id, host),
-                         out.action if out else "", out.command if out else "",
-                         out.exit_status if out else None, before, pending)
+        return HostFacts(
+            host,
+            self.state.status(step_id, host).value,
+            self.state.reason(step_id, host),
+            out.action if out else "",
+            out.command if out else "",
+            out.exit_status if out else None,
+            before,
+            pending,
+        )
 
     def step_text(self, step_id: str, host: str | None) -> StepText:
         step = self.steps[step_id]
         everyone = self._targets[step_id]
         before = self.state.before(step_id, host) if host else None
-        text = StepText(step.id, step.title, step.why.strip(), host, folded(everyone), len(everyone),
-                        hints=list(step.hints), checklist=list(step.checklist), needs=list(step.needs),
-                        before=restored_values(step, before), stale=self.is_stale(step_id))
+        text = StepText(
+            step.id,
+            step.title,
+            step.why.strip(),
+            host,
+            folded(everyone),
+            len(everyone),
+            hints=list(step.hints),
+            checklist=list(step.checklist),
+            needs=list(step.needs),
+            before=restored_values(step, before),
+            stale=self.is_stale(step_id),
+        )
         text.decisions = self.decision_lines(step_id)
         variables = host_vars(self.inventory, host) if host else {}
         for label in ("verify", "apply", "rollback"):
@@ -279,8 +323,9 @@ class RunView:
             text.commands.append((label, command))
             if label == "verify":
                 # with the selected host's values, as the plan shows them ("version eq 23.10-...")
-                text.criteria = [describe(c, dict(variables) if host else None) for c in action.expect] \
-                    or ["exit status == 0"]
+                text.criteria = [describe(c, dict(variables) if host else None) for c in action.expect] or [
+                    "exit status == 0"
+                ]
             if label == "apply":
                 text.then = action.then
         return text

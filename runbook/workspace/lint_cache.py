@@ -4,6 +4,7 @@ with hosts x steps; bench/cold_start.py). Only "no problems" is remembered, unde
 that hashes the bytes of the step files and of the inventory files (Runbook.sha256,
 Inventory.sha256) and the source of the code lint depends on: any change
 to one of them is a different key, so lint runs again. Nothing is trusted without it."""
+
 from __future__ import annotations
 
 import hashlib

@@ -1,4 +1,5 @@
 """Loading what every command needs: the runbook, the inventory, lint."""
+
 from __future__ import annotations
 
 import sys
@@ -20,8 +21,9 @@ class Project:
     inventory_path: Path
 
 
-def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True,
-                 state: str | Path | None = None) -> Project:
+def load_project(
+    steps: str | Path, inventory: str | Path, *, check: bool = True, state: str | Path | None = None
+) -> Project:
     """Load both; with `check`, every problem of both (and of their combination)
     is raised at once as FILE:LINE: messages. With `state`, a clean lint of the same
     files is remembered there and not repeated (workspace/lint_cache.py)."""
@@ -39,8 +41,14 @@ def load_project(steps: str | Path, inventory: str | Path, *, check: bool = True
         problems.extend(_lint(runbook, inv, state))
     if problems:
         if not Path(steps).exists() or not Path(inventory).exists():
-            problems.append(Problem(str(Path.cwd()), None, "this is not a site directory: work in one made by "
-                                    "`runbook init DIR`, or pass --steps DIR --inventory PATH"))
+            problems.append(
+                Problem(
+                    str(Path.cwd()),
+                    None,
+                    "this is not a site directory: work in one made by "
+                    "`runbook init DIR`, or pass --steps DIR --inventory PATH",
+                )
+            )
         raise InputError(problems)
     return Project(runbook, inv, Path(steps), Path(inventory))
 

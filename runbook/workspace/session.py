@@ -7,6 +7,7 @@ event is appended to the store (durably) and only then folded into that state
 and handed to the client, so nothing is ever shown that is not on disk, and
 the engine reads statuses only from what is (Engine._settle).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -65,9 +66,19 @@ def site_of(inventory: Inventory) -> str:
 
 
 class Session:
-    def __init__(self, runbook: Runbook, inventory: Inventory, store: Store, state: RunState, *,
-                 operator: str, trust_new_hosts: bool = False, max_handshakes: int | None = None,
-                 stream_output: bool = False, reboot_timeout: float = 900.0):
+    def __init__(
+        self,
+        runbook: Runbook,
+        inventory: Inventory,
+        store: Store,
+        state: RunState,
+        *,
+        operator: str,
+        trust_new_hosts: bool = False,
+        max_handshakes: int | None = None,
+        stream_output: bool = False,
+        reboot_timeout: float = 900.0,
+    ):
         self.runbook = runbook
         self.inventory = inventory
         self.store = store
@@ -75,32 +86,56 @@ class Session:
         self.operator = operator
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
         pin_file, older_pins = site_pins(Path(store.directory).parent)  # the site's, not the run's
-        policy = HostKeyPolicy(known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts,
-                               pin_file=pin_file)
+        policy = HostKeyPolicy(
+            known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts, pin_file=pin_file
+        )
         self.pinned: list[tuple[str, str]] = []  # (host, fingerprint) pinned by --trust-new-hosts
         kwargs: dict[str, Any] = {}
         if max_handshakes:
             kwargs["max_handshakes"] = max_handshakes
         self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
-        self.engine = Engine(runbook, inventory, self.transport, state, operator=operator,
-                             stream_output=stream_output, reboot_timeout=reboot_timeout,
-                             record_loader=self._record_from_store, feeds_state=False,
-                             run_id=Path(store.directory).name)
+        self.engine = Engine(
+            runbook,
+            inventory,
+            self.transport,
+            state,
+            operator=operator,
+            stream_output=stream_output,
+            reboot_timeout=reboot_timeout,
+            record_loader=self._record_from_store,
+            feeds_state=False,
+            run_id=Path(store.directory).name,
+        )
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []
         self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)
 
     # --- opening -------------------------------------------------------
     @classmethod
-    def open(cls, runbook: Runbook, inventory: Inventory, state_dir: str | Path, *,
-             operator: str | None = None, run_id: str | None = None, new: bool = False, **kw) -> Session:
+    def open(
+        cls,
+        runbook: Runbook,
+        inventory: Inventory,
+        state_dir: str | Path,
+        *,
+        operator: str | None = None,
+        run_id: str | None = None,
+        new: bool = False,
+        **kw,
+    ) -> Session:
         operator = operator_name(operator)
         state_dir = Path(state_dir)
         existing = Store.list_runs(state_dir) if state_dir.exists() else []
         if new or (not existing and run_id is None):
-            store = Store.create(state_dir, run_id, site=site_of(inventory), operator=operator,
-                                 tool_version=__version__, inventory_sha256=inventory.sha256,
-                                 runbook_sha256=runbook.sha256)
+            store = Store.create(
+                state_dir,
+                run_id,
+                site=site_of(inventory),
+                operator=operator,
+                tool_version=__version__,
+                inventory_sha256=inventory.sha256,
+                runbook_sha256=runbook.sha256,
+            )
         else:
             store = Store.open(state_dir, run_id)
         try:  # the run keeps what it runs with: its state stands on its own
@@ -117,11 +152,20 @@ class Session:
     def hosts(self, expr: str | None) -> list[str] | None:
         return choose_hosts(self.inventory, expr)
 
-    async def execute(self, steps: list[Step], action: str = "verify", *, hosts: list[str] | None = None,
-                      again: bool = False, rerun_failed: bool = False, confirm: Confirm | None = None,
-                      on_events: Callable[[list[Event]], Any] | None = None) -> None:
-        batches = self.engine.run(steps, action, hosts=hosts, again=again,
-                                  rerun_failed=rerun_failed, confirm=confirm)
+    async def execute(
+        self,
+        steps: list[Step],
+        action: str = "verify",
+        *,
+        hosts: list[str] | None = None,
+        again: bool = False,
+        rerun_failed: bool = False,
+        confirm: Confirm | None = None,
+        on_events: Callable[[list[Event]], Any] | None = None,
+    ) -> None:
+        batches = self.engine.run(
+            steps, action, hosts=hosts, again=again, rerun_failed=rerun_failed, confirm=confirm
+        )
         try:
             async for batch in batches:
                 await self._deliver(batch, on_events)
@@ -173,7 +217,9 @@ class Session:
         if self.engine.stream_output:
             self.engine.stream_output = wanted
 
-    def decide(self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None) -> OperatorDecision:
+    def decide(
+        self, kind: str, step_id: str, hosts: str, reason: str, expires: float | None = None
+    ) -> OperatorDecision:
         if not reason or not reason.strip():
             raise UsageError(f"{kind} needs a reason (--reason TEXT)")
         try:

@@ -10,6 +10,7 @@ source: every import statement, at module level or inside a function.
   at the bottom that every part may use: they import nothing of runbook,
   and count as packages of their own here.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,7 +40,7 @@ def imports() -> dict[str, set[str]]:
                 names.update(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
-                    base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
                     source = ".".join(base + ([node.module] if node.module else []))
                 else:
                     source = node.module or ""
@@ -61,13 +62,23 @@ def _within(name: str, package: str) -> bool:
 
 
 def _offenders(source: str, target: str) -> list[str]:
-    return sorted(f"{m} imports {n}" for m, names in imports().items() if _within(m, source)
-                  for n in names if _within(n, target))
+    return sorted(
+        f"{m} imports {n}"
+        for m, names in imports().items()
+        if _within(m, source)
+        for n in names
+        if _within(n, target)
+    )
 
 
 def test_the_core_imports_no_textual():
-    bad = sorted(f"{m} imports {n}" for m, names in imports().items() if not _within(m, "runbook.tui")
-                 for n in names if _within(n, "textual"))
+    bad = sorted(
+        f"{m} imports {n}"
+        for m, names in imports().items()
+        if not _within(m, "runbook.tui")
+        for n in names
+        if _within(n, "textual")
+    )
     assert bad == []
 
 

@@ -1,5 +1,6 @@
 """The command-line contract: exit codes, FILE:LINE messages without
 tracebacks, stdout for data."""
+
 import json
 import os
 import shutil
@@ -16,8 +17,15 @@ FIXTURES = configured()
 
 
 def cli(*args, cwd=REPO, input=None, env=None):
-    return subprocess.run([sys.executable, "-m", "runbook", *args], capture_output=True, text=True, cwd=cwd,
-                          input=input, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO), **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=input,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO), **(env or {})),
+    )
 
 
 def test_lint_shipped_files():
@@ -29,8 +37,10 @@ def test_lint_shipped_files():
 def test_lint_broken_files_every_problem_no_traceback(tmp_path):
     steps = tmp_path / "steps"
     steps.mkdir()
-    (steps / "10-a.yaml").write_text("phase: a\ntitle: A\nsteps:\n  - id: x\n    title: X\n    why: w\n"
-                                     "    hosts: nosuchgroup\n    verify:\n      run: echo {{ undefined_var }}\n")
+    (steps / "10-a.yaml").write_text(
+        "phase: a\ntitle: A\nsteps:\n  - id: x\n    title: X\n    why: w\n"
+        "    hosts: nosuchgroup\n    verify:\n      run: echo {{ undefined_var }}\n"
+    )
     (steps / "20-b.yaml").write_text("phase: b\nsteps: [\n")
     p = cli("lint", "--steps", str(steps), "--inventory", str(REPO / "inventory"))
     assert p.returncode == 2
@@ -48,13 +58,17 @@ def test_lint_broken_files_every_problem_no_traceback(tmp_path):
 def test_lint_undefined_template_variable(tmp_path):
     steps = tmp_path / "steps"
     steps.mkdir()
-    (steps / "10-a.yaml").write_text("phase: a\ntitle: A\nsteps:\n  - id: x\n    title: X\n    why: w\n"
-                                     "    hosts: all\n    verify:\n      run: echo {{ undefined_var }}\n")
+    (steps / "10-a.yaml").write_text(
+        "phase: a\ntitle: A\nsteps:\n  - id: x\n    title: X\n    why: w\n"
+        "    hosts: all\n    verify:\n      run: echo {{ undefined_var }}\n"
+    )
     inv = tmp_path / "inv.yaml"
     inv.write_text("all:\n  hosts:\n    n1:\n")
     p = cli("lint", "--steps", str(steps), "--inventory", str(inv))
     assert p.returncode == 2
-    assert "10-a.yaml:9: step x: verify uses {{ undefined_var }}, not defined for any targeted host" in p.stderr
+    assert (
+        "10-a.yaml:9: step x: verify uses {{ undefined_var }}, not defined for any targeted host" in p.stderr
+    )
 
 
 def test_plan_json_has_templated_commands_per_host():
@@ -100,11 +114,21 @@ def test_inventory_equals_ansible_inventory():
 def test_second_owner_gets_exit_4_naming_the_holder(tmp_path):
 
     (tmp_path / "state").mkdir()
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; sys.path.insert(0, sys.argv[1]);"
-        "from runbook.store.lock import StateLock; l = StateLock(sys.argv[2]); l.acquire();"
-        "print('held', flush=True); time.sleep(30)"), str(REPO), str(tmp_path / "state")],
-        stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; sys.path.insert(0, sys.argv[1]);"
+                "from runbook.store.lock import StateLock; l = StateLock(sys.argv[2]); l.acquire();"
+                "print('held', flush=True); time.sleep(30)"
+            ),
+            str(REPO),
+            str(tmp_path / "state"),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         p = cli("note", "ssh-reachable", "--reason", "x", "--state", str(tmp_path / "state"))

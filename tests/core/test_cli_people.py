@@ -1,6 +1,7 @@
 """What a person reads from the CLI (issue 17, item 4): help on every option,
 the closest step ids, runs as a table, parse output without Python reprs,
 the site directory `runbook init` makes, and dependencies that earn their place."""
+
 import argparse
 import json
 import os
@@ -22,9 +23,15 @@ REPR = re.compile(r"[{\[]'[^']*':|\{'|\['|': \[|\bNone\b")  # {'a': ..., ['x', .
 
 
 def cli(*args, cwd=REPO, env=None):
-    return subprocess.run([sys.executable, "-m", "runbook", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="tester", **(env or {})))
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="tester", **(env or {})),
+    )
 
 
 def _subparsers(parser):
@@ -46,8 +53,11 @@ def test_every_option_of_every_command_has_help():
 
 @pytest.mark.parametrize("command", [("plan",), ("run",), ("note", "--reason", "x")])
 def test_an_unknown_step_lists_the_closest_ids(tmp_path, command):
-    args = [command[0], "--step", "link-typ", *command[1:]] if command[0] != "note" else \
-        ["note", "link-typ", *command[1:], "--state", str(tmp_path / "state")]
+    args = (
+        [command[0], "--step", "link-typ", *command[1:]]
+        if command[0] != "note"
+        else ["note", "link-typ", *command[1:], "--state", str(tmp_path / "state")]
+    )
     p = cli(*args)
     assert p.returncode == 2, p.stderr
     assert "no step 'link-typ'" in p.stderr and "closest: link-type-ib" in p.stderr
@@ -100,11 +110,17 @@ def test_parse_prints_fields_and_values_never_a_python_repr():
 def test_nested_values_read_as_key_value():
     from runbook.textfmt import kv_text
 
-    before = {"restore": ["mlx5_0:LINK_TYPE_P1=2", "mlx5_3:LINK_TYPE_P1=2"], "ports": [{"dev": "mlx5_0", "up": True}],
-              "note": None, "rate": 200.0}
+    before = {
+        "restore": ["mlx5_0:LINK_TYPE_P1=2", "mlx5_3:LINK_TYPE_P1=2"],
+        "ports": [{"dev": "mlx5_0", "up": True}],
+        "note": None,
+        "rate": 200.0,
+    }
     text = kv_text(before)
-    assert text == ("restore=mlx5_0:LINK_TYPE_P1=2,mlx5_3:LINK_TYPE_P1=2, ports[0].dev=mlx5_0, ports[0].up=yes, "
-                    "note=-, rate=200")
+    assert text == (
+        "restore=mlx5_0:LINK_TYPE_P1=2,mlx5_3:LINK_TYPE_P1=2, ports[0].dev=mlx5_0, ports[0].up=yes, "
+        "note=-, rate=200"
+    )
     assert kv_text("IB(1)") == "IB(1)"
 
 
@@ -113,8 +129,12 @@ def test_init_makes_a_site_directory_that_lints(tmp_path):
     p = cli("init", str(site), cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert sorted(x.name for x in site.iterdir()) == [".gitignore", "README.md", "inventory", "steps"]
-    assert sorted(x.name for x in (site / "steps").iterdir()) == sorted(x.name for x in (REPO / "steps").glob("*.yaml"))
-    assert (site / "steps" / "30-nic-mode.yaml").read_text() == (REPO / "steps" / "30-nic-mode.yaml").read_text()
+    assert sorted(x.name for x in (site / "steps").iterdir()) == sorted(
+        x.name for x in (REPO / "steps").glob("*.yaml")
+    )
+    assert (site / "steps" / "30-nic-mode.yaml").read_text() == (
+        REPO / "steps" / "30-nic-mode.yaml"
+    ).read_text()
     assert "state/" in (site / ".gitignore").read_text().splitlines()
     assert "runbook lint" in (site / "README.md").read_text()
     inv = (site / "inventory" / "site.yaml").read_text()
@@ -152,8 +172,14 @@ def test_outside_a_site_directory_says_what_to_do(tmp_path):
 
 def test_every_declared_dependency_is_imported():
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
-    modules = {"textual": "textual", "asyncssh": "asyncssh", "rich": "rich", "pyyaml": "yaml",
-               "tinydb": "tinydb", "clustershell": "ClusterShell"}
+    modules = {
+        "textual": "textual",
+        "asyncssh": "asyncssh",
+        "rich": "rich",
+        "pyyaml": "yaml",
+        "tinydb": "tinydb",
+        "clustershell": "ClusterShell",
+    }
     source = "\n".join(p.read_text() for p in (REPO / "runbook").rglob("*.py"))
     for dep in deps:
         name = re.split(r"[\[<>=~ ]", dep, maxsplit=1)[0].lower()
@@ -165,11 +191,23 @@ def test_blocked_by_a_failing_prerequisite_says_how_to_fix_it():
     from runbook.cli.explain import explain
 
     def doc(need):
-        return {"steps": [{"id": "child", "phase": "p", "hosts": {
-            "n1": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"},
-            "n2": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"}}}]}
+        return {
+            "steps": [
+                {
+                    "id": "child",
+                    "phase": "p",
+                    "hosts": {
+                        "n1": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"},
+                        "n2": {"status": "blocked", "reason": f"needs {need}, which is fail on this host"},
+                    },
+                }
+            ]
+        }
+
     [line] = explain(doc("link-type-ib"), {}, {"link-type-ib"})
-    assert line == ("blocked: child on n[1-2] — needs link-type-ib, which fails on these hosts: fix it first "
-                    "(runbook run --step link-type-ib --action apply), or waive it")
+    assert line == (
+        "blocked: child on n[1-2] — needs link-type-ib, which fails on these hosts: fix it first "
+        "(runbook run --step link-type-ib --action apply), or waive it"
+    )
     [line] = explain(doc("ofed-version"), {}, {"link-type-ib"})  # no apply: a person fixes it
     assert "fix it first (by hand, then re-verify), or waive it" in line

@@ -63,10 +63,15 @@ def test_missing_evidence_is_unknown_never_pass():
 
 
 def test_malformed_criteria_are_reported():
-    for raw, needle in [({"path": "x", "eqq": 1}, "unknown operator"), ({"path": "x"}, "exactly one operator"),
-                        ({"matches": "("}, "invalid regular expression"), ({"exit": "zero"}, "integer"),
-                        ({"design": "nope"}, "unknown design"), ("text", "mapping"),
-                        ({"path": "x", "count": "many"}, "count expects")]:
+    for raw, needle in [
+        ({"path": "x", "eqq": 1}, "unknown operator"),
+        ({"path": "x"}, "exactly one operator"),
+        ({"matches": "("}, "invalid regular expression"),
+        ({"exit": "zero"}, "integer"),
+        ({"design": "nope"}, "unknown design"),
+        ("text", "mapping"),
+        ({"path": "x", "count": "many"}, "count expects"),
+    ]:
         c, problems = parse_check(raw, 1)
         assert c is None and any(needle in p for p in problems), (raw, problems)
 
@@ -86,8 +91,12 @@ def test_consistency_split_fails_everyone():
 
 def test_judge_fleet_keeps_unknown_hosts_out_of_the_vote():
     a = action({"consistent": "stdout"})
-    verdicts = {"h1": Verdict(Status.PASS), "h2": Verdict(Status.PASS), "h3": Verdict(Status.PASS),
-                "h4": Verdict(Status.UNKNOWN, "unreachable")}
+    verdicts = {
+        "h1": Verdict(Status.PASS),
+        "h2": Verdict(Status.PASS),
+        "h3": Verdict(Status.PASS),
+        "h4": Verdict(Status.UNKNOWN, "unreachable"),
+    }
     out = judge_fleet(a, verdicts, {}, {"h1": "x", "h2": "x", "h3": "y"}, {})
     assert out["h1"].status == Status.PASS and out["h3"].status == Status.FAIL
     assert out["h4"].status == Status.UNKNOWN and out["h4"].reason == "unreachable"

@@ -1,6 +1,7 @@
 """Criteria described with the host's values (issue 17, item 5): the plan, the
 TUI's step pane and the report read "version eq MLNX_OFED_LINUX-23.10-1.1.9.0",
 never "{{ ofed_version }}", and each design comparison names the design's values."""
+
 import json
 import os
 import subprocess
@@ -40,8 +41,12 @@ def test_a_variable_the_host_lacks_is_said_not_hidden():
 
 
 def test_every_comparator_has_a_description_naming_design_values():
-    v = {"gpus_per_node": 8, "gpu_pci_id": "10de:26b9", "rail_leaves": {1: "leaf01", 2: "leaf02"},
-         "ib_rate_gbps": 200}
+    v = {
+        "gpus_per_node": 8,
+        "gpu_pci_id": "10de:26b9",
+        "rail_leaves": {1: "leaf01", 2: "leaf02"},
+        "ib_rate_gbps": 200,
+    }
     for name, comp in comparators().items():
         assert comp.describe, f"{name} has no description"
         assert describe_design(name, None).startswith(f"as designed ({name}): ")
@@ -51,8 +56,14 @@ def test_every_comparator_has_a_description_naming_design_values():
 
 
 def _plan(*args):
-    p = subprocess.run([sys.executable, "-m", "runbook", "plan", *args], capture_output=True, text=True,
-                       cwd=REPO, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    p = subprocess.run(
+        [sys.executable, "-m", "runbook", "plan", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert p.returncode == 0, p.stderr
     return p.stdout
 
@@ -78,6 +89,9 @@ def test_plan_folds_criteria_that_name_each_host():
 @pytest.mark.parametrize("name", sorted(comparators()))
 def test_each_design_description_names_only_variables_it_fills(name):
     # every variable-looking word of a description is filled when the design defines it
-    v = {w: "VALUE" for w in comparators()[name].describe.replace("/", " ").replace(",", " ").split()
-         if "_" in w and w.islower()}
+    v = {
+        w: "VALUE"
+        for w in comparators()[name].describe.replace("/", " ").replace(",", " ").split()
+        if "_" in w and w.islower()
+    }
     assert "_" not in "".join(w for w in describe_design(name, v).split() if w.isidentifier() and w in v)

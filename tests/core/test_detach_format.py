@@ -1,5 +1,6 @@
 """`detach:` in the step format (docs/long-running-steps.md): loaded, linted with
 FILE:LINE, and turned into a wrapper that starts or re-attaches a node-side job."""
+
 import textwrap
 
 import pytest
@@ -44,11 +45,15 @@ def test_detached_command_cannot_owe_a_reboot(tmp_path):
 
 
 def test_wrapper_names_the_job_by_run_step_and_action_and_keeps_the_command_verbatim():
-    assert job_dir("20261130-1", "gpu-burn-in", "verify") == "/var/tmp/runbook-jobs/20261130-1.gpu-burn-in.verify"
+    assert (
+        job_dir("20261130-1", "gpu-burn-in", "verify")
+        == "/var/tmp/runbook-jobs/20261130-1.gpu-burn-in.verify"
+    )
     assert job_dir("a b;rm", "x/y", "verify") == "/var/tmp/runbook-jobs/a_b_rm.x_y.verify"
     command = "cd /opt/gpu-burn && ./gpu_burn 'quoted $HOME' 600\nRUNBOOK_JOB_EOF"
     text = wrap(command, "r1", "gpu-burn-in", "verify")
     assert "<<'RUNBOOK_JOB_EOF_'\n" + command + "\nRUNBOOK_JOB_EOF_\n" in text  # a quoted here-document
     assert "setsid -f sh $d/run.sh" in text and "kill -0 $(cat $d/pid)" in text
     assert "kill -TERM -- -$(cat /var/tmp/runbook-jobs/r1.gpu-burn-in.verify/pid)" in stop_command(
-        "r1", "gpu-burn-in", "verify")
+        "r1", "gpu-burn-in", "verify"
+    )

@@ -1,6 +1,7 @@
 """A clean lint is remembered under the state directory, keyed by the hashes of the
 step and inventory files: the same files skip lint, any changed byte lints again,
 a problem is never remembered and a cache entry that does not match is ignored."""
+
 import textwrap
 
 import pytest
@@ -48,8 +49,9 @@ def site(tmp_path, monkeypatch):
 
 
 def load(site_dir, state=True):
-    return project.load_project(site_dir / "steps", site_dir / "inventory.yaml",
-                                state=site_dir / "state" if state else None)
+    return project.load_project(
+        site_dir / "steps", site_dir / "inventory.yaml", state=site_dir / "state" if state else None
+    )
 
 
 def test_same_files_lint_once(site):

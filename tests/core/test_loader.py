@@ -57,7 +57,10 @@ def test_good_file_loads(tmp_path):
 
 
 def test_every_problem_of_every_file_with_lines(tmp_path):
-    write(tmp_path, "10-a.yaml", """\
+    write(
+        tmp_path,
+        "10-a.yaml",
+        """\
     phase: a
     title: A
     steps:
@@ -79,17 +82,22 @@ def test_every_problem_of_every_file_with_lines(tmp_path):
         why: w
         hosts: all
         verify: {run: x}
-    """)
+    """,
+    )
     write(tmp_path, "20-b.yaml", "phase: b\nsteps:\n  - id: x\n    id: y\n")
     with pytest.raises(InputError) as err:
         load_runbook(tmp_path)
     text = str(err.value)
-    for needle in ["10-a.yaml:11: step one: verify", "unknown parser 'no-such-parser'",
-                   "10-a.yaml:13: step one: verify.expect[0]: unknown operator 'eqq'",
-                   "10-a.yaml:14: step one: an apply without a rollback",
-                   "10-a.yaml:16: unknown key 'colour' in step",
-                   "duplicate step id 'one'", "needs unknown step 'ghost'",
-                   "20-b.yaml:4: YAML: duplicate key 'id'"]:
+    for needle in [
+        "10-a.yaml:11: step one: verify",
+        "unknown parser 'no-such-parser'",
+        "10-a.yaml:13: step one: verify.expect[0]: unknown operator 'eqq'",
+        "10-a.yaml:14: step one: an apply without a rollback",
+        "10-a.yaml:16: unknown key 'colour' in step",
+        "duplicate step id 'one'",
+        "needs unknown step 'ghost'",
+        "20-b.yaml:4: YAML: duplicate key 'id'",
+    ]:
         assert needle in text, (needle, text)
 
 
@@ -116,7 +124,10 @@ def test_yaml_tags_are_refused(tmp_path):
 
 
 def test_manual_steps_need_a_checklist(tmp_path):
-    write(tmp_path, "90-h.yaml", """\
+    write(
+        tmp_path,
+        "90-h.yaml",
+        """\
     phase: handover
     title: Handover
     steps:
@@ -125,6 +136,7 @@ def test_manual_steps_need_a_checklist(tmp_path):
         why: the customer sees it
         hosts: all
         manual: true
-    """)
+    """,
+    )
     with pytest.raises(InputError, match="checklist"):
         load_runbook(tmp_path)

@@ -1,4 +1,5 @@
 """The rulebook's table (run/rules.py, docs/architecture.md "Status rules"), one row each."""
+
 from dataclasses import dataclass
 
 from runbook.definition.model import Status
@@ -18,8 +19,10 @@ def judge(raw, decisions=(), manual=False, at=100.0):
 
 
 def test_apply_semantics():
-    assert rules.apply_outcome("apply", True, True, "reboot", "") == \
-        (Status.PENDING, "applied; reboot owed; re-verify pending")
+    assert rules.apply_outcome("apply", True, True, "reboot", "") == (
+        Status.PENDING,
+        "applied; reboot owed; re-verify pending",
+    )
     assert rules.apply_outcome("apply", True, True, None, "")[0] == Status.PENDING
     assert rules.apply_outcome("apply", False, True, None, "exit 1") == (Status.FAIL, "apply failed: exit 1")
     assert rules.apply_outcome("apply", False, False, None, "no route")[0] == Status.UNKNOWN

@@ -23,7 +23,10 @@ def test_list_becomes_quoted_words():
 
 def test_dotted_paths_before_and_int_keys():
     v = {"before": {"LINK_TYPE_P1": "ETH(2)"}, "rail_leaves": {1: "leaf01"}, "nics": [{"dev": "mlx5_3"}]}
-    assert render_command("{{ before.LINK_TYPE_P1 }} {{ rail_leaves.1 }} {{ nics.0.dev }}", v) == "'ETH(2)' leaf01 mlx5_3"
+    assert (
+        render_command("{{ before.LINK_TYPE_P1 }} {{ rail_leaves.1 }} {{ nics.0.dev }}", v)
+        == "'ETH(2)' leaf01 mlx5_3"
+    )
 
 
 def test_undefined_is_an_error_and_default_fills_it():

@@ -2,6 +2,7 @@
 settings; commands are matched by prefix. The real SSH paths are tested
 against the simulator and a real sshd elsewhere; this isolates the engine's
 decisions (gating, apply-only-on-failures, before, reboot, rollback)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,9 +31,18 @@ class FakeTransport:
         h = self.hosts[host]
         started = time.time()
         if not h.reachable:
-            return CommandResult(host=host, command=command, exit_status=None, stdout="", stderr="",
-                                 started=started, ended=time.time(),
-                                 unknown_reason="unreachable: connection refused", started_remote=False, attempts=1)
+            return CommandResult(
+                host=host,
+                command=command,
+                exit_status=None,
+                stdout="",
+                stderr="",
+                started=started,
+                ended=time.time(),
+                unknown_reason="unreachable: connection refused",
+                started_remote=False,
+                attempts=1,
+            )
         if h.delay:
             await asyncio.sleep(h.delay)
         h.log.append(command)
@@ -48,8 +58,18 @@ class FakeTransport:
         if on_line:
             for line in out.splitlines():
                 on_line("stdout", line)
-        return CommandResult(host=host, command=command, exit_status=code, stdout=out, stderr="",
-                             started=started, ended=time.time(), unknown_reason=None, started_remote=True, attempts=1)
+        return CommandResult(
+            host=host,
+            command=command,
+            exit_status=code,
+            stdout=out,
+            stderr="",
+            started=started,
+            ended=time.time(),
+            unknown_reason=None,
+            started_remote=True,
+            attempts=1,
+        )
 
     async def reboot(self, host, command="reboot"):
         h = self.hosts[host]

@@ -92,7 +92,9 @@ async def test_verify_gating_and_consistency(world):
     assert not any(c.startswith("version") for c in hosts["n2"].log)
     # consistency among the assessed hosts: n3 is the outlier
     assert st("version", "n3") == Status.FAIL
-    assert "fleet majority '23.10'" in state.reason("version", "n3") and "outliers n3" in state.reason("version", "n3")
+    assert "fleet majority '23.10'" in state.reason("version", "n3") and "outliers n3" in state.reason(
+        "version", "n3"
+    )
     assert st("version", "n1") == Status.PASS
     finished = [e for e in events if isinstance(e, StepFinished) and e.step_id == "link"]
     assert finished[-1].failing == "n2" and finished[-1].unknown == "n5"

@@ -6,6 +6,7 @@ HostFinished event behind it. Step hashes come from runbook.definition.model.Ste
 loader computes them. If the store's snapshot shape changes, change it here
 (and in runbook/export/completion_log.py, the one mapping on the export side).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,9 +32,16 @@ MLX_ETH = MLX_IB.replace("IB(1)", "ETH(2)")
 class SnapshotBuilder:
     def __init__(self, site: str = "seed-dc", operator: str = "alice", t0: float = 1732900000.0):
         self.t = t0
-        self.run = {"run_id": "run-20241129-0001", "site": site, "operator": operator,
-                    "tool_version": "0.1.0", "inventory_sha256": "ab" * 32,
-                    "runbook_sha256": "cd" * 32, "started": None, "ended": None}
+        self.run = {
+            "run_id": "run-20241129-0001",
+            "site": site,
+            "operator": operator,
+            "tool_version": "0.1.0",
+            "inventory_sha256": "ab" * 32,
+            "runbook_sha256": "cd" * 32,
+            "started": None,
+            "ended": None,
+        }
         self.hosts: dict[str, dict] = {}
         self.steps: list[dict] = []
         self.results: list[dict] = []
@@ -41,9 +49,17 @@ class SnapshotBuilder:
         self.pending: list[dict] = []
         self.host_keys: dict[str, dict] = {}
         self.events: list[dict] = []
-        self.record(ev.RunStarted(self.run["run_id"], site, operator, "0.1.0",
-                                  self.run["inventory_sha256"], self.run["runbook_sha256"],
-                                  time=self.tick()))
+        self.record(
+            ev.RunStarted(
+                self.run["run_id"],
+                site,
+                operator,
+                "0.1.0",
+                self.run["inventory_sha256"],
+                self.run["runbook_sha256"],
+                time=self.tick(),
+            )
+        )
         self.run["started"] = self.events[0]["time"]
 
     def tick(self, dt: float = 0.5) -> float:
@@ -58,50 +74,118 @@ class SnapshotBuilder:
     def host(self, name: str, **vars: Any) -> SnapshotBuilder:
         self.hosts[name] = {"ansible_host": f"127.0.1.{len(self.hosts) + 1}", **vars}
         fingerprint = "SHA256:" + hashlib.sha256(name.encode()).hexdigest()[:43]
-        self.host_keys[name] = {"fingerprint": fingerprint, "how": "known_hosts",
-                                "time": self.tick(0.25)}
-        self.record(ev.HostKeyRecorded(name, self.host_keys[name]["fingerprint"], "known_hosts",
-                                       time=self.host_keys[name]["time"]))
+        self.host_keys[name] = {"fingerprint": fingerprint, "how": "known_hosts", "time": self.tick(0.25)}
+        self.record(
+            ev.HostKeyRecorded(
+                name, self.host_keys[name]["fingerprint"], "known_hosts", time=self.host_keys[name]["time"]
+            )
+        )
         return self
 
-    def step(self, step_id: str, phase: str = "nic-mode", title: str = "", run: str = "true",
-             why: str = "Because the design says so.", expect: list | None = None) -> SnapshotBuilder:
-        definition = {"id": step_id, "title": title or step_id, "why": why, "hosts": "compute",
-                      "verify": {"run": run, "expect": expect or [{"exit": 0}], "timeout": 30.0}}
-        sha = Step(step_id, definition["title"], phase, phase, why, "compute", None,
-                   definition=definition).sha256
-        self.steps.append({"id": step_id, "phase": phase, "title": definition["title"],
-                           "why": why, "sha256": sha, "definition": definition})
+    def step(
+        self,
+        step_id: str,
+        phase: str = "nic-mode",
+        title: str = "",
+        run: str = "true",
+        why: str = "Because the design says so.",
+        expect: list | None = None,
+    ) -> SnapshotBuilder:
+        definition = {
+            "id": step_id,
+            "title": title or step_id,
+            "why": why,
+            "hosts": "compute",
+            "verify": {"run": run, "expect": expect or [{"exit": 0}], "timeout": 30.0},
+        }
+        sha = Step(
+            step_id, definition["title"], phase, phase, why, "compute", None, definition=definition
+        ).sha256
+        self.steps.append(
+            {
+                "id": step_id,
+                "phase": phase,
+                "title": definition["title"],
+                "why": why,
+                "sha256": sha,
+                "definition": definition,
+            }
+        )
         return self
 
-    def result(self, step_id: str, host: str, status: str = "pass", *, action: str = "verify",
-               stdout: str = "ok\n", stderr: str = "", reason: str = "", exit_status: int = 0,
-               before: dict | None = None, attempt: int = 1, command: str = "") -> dict:
+    def result(
+        self,
+        step_id: str,
+        host: str,
+        status: str = "pass",
+        *,
+        action: str = "verify",
+        stdout: str = "ok\n",
+        stderr: str = "",
+        reason: str = "",
+        exit_status: int = 0,
+        before: dict | None = None,
+        attempt: int = 1,
+        command: str = "",
+    ) -> dict:
         command = command or f"{step_id} --check"
         started = self.tick()
         self.record(ev.HostStarted(step_id, action, host, command, attempt, time=started))
-        fin = self.record(ev.HostFinished(step_id, action, host, status, reason, command,
-                                          exit_status, stdout, stderr, started, self.tick(),
-                                          attempt, None, before))
-        res = {"step_id": step_id, "action": action, "host": host, "status": status,
-               "reason": reason, "exit_status": exit_status, "command": command,
-               "stdout": stdout, "stderr": stderr,
-               "output_sha256": hashlib.sha256(stdout.encode()).hexdigest(),
-               "started": started, "ended": fin["ended"], "attempts": attempt, "before": before}
+        fin = self.record(
+            ev.HostFinished(
+                step_id,
+                action,
+                host,
+                status,
+                reason,
+                command,
+                exit_status,
+                stdout,
+                stderr,
+                started,
+                self.tick(),
+                attempt,
+                None,
+                before,
+            )
+        )
+        res = {
+            "step_id": step_id,
+            "action": action,
+            "host": host,
+            "status": status,
+            "reason": reason,
+            "exit_status": exit_status,
+            "command": command,
+            "stdout": stdout,
+            "stderr": stderr,
+            "output_sha256": hashlib.sha256(stdout.encode()).hexdigest(),
+            "started": started,
+            "ended": fin["ended"],
+            "attempts": attempt,
+            "before": before,
+        }
         self.results.append(res)
         return res
 
-    def decide(self, kind: str, step_id: str, hosts: str, reason: str, *,
-               operator: str = "alice", expires: float | None = None) -> dict:
-        d = self.record(ev.OperatorDecision(kind, step_id, hosts, operator, reason, expires,
-                                            time=self.tick()))
-        dec = {k: d[k] for k in ("kind", "step_id", "hosts", "operator", "reason", "time",
-                                 "expires")}
+    def decide(
+        self,
+        kind: str,
+        step_id: str,
+        hosts: str,
+        reason: str,
+        *,
+        operator: str = "alice",
+        expires: float | None = None,
+    ) -> dict:
+        d = self.record(
+            ev.OperatorDecision(kind, step_id, hosts, operator, reason, expires, time=self.tick())
+        )
+        dec = {k: d[k] for k in ("kind", "step_id", "hosts", "operator", "reason", "time", "expires")}
         self.decisions.append(dec)
         return dec
 
-    def pending_action(self, step_id: str, host: str, action: str = "reboot",
-                       state: str = "owed") -> dict:
+    def pending_action(self, step_id: str, host: str, action: str = "reboot", state: str = "owed") -> dict:
         d = self.record(ev.PendingActionChanged(step_id, host, action, state, time=self.tick()))
         p = {k: d[k] for k in ("step_id", "host", "action", "state", "time")}
         self.pending.append(p)
@@ -119,11 +203,18 @@ class SnapshotBuilder:
             prev = h
         return {
             "run": dict(self.run),
-            "inventory": {"sources": ["inventory/seed-cluster.yaml"],
-                          "sha256": self.run["inventory_sha256"], "hosts": self.hosts},
-            "steps": self.steps, "results": self.results, "decisions": self.decisions,
-            "pending_actions": self.pending, "host_keys": self.host_keys,
-            "journal": journal, "head": prev,
+            "inventory": {
+                "sources": ["inventory/seed-cluster.yaml"],
+                "sha256": self.run["inventory_sha256"],
+                "hosts": self.hosts,
+            },
+            "steps": self.steps,
+            "results": self.results,
+            "decisions": self.decisions,
+            "pending_actions": self.pending,
+            "host_keys": self.host_keys,
+            "journal": journal,
+            "head": prev,
         }
 
 
@@ -133,27 +224,60 @@ def small_snapshot() -> dict:
     for h in ("gpu01", "gpu02", "gpu03", "gpu07"):
         b.host(h, gpus=8)
     b.step("ofed-version", "software", "OFED version", "ofed_info -s")
-    b.step("link-type-ib", "nic-mode", "ConnectX ports in InfiniBand mode",
-           "mlxconfig -d /dev/mst/mt4129_pciconf0 q LINK_TYPE_P1")
+    b.step(
+        "link-type-ib",
+        "nic-mode",
+        "ConnectX ports in InfiniBand mode",
+        "mlxconfig -d /dev/mst/mt4129_pciconf0 q LINK_TYPE_P1",
+    )
     b.step("nccl-baseline", "fabric", "NCCL all_reduce baseline", "all_reduce_perf -b 8 -e 8G")
     for h in ("gpu01", "gpu02", "gpu03", "gpu07"):
         b.result("ofed-version", h, stdout="MLNX_OFED_LINUX-23.10-1.1.9.0:\n")
     for h in ("gpu01", "gpu02", "gpu03"):
         b.result("link-type-ib", h, stdout=MLX_IB)
-    b.result("link-type-ib", "gpu07", "fail", stdout=MLX_ETH, exit_status=0,
-             reason="LINK_TYPE_P1: expected IB(1), found ETH(2)")
+    b.result(
+        "link-type-ib",
+        "gpu07",
+        "fail",
+        stdout=MLX_ETH,
+        exit_status=0,
+        reason="LINK_TYPE_P1: expected IB(1), found ETH(2)",
+    )
     # recorded as the engine records a successful apply (run/rules.py apply_outcome)
-    b.result("link-type-ib", "gpu07", "pending", action="apply", stdout="Applying... Done!\n",
-             reason="applied; reboot owed; re-verify pending", before={"LINK_TYPE_P1": "ETH(2)"})
+    b.result(
+        "link-type-ib",
+        "gpu07",
+        "pending",
+        action="apply",
+        stdout="Applying... Done!\n",
+        reason="applied; reboot owed; re-verify pending",
+        before={"LINK_TYPE_P1": "ETH(2)"},
+    )
     b.pending_action("link-type-ib", "gpu07")
     b.result("nccl-baseline", "gpu01", stdout="# Avg bus bandwidth    : 18.9\n")
-    b.result("nccl-baseline", "gpu02", "unknown", stdout="", stderr="timeout after 600 s\n",
-             reason="timeout after 600 s", exit_status=None)
-    b.result("nccl-baseline", "gpu03", "fail", stdout="# Avg bus bandwidth    : 12.1\n",
-             reason="busbw: expected 18.5 (-10%), found 12.1")
-    b.decide("waive", "nccl-baseline", "gpu03",
-             "Customer accepts: rail 3 cable on order (RMA 4411)",
-             expires=b.t + 86400 * 30)
+    b.result(
+        "nccl-baseline",
+        "gpu02",
+        "unknown",
+        stdout="",
+        stderr="timeout after 600 s\n",
+        reason="timeout after 600 s",
+        exit_status=None,
+    )
+    b.result(
+        "nccl-baseline",
+        "gpu03",
+        "fail",
+        stdout="# Avg bus bandwidth    : 12.1\n",
+        reason="busbw: expected 18.5 (-10%), found 12.1",
+    )
+    b.decide(
+        "waive",
+        "nccl-baseline",
+        "gpu03",
+        "Customer accepts: rail 3 cable on order (RMA 4411)",
+        expires=b.t + 86400 * 30,
+    )
     b.decide("note", "link-type-ib", "", "gpu07 reboot scheduled for the maintenance window")
     return b.finish("unknown").build()
 
@@ -169,8 +293,14 @@ def fleet_snapshot(n_hosts: int = 50, n_steps: int = 10) -> dict:
     for s in range(n_steps):
         for i, h in enumerate(hosts):
             if (i * 7 + s) % 37 == 0:
-                b.result(f"step-{s:02d}", h, "fail", stdout=MLX_ETH * 4, exit_status=1,
-                         reason="LINK_TYPE_P1: expected IB(1), found ETH(2)")
+                b.result(
+                    f"step-{s:02d}",
+                    h,
+                    "fail",
+                    stdout=MLX_ETH * 4,
+                    exit_status=1,
+                    reason="LINK_TYPE_P1: expected IB(1), found ETH(2)",
+                )
             else:
                 b.result(f"step-{s:02d}", h, stdout=MLX_IB * 4)
     return b.finish("fail").build()

@@ -1,5 +1,6 @@
 """Signing through a real ssh-agent, started by the test on its own socket,
 fed with ssh-add, and stopped by its pid."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,10 @@ from runbook.export.signing_keys import SigningError, load_signer
 from .conftest import PASSPHRASE, allowed_signers, keygen_verify
 from .snapshot_builder import small_snapshot
 
-pytestmark = pytest.mark.skipif(not (shutil.which("ssh-agent") and shutil.which("ssh-add")),
-                                reason="needs OpenSSH's ssh-agent and ssh-add")
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("ssh-agent") and shutil.which("ssh-add")),
+    reason="needs OpenSSH's ssh-agent and ssh-add",
+)
 
 
 @pytest.fixture
@@ -26,8 +29,11 @@ def agent(keys: dict):
     """An ssh-agent in the foreground (-D, so its pid is ours to stop), keys lifetime 5 min."""
     folder = Path(tempfile.mkdtemp(prefix="rb-agent-", dir="/tmp"))  # short: socket path limit
     sock = folder / "agent.sock"
-    proc = subprocess.Popen(["ssh-agent", "-D", "-a", str(sock), "-t", "300"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["ssh-agent", "-D", "-a", str(sock), "-t", "300"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 10
         while not sock.exists():
@@ -36,11 +42,22 @@ def agent(keys: dict):
         askpass = folder / "askpass"
         askpass.write_text(f"#!/bin/sh\necho '{PASSPHRASE}'\n")
         askpass.chmod(0o700)
-        env = dict(os.environ, SSH_AUTH_SOCK=str(sock), SSH_ASKPASS=str(askpass),
-                   SSH_ASKPASS_REQUIRE="force", DISPLAY=":0")
+        env = dict(
+            os.environ,
+            SSH_AUTH_SOCK=str(sock),
+            SSH_ASKPASS=str(askpass),
+            SSH_ASKPASS_REQUIRE="force",
+            DISPLAY=":0",
+        )
         for name in ("ed25519", "rsa", "encrypted"):
-            subprocess.run(["ssh-add", str(keys[name])], env=env, check=True, timeout=30,
-                           capture_output=True, stdin=subprocess.DEVNULL)
+            subprocess.run(
+                ["ssh-add", str(keys[name])],
+                env=env,
+                check=True,
+                timeout=30,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+            )
         yield str(sock)
     finally:
         proc.terminate()
@@ -56,8 +73,7 @@ def _never(path: str) -> str:
     raise AssertionError("asked for a passphrase although the agent holds the key")
 
 
-def test_first_agent_key_signs_and_ssh_keygen_accepts(agent: str, keys: dict,
-                                                      tmp_path: Path) -> None:
+def test_first_agent_key_signs_and_ssh_keygen_accepts(agent: str, keys: dict, tmp_path: Path) -> None:
     signer = load_signer(None, agent_path=agent)
     assert signer.source == "ssh-agent"
     assert signer.fingerprint == load_signer(str(keys["ed25519"])).fingerprint
@@ -93,10 +109,14 @@ def test_key_missing_from_agent_is_a_clear_error(agent: str, keys: dict) -> None
 
 
 def test_export_signed_by_agent_round_trips(agent: str, keys: dict, tmp_path: Path) -> None:
-    result = export_run(small_snapshot(), tmp_path / "log.json", sign_key="agent",
-                        identity="alice@example.com", agent_path=agent)
+    result = export_run(
+        small_snapshot(),
+        tmp_path / "log.json",
+        sign_key="agent",
+        identity="alice@example.com",
+        agent_path=agent,
+    )
     signers = allowed_signers(tmp_path / "as", "alice@example.com", Path(f"{keys['ed25519']}.pub"))
-    assert keygen_verify(result.log, result.signature, signers, "alice@example.com"
-                         ).returncode == 0
+    assert keygen_verify(result.log, result.signature, signers, "alice@example.com").returncode == 0
     report = verify_log(result.log, allowed_signers=signers)
     assert report.ok, report.problems

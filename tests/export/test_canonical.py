@@ -1,4 +1,5 @@
 """Canonical JSON against RFC 8785's own examples."""
+
 from __future__ import annotations
 
 import json
@@ -10,17 +11,29 @@ from runbook.store.canonical import GENESIS, CanonicalError, canonical_bytes, jo
 
 # RFC 8785 Appendix B: IEEE-754 bit patterns and their serialisation.
 RFC_NUMBERS = [
-    ("0000000000000000", "0"), ("8000000000000000", "0"), ("0000000000000001", "5e-324"),
-    ("8000000000000001", "-5e-324"), ("7fefffffffffffff", "1.7976931348623157e+308"),
-    ("ffefffffffffffff", "-1.7976931348623157e+308"), ("4340000000000000", "9007199254740992"),
-    ("c340000000000000", "-9007199254740992"), ("4430000000000000", "295147905179352830000"),
-    ("44b52d02c7e14af5", "9.999999999999997e+22"), ("44b52d02c7e14af6", "1e+23"),
-    ("44b52d02c7e14af7", "1.0000000000000001e+23"), ("444b1ae4d6e2ef4e", "999999999999999700000"),
-    ("444b1ae4d6e2ef4f", "999999999999999900000"), ("444b1ae4d6e2ef50", "1e+21"),
-    ("3eb0c6f7a0b5ed8c", "9.999999999999997e-7"), ("3eb0c6f7a0b5ed8d", "0.000001"),
-    ("41b3de4355555553", "333333333.3333332"), ("41b3de4355555554", "333333333.33333325"),
-    ("41b3de4355555555", "333333333.3333333"), ("41b3de4355555556", "333333333.3333334"),
-    ("41b3de4355555557", "333333333.33333343"), ("becbf647612f3696", "-0.0000033333333333333333"),
+    ("0000000000000000", "0"),
+    ("8000000000000000", "0"),
+    ("0000000000000001", "5e-324"),
+    ("8000000000000001", "-5e-324"),
+    ("7fefffffffffffff", "1.7976931348623157e+308"),
+    ("ffefffffffffffff", "-1.7976931348623157e+308"),
+    ("4340000000000000", "9007199254740992"),
+    ("c340000000000000", "-9007199254740992"),
+    ("4430000000000000", "295147905179352830000"),
+    ("44b52d02c7e14af5", "9.999999999999997e+22"),
+    ("44b52d02c7e14af6", "1e+23"),
+    ("44b52d02c7e14af7", "1.0000000000000001e+23"),
+    ("444b1ae4d6e2ef4e", "999999999999999700000"),
+    ("444b1ae4d6e2ef4f", "999999999999999900000"),
+    ("444b1ae4d6e2ef50", "1e+21"),
+    ("3eb0c6f7a0b5ed8c", "9.999999999999997e-7"),
+    ("3eb0c6f7a0b5ed8d", "0.000001"),
+    ("41b3de4355555553", "333333333.3333332"),
+    ("41b3de4355555554", "333333333.33333325"),
+    ("41b3de4355555555", "333333333.3333333"),
+    ("41b3de4355555556", "333333333.3333334"),
+    ("41b3de4355555557", "333333333.33333343"),
+    ("becbf647612f3696", "-0.0000033333333333333333"),
     ("43143ff3c1cb0959", "1424953923781206.2"),
 ]
 
@@ -32,22 +45,27 @@ def test_numbers_follow_rfc8785_appendix_b(bits: str, expected: str) -> None:
 
 
 def test_rfc8785_example_document() -> None:
-    text = ('{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],'
-            ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",'
-            ' "literals": [null, true, false]}')
-    expected = ('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],'
-                '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}')
+    text = (
+        '{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],'
+        ' "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/",'
+        ' "literals": [null, true, false]}'
+    )
+    expected = (
+        '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],'
+        '"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}'
+    )
     assert canonical_bytes(json.loads(text)) == expected.encode("utf-8")
 
 
 def test_member_names_sort_by_utf16_code_units() -> None:
-    names = ["\u20ac", "\r", "\ufb33", "1", "\U0001F600", "\u0080", "\u00f6"]
+    names = ["\u20ac", "\r", "\ufb33", "1", "\U0001f600", "\u0080", "\u00f6"]
     out = json.loads(canonical_bytes({n: 0 for n in names}))
-    assert list(out) == ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001F600", "\ufb33"]
+    assert list(out) == ["\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001f600", "\ufb33"]
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), {1: "int key"}, {"s": {1, 2}},
-                                 "lone \ud800 surrogate"])
+@pytest.mark.parametrize(
+    "bad", [float("nan"), float("inf"), {1: "int key"}, {"s": {1, 2}}, "lone \ud800 surrogate"]
+)
 def test_values_without_a_canonical_form_are_refused(bad: object) -> None:
     with pytest.raises(CanonicalError):
         canonical_bytes(bad)
@@ -70,6 +88,8 @@ def test_big_integers_are_written_exactly() -> None:
 
 def test_journal_hash_rule() -> None:
     event = {"type": "RunFinished", "status": "pass", "time": 1732900000.5}
-    expected = sha256_hex(b'{"event":{"status":"pass","time":1732900000.5,"type":"RunFinished"},'
-                          b'"prev":"' + GENESIS.encode() + b'","seq":0}')
+    expected = sha256_hex(
+        b'{"event":{"status":"pass","time":1732900000.5,"type":"RunFinished"},'
+        b'"prev":"' + GENESIS.encode() + b'","seq":0}'
+    )
     assert journal_entry_hash(0, GENESIS, event) == expected

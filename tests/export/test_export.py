@@ -1,5 +1,6 @@
 """export_run: reproducible bytes, speed, refusal of inconsistent store data,
 and the contracts it shares with the model and the store."""
+
 from __future__ import annotations
 
 import datetime
@@ -21,8 +22,7 @@ from .snapshot_builder import SnapshotBuilder, fleet_snapshot, small_snapshot
 
 
 def _export(snapshot: dict, folder: Path, keys: dict, key: str = "ed25519"):
-    return export_run(snapshot, folder / "log.json", sign_key=str(keys[key]),
-                      identity="alice@example.com")
+    return export_run(snapshot, folder / "log.json", sign_key=str(keys[key]), identity="alice@example.com")
 
 
 def _reversed_dicts(value):
@@ -55,8 +55,7 @@ def test_fifty_hosts_ten_steps_export_well_under_a_second(tmp_path: Path, keys: 
     report = verify_log(result.log)
     assert report.ok, report.problems
     signers = allowed_signers(tmp_path / "as", "alice@example.com", Path(f"{keys['ed25519']}.pub"))
-    assert keygen_verify(result.log, result.signature, signers, "alice@example.com"
-                         ).returncode == 0
+    assert keygen_verify(result.log, result.signature, signers, "alice@example.com").returncode == 0
 
 
 def test_log_holds_what_the_design_lists(tmp_path: Path, keys: dict) -> None:
@@ -66,21 +65,29 @@ def test_log_holds_what_the_design_lists(tmp_path: Path, keys: dict) -> None:
     gpu07 = doc["summary"]["verdicts"]["link-type-ib"]["gpu07"]
     # an apply alone is no pass: pending until verify runs again (as status and the TUI say)
     assert gpu07["status"] == "pending"
-    assert doc["summary"]["step_status"] == {"ofed-version": "pass", "link-type-ib": "pending",
-                                             "nccl-baseline": "unknown"}
+    assert doc["summary"]["step_status"] == {
+        "ofed-version": "pass",
+        "link-type-ib": "pending",
+        "nccl-baseline": "unknown",
+    }
     assert doc["summary"]["verdicts"]["nccl-baseline"]["gpu03"]["status"] == "waived"
     assert doc["summary"]["changes"][0]["before"] == {"LINK_TYPE_P1": "ETH(2)"}
     assert doc["summary"]["open_pending_actions"][0]["host"] == "gpu07"
     assert doc["journal"]["head"] == doc["journal"]["entries"][-1]["hash"]
     assert doc["signer"]["fingerprint"].startswith("SHA256:")
     assert doc["claims"]["proves"] and doc["claims"]["does_not_prove"]
-    assert all(set(r) >= {"output_sha256", "command", "exit_status", "attempts", "started"}
-               for r in doc["results"])
+    assert all(
+        set(r) >= {"output_sha256", "command", "exit_status", "attempts", "started"} for r in doc["results"]
+    )
 
 
 def test_step_hash_rule_is_the_models() -> None:
-    definition = {"id": "x", "title": "Ünïcode ✓", "when": datetime.date(2024, 11, 29),
-                  "verify": {"run": "true", "timeout": 30.0}}
+    definition = {
+        "id": "x",
+        "title": "Ünïcode ✓",
+        "when": datetime.date(2024, 11, 29),
+        "verify": {"run": "true", "timeout": 30.0},
+    }
     step = Step("x", "t", "p", "p", "why", "all", None, definition=definition)
     assert sha256_hex(step_definition_json(definition)) == step.sha256
 
@@ -104,8 +111,10 @@ def test_store_output_hash_mismatch_is_a_warning(tmp_path: Path, keys: dict) -> 
     snapshot = small_snapshot()
     snapshot["results"][0]["output_sha256"] = "0" * 64
     result = _export(snapshot, tmp_path, keys)
-    assert result.warnings == ["results[0] (step ofed-version, host gpu01): the store's "
-                               "output_sha256 is not the SHA-256 of its stdout"]
+    assert result.warnings == [
+        "results[0] (step ofed-version, host gpu01): the store's "
+        "output_sha256 is not the SHA-256 of its stdout"
+    ]
 
 
 def test_undecodable_text_and_big_integers_still_verify(tmp_path: Path, keys: dict) -> None:
@@ -134,6 +143,8 @@ def test_result_that_disagrees_with_its_event_is_not_signed(tmp_path: Path, keys
 
 
 def test_export_never_imports_textual() -> None:
-    code = ("import sys, runbook.export, runbook.cli.cmd_signed_log; "
-            "sys.exit(1 if 'textual' in sys.modules else 0)")
+    code = (
+        "import sys, runbook.export, runbook.cli.cmd_signed_log; "
+        "sys.exit(1 if 'textual' in sys.modules else 0)"
+    )
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

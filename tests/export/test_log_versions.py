@@ -2,6 +2,7 @@
 (runbook/export/log_versions.py): a step changed and a step removed between two
 sessions; the log keeps the versions that judged the results, lists the
 change, signs, and verifies; edits of the version sections are named."""
+
 import json
 import re
 import shutil
@@ -27,11 +28,14 @@ def verify(store, project, step_id):
     events the engine writes, with the versions it writes)."""
     step = project.runbook.step(step_id)
     hosts = select_hosts(project.inventory, step.hosts)
-    events = [StepStarted(step.id, "verify", tuple(hosts), step.sha256,
-                          inventory_sha256=project.inventory.sha256)]
+    events = [
+        StepStarted(step.id, "verify", tuple(hosts), step.sha256, inventory_sha256=project.inventory.sha256)
+    ]
     for h in hosts:
-        events += [HostStarted(step.id, "verify", h, step.verify.run),
-                   HostFinished(step.id, "verify", h, "pass", "", step.verify.run, 0, f"{h} ok\n")]
+        events += [
+            HostStarted(step.id, "verify", h, step.verify.run),
+            HostFinished(step.id, "verify", h, "pass", "", step.verify.run, 0, f"{h} ok\n"),
+        ]
     store.append_many(events)
 
 
@@ -40,8 +44,15 @@ def two_sessions(tmp_path):
     steps, state = tmp_path / "steps", tmp_path / "state"
     shutil.copytree(REPO / "steps", steps)
     first = load_project(steps, REPO / "inventory", check=False)
-    store = Store.create(state, "run-1", site="seed-dc", operator="alice", tool_version="0.1.0",
-                         inventory_sha256=first.inventory.sha256, runbook_sha256=first.runbook.sha256)
+    store = Store.create(
+        state,
+        "run-1",
+        site="seed-dc",
+        operator="alice",
+        tool_version="0.1.0",
+        inventory_sha256=first.inventory.sha256,
+        runbook_sha256=first.runbook.sha256,
+    )
     store.record_definitions(first.runbook, first.inventory)
     verify(store, first, "ofed-version")
     verify(store, first, "cuda-version")
@@ -80,12 +91,15 @@ def test_changed_and_removed_steps_are_signed_as_used(two_sessions, key, tmp_pat
     cuda = first.runbook.step("cuda-version").sha256
     assert {s["id"]: s["sha256"] for s in log["steps"]}["ofed-version"] == new_ofed
     assert "cuda-version" not in {s["id"] for s in log["steps"]}
-    assert {(v["id"], v["sha256"]) for v in log["step_versions"]} == {("ofed-version", old_ofed),
-                                                                      ("cuda-version", cuda)}
+    assert {(v["id"], v["sha256"]) for v in log["step_versions"]} == {
+        ("ofed-version", old_ofed),
+        ("cuda-version", cuda),
+    }
     judged = {(r["step_id"], r["step_sha256"]) for r in log["results"]}
     assert judged == {("ofed-version", new_ofed), ("cuda-version", cuda)}
-    assert [(c["kind"], c["step_id"], c["from"], c["to"]) for c in log["definition_changes"]] == \
-           [("step", "ofed-version", old_ofed, new_ofed)]
+    assert [(c["kind"], c["step_id"], c["from"], c["to"]) for c in log["definition_changes"]] == [
+        ("step", "ofed-version", old_ofed, new_ofed)
+    ]
     assert log["inventory_versions"] == []  # one inventory throughout
 
     report = verify_log(out)

@@ -2,6 +2,7 @@
 the rail-cabling step's recorded outputs, the wrong links marked. The outputs
 come from the simulator with its `wrong_rail` fault (a compute cable swapped
 into the next rail's leaf); the verdict is the real comparator's."""
+
 from __future__ import annotations
 
 import asyncio
@@ -33,32 +34,48 @@ def outputs() -> dict[str, str]:
 
     async def run() -> dict[str, str]:
         return {h: (await run_line(machines[h], CMD))[0] for h in ("gpu01", "gpu02", "gpu03")}
+
     return asyncio.run(run())
 
 
 def rail_snapshot() -> dict:
     inventory = load_inventory(REPO / "inventory")
     b = SnapshotBuilder()
-    b.step("rail-cabling", "fabric", "Every rail port cabled to its rail's leaf", CMD,
-           expect=[{"design": "rail-cabling"}])
+    b.step(
+        "rail-cabling",
+        "fabric",
+        "Every rail port cabled to its rail's leaf",
+        CMD,
+        expect=[{"design": "rail-cabling"}],
+    )
     b.steps[-1]["definition"]["verify"]["parse"] = "rail-links-by-pci"
     from runbook.definition.model import Step
+
     d = b.steps[-1]["definition"]
-    b.steps[-1]["sha256"] = Step("rail-cabling", d["title"], "fabric", "fabric", d["why"], "compute", None,
-                                 definition=d).sha256
+    b.steps[-1]["sha256"] = Step(
+        "rail-cabling", d["title"], "fabric", "fabric", d["why"], "compute", None, definition=d
+    ).sha256
     for host, out in outputs().items():
         b.host(host)
-        mismatches = comparators()["rail-cabling"].func(parse("rail-links-by-pci", out), host_vars(inventory, host))
-        b.result("rail-cabling", host, "fail" if mismatches else "pass", stdout=out, command=CMD,
-                 reason="; ".join(mismatches))
+        mismatches = comparators()["rail-cabling"].func(
+            parse("rail-links-by-pci", out), host_vars(inventory, host)
+        )
+        b.result(
+            "rail-cabling",
+            host,
+            "fail" if mismatches else "pass",
+            stdout=out,
+            command=CMD,
+            reason="; ".join(mismatches),
+        )
     return b.finish("fail").build()
 
 
 def test_the_picture_marks_the_swapped_cables(tmp_path: Path, keys: dict) -> None:
     r = export_run(rail_snapshot(), tmp_path / "log.json", sign_key=str(keys["ed25519"]), identity="a@b")
     page = r.html.read_text()
-    svg = page[page.index('<svg xmlns="http://www.w3.org/2000/svg" class="rails"'):]
-    svg = svg[:svg.index("</svg>")]
+    svg = page[page.index('<svg xmlns="http://www.w3.org/2000/svg" class="rails"') :]
+    svg = svg[: svg.index("</svg>")]
     titles = re.findall(r"<title>(.*?)</title>", svg)
     wrong = [t for t in titles if "✗" in t]
     # the fault swaps mlx5_0 (rail 1) with the next rail's cable on gpu02 only
@@ -75,5 +92,7 @@ def test_no_picture_without_a_rail_cabling_step(tmp_path: Path, keys: dict) -> N
     b.host("gpu01")
     b.step("ofed", "software")
     b.result("ofed", "gpu01")
-    r = export_run(b.finish("pass").build(), tmp_path / "log.json", sign_key=str(keys["ed25519"]), identity="a@b")
+    r = export_run(
+        b.finish("pass").build(), tmp_path / "log.json", sign_key=str(keys["ed25519"]), identity="a@b"
+    )
     assert "Rail cabling" not in r.html.read_text() and "Rail cabling" not in r.markdown.read_text()

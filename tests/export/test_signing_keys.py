@@ -1,4 +1,5 @@
 """Loading the signing key from a file: passphrases, the no-terminal case, clear errors."""
+
 from __future__ import annotations
 
 import io
@@ -22,8 +23,7 @@ def no_agent(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_encrypted_key_asks_the_callback_once(keys: dict) -> None:
     asked: list[str] = []
-    signer = load_signer(str(keys["encrypted"]),
-                         passphrase_cb=lambda p: asked.append(p) or PASSPHRASE)
+    signer = load_signer(str(keys["encrypted"]), passphrase_cb=lambda p: asked.append(p) or PASSPHRASE)
     assert asked == [str(keys["encrypted"])]
     assert signer.fingerprint.startswith("SHA256:") and signer.source.startswith("file ")
     assert signer.sign(b"x").startswith(b"-----BEGIN SSH SIGNATURE-----")
@@ -54,8 +54,7 @@ def test_terminal_prompt_uses_getpass(keys: dict, monkeypatch: pytest.MonkeyPatc
 
     prompts: list[str] = []
     monkeypatch.setattr(sys, "stdin", Tty(""))
-    monkeypatch.setattr(signing_keys.getpass, "getpass",
-                        lambda prompt: prompts.append(prompt) or PASSPHRASE)
+    monkeypatch.setattr(signing_keys.getpass, "getpass", lambda prompt: prompts.append(prompt) or PASSPHRASE)
     assert load_signer(str(keys["encrypted"])).key_type == "ssh-ed25519"
     assert prompts == [f"Passphrase for {keys['encrypted']}: "]
 
@@ -67,13 +66,15 @@ def test_unencrypted_key_never_asks(keys: dict) -> None:
     assert load_signer(str(keys["rsa"]), passphrase_cb=fail).key_type == "ssh-rsa"
 
 
-@pytest.mark.parametrize("make,message", [
-    (lambda keys, tmp: None, "no signing key"),
-    (lambda keys, tmp: str(tmp / "missing"), "no such key file"),
-    (lambda keys, tmp: f"{keys['ed25519']}.pub", "SSH_AUTH_SOCK is not set"),
-    (lambda keys, tmp: (tmp / "junk").write_text("hello\n") and str(tmp / "junk"),
-     "not a private key"),
-])
+@pytest.mark.parametrize(
+    "make,message",
+    [
+        (lambda keys, tmp: None, "no signing key"),
+        (lambda keys, tmp: str(tmp / "missing"), "no such key file"),
+        (lambda keys, tmp: f"{keys['ed25519']}.pub", "SSH_AUTH_SOCK is not set"),
+        (lambda keys, tmp: (tmp / "junk").write_text("hello\n") and str(tmp / "junk"), "not a private key"),
+    ],
+)
 def test_unusable_keys_are_clear_errors(keys: dict, tmp_path: Path, make, message: str) -> None:
     with pytest.raises(SigningError, match=message):
         load_signer(make(keys, tmp_path))

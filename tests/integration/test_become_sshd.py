@@ -1,6 +1,7 @@
 """`ansible_become` against a real OpenSSH sshd: a host that says so runs its
 commands through `sudo -n` as the become user, with a quoted value still one
 argument; a host that does not runs them as the login user."""
+
 import json
 import os
 import shutil
@@ -46,17 +47,48 @@ def test_become_runs_through_sudo_on_a_real_sshd(tmp_path, sshd_server):
     (steps / "10-become.yaml").write_text(STEPS)
     known = tmp_path / "known_hosts"
     known.write_text(sshd_server.known_hosts_line())
-    login = {"ansible_host": "127.0.0.1", "ansible_port": sshd_server.port, "ansible_user": sshd_server.user,
-             "ansible_ssh_private_key_file": str(sshd_server.client_key)}
+    login = {
+        "ansible_host": "127.0.0.1",
+        "ansible_port": sshd_server.port,
+        "ansible_user": sshd_server.user,
+        "ansible_ssh_private_key_file": str(sshd_server.client_key),
+    }
     inv = tmp_path / "inventory.yaml"
-    inv.write_text(yaml.safe_dump({"all": {
-        "vars": {"runbook_known_hosts": str(known), "word": "a b'c\"; id -un"},
-        "hosts": {"viasudo": {**login, "ansible_become": "yes", "ansible_become_user": "nobody"},
-                  "plain": login}}}))
+    inv.write_text(
+        yaml.safe_dump(
+            {
+                "all": {
+                    "vars": {"runbook_known_hosts": str(known), "word": "a b'c\"; id -un"},
+                    "hosts": {
+                        "viasudo": {**login, "ansible_become": "yes", "ansible_become_user": "nobody"},
+                        "plain": login,
+                    },
+                }
+            }
+        )
+    )
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
-    p = subprocess.run([sys.executable, "-m", "runbook", "run", "--all", "--json", "--steps", str(steps),
-                        "--inventory", str(inv), "--state", str(tmp_path / "state")],
-                       capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "run",
+            "--all",
+            "--json",
+            "--steps",
+            str(steps),
+            "--inventory",
+            str(inv),
+            "--state",
+            str(tmp_path / "state"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert p.returncode == 1, p.stderr  # the host without become fails: it is not nobody
     steps_doc = {s["id"]: s for s in json.loads(p.stdout)["steps"]}
     assert steps_doc["who"]["hosts"]["viasudo"]["status"] == "pass", steps_doc["who"]
@@ -68,10 +100,14 @@ def test_become_runs_through_sudo_on_a_real_sshd(tmp_path, sshd_server):
 def test_the_wrapped_command_quotes_the_whole_command_once():
     assert wrap("id -un", {}) == "id -un"
     assert wrap("id -un", {"ansible_become": "no"}) == "id -un"
-    assert wrap("echo 'a b' | wc -l", {"ansible_become": True}) == \
-        "sudo -n -u root -- /bin/sh -c 'echo '\"'\"'a b'\"'\"' | wc -l'"
-    assert wrap("x", {"ansible_become": "True", "ansible_become_user": "a b"}) == \
-        "sudo -n -u 'a b' -- /bin/sh -c x"
+    assert (
+        wrap("echo 'a b' | wc -l", {"ansible_become": True})
+        == "sudo -n -u root -- /bin/sh -c 'echo '\"'\"'a b'\"'\"' | wc -l'"
+    )
+    assert (
+        wrap("x", {"ansible_become": "True", "ansible_become_user": "a b"})
+        == "sudo -n -u 'a b' -- /bin/sh -c x"
+    )
     with pytest.raises(TemplateError, match="sudo only"):
         wrap("x", {"ansible_become": True, "ansible_become_method": "su"})
     with pytest.raises(TemplateError, match="not a boolean"):

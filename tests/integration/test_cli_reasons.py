@@ -1,6 +1,7 @@
 """What the CLI tells a person on a real (simulated) lab, over SSH: why hosts
 are unknown or blocked, folded by NodeSet, and what to run next; the apply
 prompt in a terminal; the gist of apply scripts in a log; the demo's exit code."""
+
 import os
 import pty
 import re
@@ -21,8 +22,15 @@ from .conftest import REPO, runbook_cli
 @pytest.fixture(scope="module")
 def small_lab(tmp_path_factory):
     """4 compute + 2 SM nodes; the demo scenario leaves sm02 without the storage partition."""
-    lab = SimProcess(tmp_path_factory.mktemp("lab"), nodes=4, scenario=DEFAULT, base_address=random_base(),
-                     port=0, lifetime=600, reboot_seconds=0.5)
+    lab = SimProcess(
+        tmp_path_factory.mktemp("lab"),
+        nodes=4,
+        scenario=DEFAULT,
+        base_address=random_base(),
+        port=0,
+        lifetime=600,
+        reboot_seconds=0.5,
+    )
     lab.start()
     yield lab
     lab.stop()
@@ -31,8 +39,10 @@ def small_lab(tmp_path_factory):
 def test_blocked_says_which_step_to_run_first(small_lab, tmp_path):
     p = runbook_cli("run", "--step", "link-type-ib", state=tmp_path / "state", inventory=small_lab.inventory)
     assert "Traceback" not in p.stderr
-    assert ("blocked: link-type-ib on gpu[01-04] — needs mst-started, which has not run: run it first "
-            "(runbook run --step mst-started), or run the phase (runbook run --phase nic-mode)") in p.stderr, p.stderr
+    assert (
+        "blocked: link-type-ib on gpu[01-04] — needs mst-started, which has not run: run it first "
+        "(runbook run --step mst-started), or run the phase (runbook run --phase nic-mode)"
+    ) in p.stderr, p.stderr
     # status says the same, from the store
     s = runbook_cli("status", state=tmp_path / "state", inventory=small_lab.inventory)
     assert "blocked: link-type-ib on gpu[01-04] — needs mst-started, which has not run" in s.stdout, s.stdout
@@ -47,12 +57,33 @@ def test_unknown_hosts_are_folded_with_the_reason_and_the_way_out(small_lab, tmp
     inv = tmp_path / "inventory.yaml"
     inv.write_text(text)
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
-    p = subprocess.run([sys.executable, "-m", "runbook", "run", "--step", "ssh-reachable", "--state",
-                        str(tmp_path / "state"), "--inventory", str(inv), "--steps", str(REPO / "steps")],
-                       capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "run",
+            "--step",
+            "ssh-reachable",
+            "--state",
+            str(tmp_path / "state"),
+            "--inventory",
+            str(inv),
+            "--steps",
+            str(REPO / "steps"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
     assert p.returncode == 3, p.stderr
-    assert ("unknown: gpu[01-04],sm[01-02] — host key: no known key for these hosts "
-            "(pin them with --trust-new-hosts) (ssh-reachable)") in p.stderr, p.stderr
+    assert (
+        "unknown: gpu[01-04],sm[01-02] — host key: no known key for these hosts "
+        "(pin them with --trust-new-hosts) (ssh-reachable)"
+    ) in p.stderr, p.stderr
 
 
 def _read_until(fd, needle: bytes, timeout: float) -> bytes:
@@ -74,9 +105,30 @@ def test_the_apply_prompt_shows_y_n_and_the_bar_leaves_it_alone(small_lab, tmp_p
     main, child = pty.openpty()
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), TERM="xterm", COLUMNS="120")
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([sys.executable, "-m", "runbook", "run", "--step", "partitions-conf", "--action",
-                             "apply", "--state", str(state), "--inventory", str(inv), "--steps", str(REPO / "steps")],
-                            stdin=child, stdout=child, stderr=child, env=env, cwd=tmp_path, close_fds=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "run",
+            "--step",
+            "partitions-conf",
+            "--action",
+            "apply",
+            "--state",
+            str(state),
+            "--inventory",
+            str(inv),
+            "--steps",
+            str(REPO / "steps"),
+        ],
+        stdin=child,
+        stdout=child,
+        stderr=child,
+        env=env,
+        cwd=tmp_path,
+        close_fds=True,
+    )
     os.close(child)
     try:
         before = _read_until(main, b"[y/N] ", 60)
@@ -103,13 +155,33 @@ def test_the_apply_prompt_shows_y_n_and_the_bar_leaves_it_alone(small_lab, tmp_p
 def test_a_log_gets_the_gist_of_an_apply_script_the_plan_has_it_all(small_lab, tmp_path):
     state, inv = tmp_path / "state", small_lab.inventory
     runbook_cli("run", "--step", "partitions-conf", state=state, inventory=inv, check_rc=1)
-    p = runbook_cli("run", "--step", "partitions-conf", "--action", "apply", "--yes", state=state, inventory=inv)
-    assert re.search(r"sm02: conf=/etc/opensm/partitions.conf  … \(\d+ lines; `runbook plan --step "
-                     r"partitions-conf` shows them all\)", p.stderr), p.stderr
+    p = runbook_cli(
+        "run", "--step", "partitions-conf", "--action", "apply", "--yes", state=state, inventory=inv
+    )
+    assert re.search(
+        r"sm02: conf=/etc/opensm/partitions.conf  … \(\d+ lines; `runbook plan --step "
+        r"partitions-conf` shows them all\)",
+        p.stderr,
+    ), p.stderr
     assert "printf" not in p.stderr and "=full" not in p.stderr  # not the whole PKey plan
-    plan = subprocess.run([sys.executable, "-m", "runbook", "plan", "--step", "partitions-conf", "--inventory",
-                           str(inv), "--steps", str(REPO / "steps")], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    plan = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "plan",
+            "--step",
+            "partitions-conf",
+            "--inventory",
+            str(inv),
+            "--steps",
+            str(REPO / "steps"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert "printf" in plan.stdout, plan.stderr
 
 
@@ -119,9 +191,15 @@ def test_headless_demo_exits_with_the_runs_verdict_from_any_directory(tmp_path):
     scenario.write_text("faults:\n  gpu02: [pcie_x8]\n")  # no apply can retrain a PCIe link
     work = tmp_path / "empty"
     work.mkdir()
-    p = subprocess.run([sys.executable, "-m", "runbook", "demo", "--headless", "--nodes", "3", "--scenario",
-                        str(scenario)], capture_output=True, text=True, timeout=300, cwd=work,
-                       stdin=subprocess.DEVNULL, env=dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="t"))
+    p = subprocess.run(
+        [sys.executable, "-m", "runbook", "demo", "--headless", "--nodes", "3", "--scenario", str(scenario)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=work,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="t"),
+    )
     assert p.returncode == 1, p.stderr[-3000:]
     assert "the run's verdict exit code is 1" in p.stderr
     assert (work / "state" / "demo" / "completion-log.json.sig").exists()

@@ -2,6 +2,7 @@
 resume each time: the store always opens with its hash chain intact, nothing
 that had been reported as done is missing, and the final verdicts equal those
 of an uninterrupted run."""
+
 import json
 import os
 import random
@@ -46,13 +47,24 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
     scenario = tmp_path / "scenario.yaml"
     scenario.write_text(SCENARIO)
     rng = random.Random(int(os.environ.get("RUNBOOK_CRASH_SEED", time.time())))
-    with SimProcess(tmp_path / "lab", nodes=6, scenario=scenario, base_address=random_base(), port=0,
-                    lifetime=600, reboot_seconds=0.5, slow_seconds=2) as lab:
+    with SimProcess(
+        tmp_path / "lab",
+        nodes=6,
+        scenario=scenario,
+        base_address=random_base(),
+        port=0,
+        lifetime=600,
+        reboot_seconds=0.5,
+        slow_seconds=2,
+    ) as lab:
         inv = lab.inventory
         clean = tmp_path / "clean"
         runbook_cli("run", "--all", state=clean, inventory=inv)
         expected = verdicts(clean, inv)
-        assert expected[("link-type-ib", "gpu02")] == "fail" and expected[("ssh-reachable", "gpu03")] == "unknown"
+        assert (
+            expected[("link-type-ib", "gpu02")] == "fail"
+            and expected[("ssh-reachable", "gpu03")] == "unknown"
+        )
 
         env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO))
         kills, chains, completed = 0, 0, 0
@@ -60,10 +72,28 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
         # Kill, resume, kill... When a chain of resumes completes (a fast machine), its
         # verdicts are checked and a fresh chain starts, so the test always gets its kills.
         while kills < KILLS:
-            cmd = [sys.executable, "-m", "runbook", "run", "--all", "--state", str(state), "--inventory",
-                   str(inv), "--steps", str(REPO / "steps")]
-            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                    env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+            cmd = [
+                sys.executable,
+                "-m",
+                "runbook",
+                "run",
+                "--all",
+                "--state",
+                str(state),
+                "--inventory",
+                str(inv),
+                "--steps",
+                str(REPO / "steps"),
+            ]
+            proc = subprocess.Popen(
+                cmd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                cwd=REPO,
+                stdin=subprocess.DEVNULL,
+            )
             try:
                 proc.wait(timeout=rng.uniform(0.4, 2.5))
                 proc.stderr.read()
@@ -84,12 +114,17 @@ def test_sigkill_at_random_moments_then_resume(tmp_path):
             store = Store.open(state, read_only=True)
             try:
                 store.verify_chain()
-                have = {(r["step_id"], r["host"]) for r in store.results(outputs=False).values()
-                        if r["status"] not in ("running", "interrupted")}
+                have = {
+                    (r["step_id"], r["host"])
+                    for r in store.results(outputs=False).values()
+                    if r["status"] not in ("running", "interrupted")
+                }
             finally:
                 store.close()
             for step_id, _status in printed:
-                assert any(s == step_id for s, _h in have), f"{step_id} was reported done but is not in the store"
+                assert any(s == step_id for s, _h in have), (
+                    f"{step_id} was reported done but is not in the store"
+                )
         final = runbook_cli("run", "--all", state=state, inventory=inv)
         assert final.returncode in (1, 3), final.stderr[-2000:]
         assert verdicts(state, inv) == expected

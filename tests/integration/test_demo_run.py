@@ -2,6 +2,7 @@
 the injected faults are reported on exactly the faulty hosts; after the
 applies only what no apply can fix remains; the run exports a signed log
 that ssh-keygen and our verifier both accept."""
+
 import json
 import os
 import shutil
@@ -20,19 +21,31 @@ REPO = Path(__file__).resolve().parents[2]
 # and what still fails after `run --all --action apply --yes` (gpu13's NIC in the other
 # socket does not slow single-node NCCL, which uses no NIC: it is not in nccl-intra-node).
 BEFORE = {
-    "link-type-ib": "gpu07", "pcie-link-gpu": "gpu21", "ofed-version": "gpu22",
-    "nic-numa-affinity": "gpu13", "gpu-nic-topology": "gpu13", "irq-affinity": "gpu[13,31]",
-    "rail-cabling": "gpu40", "partitions-conf": "sm02",
+    "link-type-ib": "gpu07",
+    "pcie-link-gpu": "gpu21",
+    "ofed-version": "gpu22",
+    "nic-numa-affinity": "gpu13",
+    "gpu-nic-topology": "gpu13",
+    "irq-affinity": "gpu[13,31]",
+    "rail-cabling": "gpu40",
+    "partitions-conf": "sm02",
     # GPU 2 of gpu21 at x8: its copies and DCGM's pcie test are slow too
-    "gpu-p2p-bandwidth": "gpu21", "dcgm-diag": "gpu21",
+    "gpu-p2p-bandwidth": "gpu21",
+    "dcgm-diag": "gpu21",
 }
 AFTER = {
-    "pcie-link-gpu": "gpu21", "ofed-version": "gpu22", "nic-numa-affinity": "gpu13",
-    "gpu-nic-topology": "gpu13", "rail-cabling": "gpu40", "nccl-intra-node": "gpu21",
+    "pcie-link-gpu": "gpu21",
+    "ofed-version": "gpu22",
+    "nic-numa-affinity": "gpu13",
+    "gpu-nic-topology": "gpu13",
+    "rail-cabling": "gpu40",
+    "nccl-intra-node": "gpu21",
     # one job over the nodes, split until the slow ones are named (docs/step-kinds.md):
     # the NIC on the other socket, the GPU at x8, the cable in the wrong rail
-    "nccl-inter-node": "gpu[13,21,40]", "nccl-alltoall": "gpu21",
-    "gpu-p2p-bandwidth": "gpu21", "dcgm-diag": "gpu21",
+    "nccl-inter-node": "gpu[13,21,40]",
+    "nccl-alltoall": "gpu21",
+    "gpu-p2p-bandwidth": "gpu21",
+    "dcgm-diag": "gpu21",
 }
 
 
@@ -60,8 +73,9 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
     refused = runbook_cli("run", "--step", "link-type-ib", "--action", "apply", state=state, inventory=inv)
     assert "needs --yes" in refused.stderr
 
-    fixed = runbook_cli("run", "--all", "--action", "apply", "--yes", "--json", state=state, inventory=inv,
-                        check_rc=1)
+    fixed = runbook_cli(
+        "run", "--all", "--action", "apply", "--yes", "--json", state=state, inventory=inv, check_rc=1
+    )
     doc = json.loads(fixed.stdout)
     failing = {s["id"]: s["failing"] for s in doc["steps"] if s["failing"]}
     assert failing == AFTER
@@ -72,8 +86,17 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
     assert {s["id"]: s["failing"] for s in json.loads(status.stdout)["steps"] if s["failing"]} == AFTER
 
     # waive what cannot be fixed here; the waiver is recorded with the operator
-    runbook_cli("waive", "rail-cabling", "--hosts", "gpu40", "--reason", "recabling booked for Tuesday",
-                state=state, inventory=inv, check_rc=0)
+    runbook_cli(
+        "waive",
+        "rail-cabling",
+        "--hosts",
+        "gpu40",
+        "--reason",
+        "recabling booked for Tuesday",
+        state=state,
+        inventory=inv,
+        check_rc=0,
+    )
     status = json.loads(runbook_cli("status", "--json", state=state, inventory=inv).stdout)
     cab = steps_of(status)["rail-cabling"]
     assert cab["hosts"]["gpu40"]["status"] == "waived" and "tester" in cab["hosts"]["gpu40"]["reason"]
@@ -83,19 +106,57 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
     key.write_private_key(str(tmp_path / "key"))
     (tmp_path / "key").chmod(0o600)
     out = tmp_path / "log.json"
-    runbook_cli("export", "--sign-key", str(tmp_path / "key"), "-o", str(out), "--identity", "tester@site",
-                state=state, inventory=inv, check_rc=0)
+    runbook_cli(
+        "export",
+        "--sign-key",
+        str(tmp_path / "key"),
+        "-o",
+        str(out),
+        "--identity",
+        "tester@site",
+        state=state,
+        inventory=inv,
+        check_rc=0,
+    )
     pub = key.export_public_key().decode().split()
     (tmp_path / "allowed").write_text(f'tester@site namespaces="runbook" {pub[0]} {pub[1]}\n')
-    ours = subprocess.run([sys.executable, "-m", "runbook", "verify-log", str(out), "--allowed-signers",
-                           str(tmp_path / "allowed"), "--identity", "tester@site"], capture_output=True,
-                          text=True, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    ours = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "verify-log",
+            str(out),
+            "--allowed-signers",
+            str(tmp_path / "allowed"),
+            "--identity",
+            "tester@site",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert ours.returncode == 0, ours.stdout + ours.stderr
     if shutil.which("ssh-keygen"):
         with open(out, "rb") as f:
-            theirs = subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(tmp_path / "allowed"), "-I",
-                                     "tester@site", "-n", "runbook", "-s", f"{out}.sig"], stdin=f,
-                                    capture_output=True, text=True)
+            theirs = subprocess.run(
+                [
+                    "ssh-keygen",
+                    "-Y",
+                    "verify",
+                    "-f",
+                    str(tmp_path / "allowed"),
+                    "-I",
+                    "tester@site",
+                    "-n",
+                    "runbook",
+                    "-s",
+                    f"{out}.sig",
+                ],
+                stdin=f,
+                capture_output=True,
+                text=True,
+            )
         assert theirs.returncode == 0, theirs.stderr
     log = json.loads(out.read_text())
     assert any(d["kind"] == "waive" and d["operator"] == "tester" for d in log["decisions"])

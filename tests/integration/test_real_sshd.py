@@ -1,6 +1,7 @@
 """The engine and CLI against a real OpenSSH sshd on loopback, running real
 commands in a real shell: verdicts, outputs, exit statuses, timeouts, and a
 changed host key refused (unknown, never pass)."""
+
 import json
 import os
 import platform
@@ -59,7 +60,8 @@ def setup(tmp_path, srv, known_hosts):
     steps.mkdir()
     (steps / "10-real.yaml").write_text(STEPS)
     inv = tmp_path / "inventory.yaml"
-    inv.write_text(textwrap.dedent(f"""\
+    inv.write_text(
+        textwrap.dedent(f"""\
         all:
           vars:
             kernel: "{platform.release()}"
@@ -70,7 +72,8 @@ def setup(tmp_path, srv, known_hosts):
               ansible_port: {srv.port}
               ansible_user: {srv.user}
               ansible_ssh_private_key_file: {srv.client_key}
-        """))
+        """)
+    )
     return steps, inv
 
 
@@ -79,9 +82,28 @@ def run(tmp_path, steps, inv, *extra):
     import sys
 
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
-    return subprocess.run([sys.executable, "-m", "runbook", "run", "--all", "--json", "--steps", str(steps),
-                           "--inventory", str(inv), "--state", str(tmp_path / "state"), *extra],
-                          capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "run",
+            "--all",
+            "--json",
+            "--steps",
+            str(steps),
+            "--inventory",
+            str(inv),
+            "--state",
+            str(tmp_path / "state"),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def hosts_of(proc):

@@ -1,5 +1,6 @@
 """Resume semantics: passed hosts are not re-run; a changed step definition
 or inventory makes the old results stale, says so, and re-verifies them."""
+
 import json
 import shutil
 
@@ -12,8 +13,11 @@ from .conftest import REPO, runbook_cli
 def started_hosts(state, step_id):
     """Hosts of each StepStarted(verify) of the step, in journal order."""
     with Store.open(state, read_only=True) as store:
-        return [e["event"]["hosts"] for e in store.journal()
-                if e["event"]["type"] == "StepStarted" and e["event"]["step_id"] == step_id]
+        return [
+            e["event"]["hosts"]
+            for e in store.journal()
+            if e["event"]["type"] == "StepStarted" and e["event"]["step_id"] == step_id
+        ]
 
 
 def test_passed_hosts_not_rerun_changed_definition_is_stale(tmp_path):
@@ -23,13 +27,17 @@ def test_passed_hosts_not_rerun_changed_definition_is_stale(tmp_path):
         inv, state = lab.inventory, tmp_path / "state"
 
         def run(*extra):
-            return runbook_cli("run", "--step", "ofed-version", *extra, state=state, inventory=inv, steps=steps)
+            return runbook_cli(
+                "run", "--step", "ofed-version", *extra, state=state, inventory=inv, steps=steps
+            )
 
         assert run().returncode == 0
         assert run().returncode == 0
         assert [len(h) for h in started_hosts(state, "ofed-version")] == [5]  # second run: nothing to do
         text = (steps / "40-software.yaml").read_text()
-        (steps / "40-software.yaml").write_text(text.replace("run: ofed_info -s", "run: ofed_info -s | head -1", 1))
+        (steps / "40-software.yaml").write_text(
+            text.replace("run: ofed_info -s", "run: ofed_info -s | head -1", 1)
+        )
         again = run()
         assert again.returncode == 0
         assert "stale: the definition of step ofed-version changed" in again.stderr

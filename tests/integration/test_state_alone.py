@@ -3,6 +3,7 @@
 step and the inventory changed between two sessions of one run are listed in
 the export, each result names the versions that judged it, and the log
 verifies in our verifier and in the real ssh-keygen."""
+
 import json
 import os
 import shutil
@@ -22,15 +23,38 @@ SSH_KEYGEN = shutil.which("ssh-keygen") or "/usr/bin/ssh-keygen"
 def cli_in(cwd, *args, timeout=120):
     """The real CLI, run where nothing but what is passed is at hand."""
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "runbook", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=cwd, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def keygen_verify(log, identity, allowed):
     with open(log, "rb") as data:
-        return subprocess.run([SSH_KEYGEN, "-Y", "verify", "-f", str(allowed), "-I", identity, "-n",
-                               "runbook", "-s", f"{log}.sig"], stdin=data, capture_output=True,
-                              text=True, timeout=30)
+        return subprocess.run(
+            [
+                SSH_KEYGEN,
+                "-Y",
+                "verify",
+                "-f",
+                str(allowed),
+                "-I",
+                identity,
+                "-n",
+                "runbook",
+                "-s",
+                f"{log}.sig",
+            ],
+            stdin=data,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
 
 
 def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
@@ -68,8 +92,18 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     key.write_private_key(str(tmp_path / "key"))
     (tmp_path / "key").chmod(0o600)
     out = empty / "log.json"
-    export = cli_in(empty, "export", "--state", str(state), "--sign-key", str(tmp_path / "key"),
-                    "-o", str(out), "--identity", "tester@site")
+    export = cli_in(
+        empty,
+        "export",
+        "--state",
+        str(state),
+        "--sign-key",
+        str(tmp_path / "key"),
+        "-o",
+        str(out),
+        "--identity",
+        "tester@site",
+    )
     assert export.returncode == 0, export.stderr
 
     log = json.loads(out.read_text())
@@ -91,23 +125,31 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     driver = [r for (s, _h), r in results.items() if s == "nvidia-driver-version"]
     assert len(ofed) == 5 and len(driver) == 3
     assert {(r["step_sha256"], r["inventory_sha256"]) for r in ofed} == {(ofed_new, second_inv)}
-    assert {(r["step_sha256"], r["inventory_sha256"]) for r in driver} == \
-           {(older["nvidia-driver-version"]["sha256"], first_inv)}
+    assert {(r["step_sha256"], r["inventory_sha256"]) for r in driver} == {
+        (older["nvidia-driver-version"]["sha256"], first_inv)
+    }
     assert older["nvidia-driver-version"]["sha256"] != driver_new
 
     # the changes: what changed, when (the first use of the new version)
     changes = [(c["kind"], c["step_id"], c["from"], c["to"]) for c in log["definition_changes"]]
-    assert changes == [("step", "ofed-version", older["ofed-version"]["sha256"], ofed_new),
-                       ("inventory", "ofed-version", first_inv, second_inv)]
-    assert all(isinstance(c["time"], float) and c["time"] > log["run"]["started"]
-               for c in log["definition_changes"])
+    assert changes == [
+        ("step", "ofed-version", older["ofed-version"]["sha256"], ofed_new),
+        ("inventory", "ofed-version", first_inv, second_inv),
+    ]
+    assert all(
+        isinstance(c["time"], float) and c["time"] > log["run"]["started"] for c in log["definition_changes"]
+    )
 
     report = (empty / "log.md").read_text()
-    section = report[report.index("## Definitions changed during the run"):]
-    assert f"| step definition | ofed-version | {older['ofed-version']['sha256'][:12]} | {ofed_new[:12]} |" \
-        in section, section
-    assert "| inventory |" in section and "Definitions changed during the run" in \
-        (empty / "log.html").read_text()
+    section = report[report.index("## Definitions changed during the run") :]
+    assert (
+        f"| step definition | ofed-version | {older['ofed-version']['sha256'][:12]} | {ofed_new[:12]} |"
+        in section
+    ), section
+    assert (
+        "| inventory |" in section
+        and "Definitions changed during the run" in (empty / "log.html").read_text()
+    )
 
     # without a trusted signer an intact log is not OK (exit 5, docs/security.md)
     assert cli_in(empty, "verify-log", str(out)).returncode == 5
@@ -120,8 +162,9 @@ def test_export_and_status_from_the_state_alone_list_what_changed(tmp_path):
     # the new sections are checked, not just carried: an edit is named
     edited = json.loads(out.read_text())
     edited["results"][0]["step_sha256"] = "0" * 64
-    assert any("step_sha256/inventory_sha256 are not the versions" in p
-               for p in check_document(edited).problems)
+    assert any(
+        "step_sha256/inventory_sha256 are not the versions" in p for p in check_document(edited).problems
+    )
     edited = json.loads(out.read_text())
     edited["definition_changes"] = edited["definition_changes"][1:]
     assert any(p.startswith("definition_changes:") for p in check_document(edited).problems)
@@ -136,16 +179,26 @@ def test_explicit_files_that_differ_are_named_and_not_signed(tmp_path):
     shutil.copytree(REPO / "steps", steps)
     with SimProcess(tmp_path / "lab", nodes=2, base_address=random_base(), port=0, lifetime=300) as lab:
         inv = lab.inventory
-        assert runbook_cli("run", "--step", "ofed-version", state=state, inventory=inv,
-                           steps=steps).returncode == 0
+        assert (
+            runbook_cli("run", "--step", "ofed-version", state=state, inventory=inv, steps=steps).returncode
+            == 0
+        )
         used = (steps / "40-software.yaml").read_text()
         (steps / "40-software.yaml").write_text(used.replace("run: ofed_info -s", "run: ofed_info", 1))
         key = asyncssh.generate_private_key("ssh-ed25519", comment="t@site")
         key.write_private_key(str(tmp_path / "key"))
         (tmp_path / "key").chmod(0o600)
         out = tmp_path / "log.json"
-        export = runbook_cli("export", "--sign-key", str(tmp_path / "key"), "-o", str(out), state=state,
-                             inventory=inv, steps=steps)
+        export = runbook_cli(
+            "export",
+            "--sign-key",
+            str(tmp_path / "key"),
+            "-o",
+            str(out),
+            state=state,
+            inventory=inv,
+            steps=steps,
+        )
         assert export.returncode == 0, export.stderr
         assert "not the steps run" in export.stderr and "using the run's own" in export.stderr
         log = json.loads(out.read_text())

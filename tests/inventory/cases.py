@@ -1,5 +1,6 @@
 """The inventories compared with ansible-core, and how ansible-inventory is run
 for them (shared by regen_expected.py and the tests)."""
+
 from __future__ import annotations
 
 import os
@@ -60,8 +61,12 @@ def ansible_inventory_cmd(path: Path, *args: str) -> list[str]:
 def run_concurrently(commands: list[list[str]], home: str) -> list[str]:
     """Run several ansible commands at once (each takes ~1 s of CPU to start);
     every process is waited for or killed before returning."""
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=ansible_env(home), cwd=home) for cmd in commands]
+    procs = [
+        subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ansible_env(home), cwd=home
+        )
+        for cmd in commands
+    ]
     try:
         results = [proc.communicate(timeout=120) for proc in procs]
     finally:

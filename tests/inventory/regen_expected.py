@@ -7,6 +7,7 @@ Writes, for every case in cases.py, what `ansible-inventory -i PATH --list`
 and `--host NAME` print, byte for byte. Run it only when a case changes, and
 review the diff: these files are the reference the tests hold runbook to.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """Our reading of each inventory against ansible-core's: the committed output of
 `ansible-inventory --list/--host` (regen_expected.py) byte for byte, and the
 live tool when it is installed."""
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ def current(inventories, case):
     (inventory/seed-cluster.yaml is edited as the runbook grows)."""
     recorded = json.loads(SOURCES_DIGESTS.read_text()).get(case)
     if recorded != inventories[case].sha256:
-        pytest.fail(f"{CASES[case][0]} changed since its expected output was generated: "
-                    "run `python tests/inventory/regen_expected.py` and review the diff")
+        pytest.fail(
+            f"{CASES[case][0]} changed since its expected output was generated: "
+            "run `python tests/inventory/regen_expected.py` and review the diff"
+        )
     return inventories[case]
 
 
@@ -53,7 +56,16 @@ def test_fixtures_cover_what_the_brief_asks(inventories):
     assert "switches" in nested["fabric"]["children"] and "switches" not in nested
     assert "monitoring" in nested["all"]["children"]
     ranges = json.loads(list_fixture("ranges").read_text())
-    assert ranges["stride"]["hosts"][:8] == ["odd1", "odd3", "odd5", "odd7", "odd9", "even02", "even06", "even10"]
+    assert ranges["stride"]["hosts"][:8] == [
+        "odd1",
+        "odd3",
+        "odd5",
+        "odd7",
+        "odd9",
+        "even02",
+        "even06",
+        "even10",
+    ]
     assert ranges["_meta"]["hostvars"]["login.example.com"] == {"ansible_port": 2222}
     prec = json.loads(list_fixture("precedence").read_text())["_meta"]["hostvars"]
     assert prec["h1"]["nic"] == {"dev": "mlx5_1"} and prec["h1"]["sibling"] == "aaa_high"
@@ -71,7 +83,7 @@ def live(tmp_path_factory):
     commands += [ansible_inventory_cmd(CASES[case][0], "--host", host) for case, host in LIVE_HOSTS]
     outputs = run_concurrently(commands, home)
     lists = dict(zip(CASES, outputs))
-    hosts = dict(zip(LIVE_HOSTS, outputs[len(CASES):]))
+    hosts = dict(zip(LIVE_HOSTS, outputs[len(CASES) :]))
     return lists, hosts
 
 

@@ -1,4 +1,5 @@
 """select_hosts (groups, hosts, NodeSet patterns, set operators) and fold."""
+
 from __future__ import annotations
 
 import random
@@ -25,24 +26,27 @@ def nested():
     return load_inventory(CASES["nested"][0])
 
 
-@pytest.mark.parametrize(("expr", "expected"), [
-    ("sm", ["sm01", "sm02"]),
-    ("@sm", ["sm01", "sm02"]),
-    ("compute", GPUS),
-    ("all", GPUS + ["sm01", "sm02"]),
-    ("gpu07", ["gpu07"]),
-    ("gpu[01-48]", GPUS),
-    ("gpu[01-03,07]", ["gpu01", "gpu02", "gpu03", "gpu07"]),
-    ("compute!gpu07", [g for g in GPUS if g != "gpu07"]),
-    ("gpu[01-48]!gpu07", [g for g in GPUS if g != "gpu07"]),
-    ("compute&sm", []),
-    ("compute,sm", GPUS + ["sm01", "sm02"]),
-    ("sm,compute", GPUS + ["sm01", "sm02"]),  # inventory order, whatever the expression's order
-    ("sm02,gpu03,sm01", ["gpu03", "sm01", "sm02"]),
-    ("gpu[01-03]^gpu[02-04]", ["gpu01", "gpu04"]),
-    ("all&gpu[10-12]", ["gpu10", "gpu11", "gpu12"]),
-    (" compute ! gpu[02-48] , sm ", ["gpu01", "sm01", "sm02"]),
-])
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ("sm", ["sm01", "sm02"]),
+        ("@sm", ["sm01", "sm02"]),
+        ("compute", GPUS),
+        ("all", GPUS + ["sm01", "sm02"]),
+        ("gpu07", ["gpu07"]),
+        ("gpu[01-48]", GPUS),
+        ("gpu[01-03,07]", ["gpu01", "gpu02", "gpu03", "gpu07"]),
+        ("compute!gpu07", [g for g in GPUS if g != "gpu07"]),
+        ("gpu[01-48]!gpu07", [g for g in GPUS if g != "gpu07"]),
+        ("compute&sm", []),
+        ("compute,sm", GPUS + ["sm01", "sm02"]),
+        ("sm,compute", GPUS + ["sm01", "sm02"]),  # inventory order, whatever the expression's order
+        ("sm02,gpu03,sm01", ["gpu03", "sm01", "sm02"]),
+        ("gpu[01-03]^gpu[02-04]", ["gpu01", "gpu04"]),
+        ("all&gpu[10-12]", ["gpu10", "gpu11", "gpu12"]),
+        (" compute ! gpu[02-48] , sm ", ["gpu01", "sm01", "sm02"]),
+    ],
+)
 def test_selection(cluster, expr, expected):
     assert select_hosts(cluster, expr) == expected
 
@@ -69,21 +73,26 @@ def test_unknown_names_are_listed_not_dropped(cluster):
     err = info.value
     assert isinstance(err, UsageError) and isinstance(err, ValueError)
     assert err.unknown == ["@bar", "gpu99", "foo", "gpu49", "gpu50"]
-    assert str(err) == ("host selection 'compute!gpu99,foo,@bar,gpu[47-50]': no such group: @bar; "
-                        "no such group or host: gpu99, foo; no such host: gpu[49-50] "
-                        "(groups: all, ungrouped, compute, sm)")
+    assert str(err) == (
+        "host selection 'compute!gpu99,foo,@bar,gpu[47-50]': no such group: @bar; "
+        "no such group or host: gpu99, foo; no such host: gpu[49-50] "
+        "(groups: all, ungrouped, compute, sm)"
+    )
 
 
-@pytest.mark.parametrize(("expr", "message"), [
-    ("", "empty host selection"),
-    ("   ", "empty host selection"),
-    ("compute,", "an operator needs a group, host or pattern on each side"),
-    ("!gpu01", "an operator needs a group, host or pattern on each side"),
-    ("gpu[01-48", "unbalanced brackets"),
-    ("gpu[01:48]", "NodeSet ranges use '-': gpu[01-48], not gpu[01:48]"),
-    ("gpu[48-01]", "bad pattern 'gpu[48-01]'"),
-    ("compute:!gpu07", "no such group or host: compute: (combine with NodeSet's , ! & ^"),
-])
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("", "empty host selection"),
+        ("   ", "empty host selection"),
+        ("compute,", "an operator needs a group, host or pattern on each side"),
+        ("!gpu01", "an operator needs a group, host or pattern on each side"),
+        ("gpu[01-48", "unbalanced brackets"),
+        ("gpu[01:48]", "NodeSet ranges use '-': gpu[01-48], not gpu[01:48]"),
+        ("gpu[48-01]", "bad pattern 'gpu[48-01]'"),
+        ("compute:!gpu07", "no such group or host: compute: (combine with NodeSet's , ! & ^"),
+    ],
+)
 def test_malformed_expressions(cluster, expr, message):
     with pytest.raises(HostSelectionError) as info:
         select_hosts(cluster, expr)

@@ -1,5 +1,6 @@
 """The Inventory model load_inventory builds: order, groups, sources and
 sha256, and host_vars' magic variables compared with ansible-core's."""
+
 from __future__ import annotations
 
 import hashlib
@@ -24,7 +25,9 @@ def test_model():
     assert list(inv.hosts) == [f"gpu{i:02d}" for i in range(1, 49)] + ["sm01", "sm02"]
     assert list(inv.groups) == ["all", "ungrouped", "compute", "sm"]
     assert inv.groups["all"].children == ["ungrouped", "compute", "sm"]
-    assert inv.groups["sm"].hosts == ["sm01", "sm02"] and inv.groups["sm"].vars == {"opensm_service": "opensm"}
+    assert inv.groups["sm"].hosts == ["sm01", "sm02"] and inv.groups["sm"].vars == {
+        "opensm_service": "opensm"
+    }
     sm01, sm02 = inv.hosts["sm01"], inv.hosts["sm02"]
     assert sm01.groups == ["sm"] and sm01.user == "root"
     assert (sm01.address, sm01.port, sm02.address, sm02.port) == ("127.0.0.11", 2222, "sm02", 22)
@@ -44,12 +47,21 @@ def test_seed_sha256_is_sha256sum_of_the_file():
 
 def test_directory_sources_and_sha256():
     inv = load_inventory(INVDIR)
-    rel = [str(p)[len(str(INVDIR)) + 1:] for p in inv.sources]
+    rel = [str(p)[len(str(INVDIR)) + 1 :] for p in inv.sources]
     assert rel == [
-        "10-base.yaml", "20-extra.yml", "sub/30-lab.yaml",
-        "group_vars/all.yml", "group_vars/compute/10-hw.yml", "group_vars/compute/20-sw.yaml",
-        "group_vars/compute/zz-noext", "group_vars/high.yml", "group_vars/low",
-        "group_vars/storage.yml/main.yml", "host_vars/n1.yml", "host_vars/n2/a.yml", "host_vars/n2/b.json",
+        "10-base.yaml",
+        "20-extra.yml",
+        "sub/30-lab.yaml",
+        "group_vars/all.yml",
+        "group_vars/compute/10-hw.yml",
+        "group_vars/compute/20-sw.yaml",
+        "group_vars/compute/zz-noext",
+        "group_vars/high.yml",
+        "group_vars/low",
+        "group_vars/storage.yml/main.yml",
+        "host_vars/n1.yml",
+        "host_vars/n2/a.yml",
+        "host_vars/n2/b.json",
     ]
     digest = hashlib.sha256(b"".join(open(p, "rb").read() for p in inv.sources)).hexdigest()
     assert inv.sha256 == digest
@@ -119,8 +131,14 @@ def test_magic_vars_match_ansible(tmp_path):
     if importlib.util.find_spec("ansible") is None:
         pytest.skip("ansible-core is not importable")
     sources = [str(CASES[c][0]) for c in ("nested", "ranges", "invdir")]
-    proc = subprocess.run([sys.executable, "-c", MAGIC_SCRIPT, *sources], capture_output=True, text=True,
-                          env=ansible_env(str(tmp_path)), cwd=tmp_path, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", MAGIC_SCRIPT, *sources],
+        capture_output=True,
+        text=True,
+        env=ansible_env(str(tmp_path)),
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     theirs = json.loads(proc.stdout)
     for source in sources:

@@ -1,4 +1,5 @@
 """Bad inventories: every problem found, each as FILE:LINE: message, no traceback."""
+
 from __future__ import annotations
 
 import textwrap
@@ -22,7 +23,9 @@ def problems(path) -> list[str]:
 
 
 def test_every_problem_of_a_file_is_reported_with_its_line(tmp_path):
-    f = write(tmp_path / "bad.yaml", """
+    f = write(
+        tmp_path / "bad.yaml",
+        """
         all:
           children:
             compute:
@@ -43,7 +46,8 @@ def test_every_problem_of_a_file_is_reported_with_its_line(tmp_path):
             sm01:
               hosts:
                 sm01:
-        """)
+        """,
+    )
     assert problems(f) == [
         f"{f}:5: host 'gpu[01-48]': host range must be begin:end or begin:end:step, found [01-48]"
         " (Ansible ranges use ':', e.g. gpu[01:48])",
@@ -60,7 +64,9 @@ def test_every_problem_of_a_file_is_reported_with_its_line(tmp_path):
 
 
 def test_group_cycles(tmp_path):
-    f = write(tmp_path / "loops.yaml", """
+    f = write(
+        tmp_path / "loops.yaml",
+        """
         all:
           children:
             loopa:
@@ -74,7 +80,8 @@ def test_group_cycles(tmp_path):
         outer:
           children:
             all:
-        """)
+        """,
+    )
     assert problems(f) == [
         f"{f}:5: group cycle loopa -> loopb -> loopa: a group cannot be its own ancestor",
         f"{f}:10: group 'self' lists itself as a child",
@@ -82,15 +89,18 @@ def test_group_cycles(tmp_path):
     ]
 
 
-@pytest.mark.parametrize(("text", "line", "message"), [
-    ("", None, "empty inventory file"),
-    ("# only a comment\n", None, "empty inventory file"),
-    ("- a\n- b\n", 1, "expected a mapping of groups, found a list"),
-    ("plugin: constructed\n", 1, "inventory plugin configuration is not supported"),
-    ("all:\n  hosts:\n    a:\n    a:\n", 4, "YAML: duplicate key 'a' (first at line 3)"),
-    ("all:\n  hosts: [\n", 3, "YAML:"),
-    ("all:\n  vars:\n    secret: !vault |\n      abc\n", 3, "YAML:"),
-])
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("", None, "empty inventory file"),
+        ("# only a comment\n", None, "empty inventory file"),
+        ("- a\n- b\n", 1, "expected a mapping of groups, found a list"),
+        ("plugin: constructed\n", 1, "inventory plugin configuration is not supported"),
+        ("all:\n  hosts:\n    a:\n    a:\n", 4, "YAML: duplicate key 'a' (first at line 3)"),
+        ("all:\n  hosts: [\n", 3, "YAML:"),
+        ("all:\n  vars:\n    secret: !vault |\n      abc\n", 3, "YAML:"),
+    ],
+)
 def test_file_level_problems(tmp_path, text, line, message):
     f = tmp_path / "inv.yaml"
     f.write_text(text, encoding="utf-8")
@@ -127,9 +137,13 @@ def test_symlink_loop_in_an_inventory_directory(tmp_path):
 
 
 def test_missing_path_and_directory_without_yaml(tmp_path):
-    assert problems(tmp_path / "nope.yaml") == [f"{tmp_path / 'nope.yaml'}: no such inventory file or directory"]
+    assert problems(tmp_path / "nope.yaml") == [
+        f"{tmp_path / 'nope.yaml'}: no such inventory file or directory"
+    ]
     write(tmp_path / "d" / "README.md", "hello\n")
-    assert problems(tmp_path / "d") == [f"{tmp_path / 'd'}: no YAML inventory file (.yaml, .yml) in this directory"]
+    assert problems(tmp_path / "d") == [
+        f"{tmp_path / 'd'}: no YAML inventory file (.yaml, .yml) in this directory"
+    ]
 
 
 def test_not_utf8(tmp_path):

@@ -4,6 +4,7 @@ in a job, which are unreachable. It checks the choreography (server ready
 before the client, one test per NIC at a time, bounded concurrency), the
 tie-break and the attribution; the same steps over SSH against the simulator
 are in tests/kinds/test_sim_kinds.py."""
+
 from __future__ import annotations
 
 import asyncio
@@ -79,9 +80,18 @@ class PairFabric:
         self.jobs: list[list[str]] = []
 
     def _result(self, host, command, out, code=0, unknown=None):
-        return CommandResult(host=host, command=command, exit_status=None if unknown else code, stdout=out,
-                             stderr="", started=time.time(), ended=time.time(), unknown_reason=unknown,
-                             started_remote=not unknown, attempts=1)
+        return CommandResult(
+            host=host,
+            command=command,
+            exit_status=None if unknown else code,
+            stdout=out,
+            stderr="",
+            started=time.time(),
+            ended=time.time(),
+            unknown_reason=unknown,
+            started_remote=not unknown,
+            attempts=1,
+        )
 
     async def run(self, host, command, *, timeout, on_line=None):
         if host in self.unreachable:
@@ -190,8 +200,9 @@ async def test_launch_names_the_slow_node_within_the_bound(tmp_path):
     rb, inv = world(tmp_path)
     fabric = PairFabric(slow_hosts={"n06"})
     state, finished = await drive(rb, inv, fabric, "job")
-    assert {h: state.status("job", h) for h in HOSTS} == {h: Status.FAIL if h == "n06" else Status.PASS
-                                                          for h in HOSTS}
+    assert {h: state.status("job", h) for h in HOSTS} == {
+        h: Status.FAIL if h == "n06" else Status.PASS for h in HOSTS
+    }
     assert fabric.jobs[0] == HOSTS
     rounds = finished["n06"].record["rounds"]
     assert rounds <= bound(len(HOSTS))

@@ -2,6 +2,7 @@
 stays behind on the node (a real ib_write_bw server blocked in accept() does
 not notice its SSH session going away), and the resumed run stops it by its
 port before testing again, finishes the step, and leaves nothing running."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,8 +22,12 @@ from tests.steps.simlab import _base
 
 def listening(lab: Lab) -> int:
     """ib_write_bw servers waiting for a client, over every simulated node."""
-    return sum(1 for node in lab.nodes.values()
-               for f in node.machine.rendezvous.get("ib_write_bw", []) if not f.done())
+    return sum(
+        1
+        for node in lab.nodes.values()
+        for f in node.machine.rendezvous.get("ib_write_bw", [])
+        if not f.done()
+    )
 
 
 def pair_steps(directory):
@@ -31,17 +36,31 @@ def pair_steps(directory):
     definition.pop("phase")
     definition.pop("needs")
     directory.mkdir()
-    (directory / "10-pairs.yaml").write_text(yaml.safe_dump(
-        {"phase": "pairs", "title": "Pairs", "steps": [definition]}, sort_keys=False))
+    (directory / "10-pairs.yaml").write_text(
+        yaml.safe_dump({"phase": "pairs", "title": "Pairs", "steps": [definition]}, sort_keys=False)
+    )
     return directory
 
 
 async def runbook(*args, steps, state, inventory):
     env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO))
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "runbook", *args, "--state", str(state), "--inventory", str(inventory),
-        "--steps", str(steps), env=env, cwd=REPO, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-m",
+        "runbook",
+        *args,
+        "--state",
+        str(state),
+        "--inventory",
+        str(inventory),
+        "--steps",
+        str(steps),
+        env=env,
+        cwd=REPO,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 async def test_sigkill_during_a_pair_test_then_resume(tmp_path):
@@ -49,8 +68,17 @@ async def test_sigkill_during_a_pair_test_then_resume(tmp_path):
     scenario = tmp_path / "scenario.yaml"
     # gpu01 (the clients) answers each command after 3 s: the servers on gpu02 wait for them
     scenario.write_text(yaml.safe_dump({"faults": {"gpu01": ["slow"]}}))
-    lab = await Lab.start(tmp_path / "lab", nodes=2, scenario=scenario, design=INVENTORY, base_address=_base(),
-                          port=0, reboot_seconds=0.2, slow_seconds=3.0, save_state=False)
+    lab = await Lab.start(
+        tmp_path / "lab",
+        nodes=2,
+        scenario=scenario,
+        design=INVENTORY,
+        base_address=_base(),
+        port=0,
+        reboot_seconds=0.2,
+        slow_seconds=3.0,
+        save_state=False,
+    )
     state = tmp_path / "state"
     try:
         proc = await runbook("run", "--all", steps=steps, state=state, inventory=lab.inventory)

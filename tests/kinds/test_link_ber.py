@@ -1,5 +1,6 @@
 """mlxlink-per-device on every real mlxlink output, and the link-ber design
 comparator on it (the simulator's layout is checked in test_sim_kinds)."""
+
 from __future__ import annotations
 
 import pytest
@@ -37,13 +38,20 @@ def test_ber_values_of_the_output_with_counters():
 def test_no_marker_is_refused_and_a_foreign_block_is_named():
     with pytest.raises(ParseError):
         parsers.parse("mlxlink-per-device", FILES[0].read_text())
-    rec = parsers.parse("mlxlink-per-device", "### mlxlink -d mlx5_3\n-E- Failed to open device: \"mlx5_3\"\n")
+    rec = parsers.parse("mlxlink-per-device", '### mlxlink -d mlx5_3\n-E- Failed to open device: "mlx5_3"\n')
     assert rec["ports"][0]["error"]
 
 
 def _port(dev, **over):
-    base = {"device": dev, "error": None, "state": "Active", "fec": "RS-FEC - (544,514) + PLR",
-            "effective_ber": 1.5e-254, "raw_ber": 1e-12, "symbol_errors": 0}
+    base = {
+        "device": dev,
+        "error": None,
+        "state": "Active",
+        "fec": "RS-FEC - (544,514) + PLR",
+        "effective_ber": 1.5e-254,
+        "raw_ber": 1e-12,
+        "symbol_errors": 0,
+    }
     return {**base, **over}
 
 
@@ -54,8 +62,10 @@ def test_link_ber_names_the_bad_port_only():
     assert link_ber({"by_device": ports}, v) == []
     ports["mlx5_2"] = _port("mlx5_2", effective_ber=2e-12, raw_ber=3e-5, symbol_errors=12)
     assert link_ber({"by_device": ports}, v) == [
-        "mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12", "mlx5_2 (rail 3): raw BER 3E-05, designed ≤ 1E-08",
-        "mlx5_2 (rail 3): 12 symbol errors"]
+        "mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12",
+        "mlx5_2 (rail 3): raw BER 3E-05, designed ≤ 1E-08",
+        "mlx5_2 (rail 3): 12 symbol errors",
+    ]
     ports["mlx5_1"] = _port("mlx5_1", fec="No FEC")
     assert "mlx5_1 (rail 2): FEC 'No FEC', designed RS-FEC" in link_ber({"by_device": ports}, v)
     del ports["mlx5_0"]

@@ -1,5 +1,6 @@
 """The step kinds are checked when the steps are read (FILE:LINE: what is
 wrong, exit status 2 from `runbook lint`) and against the inventory."""
+
 from __future__ import annotations
 
 import os
@@ -47,28 +48,60 @@ BASE = """\
 """
 
 
-@pytest.mark.parametrize("extra, line, expected", [
-    ("run_on: many\nverify: {run: x}\n", 8, "run_on must be `one`"),
-    ("run_on: one\njudge_each: [a]\nverify: {run: x}\n", 9, "judge_each must be a mapping"),
-    ("run_on: one\njudge_each: {items: errors, hosts: []}\nverify: {run: x}\n", 9, "judge_each.hosts"),
-    ("run_on: one\njudge_each: {items: e, hosts: [n], unseen: pass}\nverify: {run: x}\n", 9, "needs `covered:`"),
-    ("pairs: {plan: star, server: s, ready: r}\nverify: {run: x}\n", 8, "plan must be one of rail"),
-    ("pairs: {plan: rail, server: s}\nverify: {run: x}\n", 8, "ready must be what the server prints"),
-    ("pairs: {plan: rail, server: s, ready: '('}\nverify: {run: x}\n", 8, "not a regular expression"),
-    ("pairs: {plan: list, server: s, ready: r, list: [[a]]}\nverify: {run: x}\n", 8, "[client, server] host pairs"),
-    ("pairs: {plan: list, server: s, ready: r, list: [[a, a]]}\nverify: {run: x}\n", 8, "two different hosts"),
-    ("pairs: {plan: rail, server: s, ready: r, concurrency: 0}\nverify: {run: x}\n", 8, "concurrency must be"),
-    ("launch: {split: true}\nverify: {run: x}\n", 8, "launcher must be a host selector"),
-    ("launch: {launcher: a}\npairs: {plan: rail, server: s, ready: r}\nverify: {run: x}\n", 8,
-     "pairs and launch exclude each other"),
-    ("launch: {launcher: a}\nverify: {run: x}\napply: {run: y}\nrollback: {run: z}\n", 8, "verifies only"),
-    ("run_from: sm\nverify: {run: x}\n", 8, "run_from is only read with run_on: one"),
-    # the quoting rule of every `run:` holds for a pair's server and cleanup too
-    ("pairs: {plan: rail, server: \"ib_write_bw -d '{{ nic.dev }}'\", ready: r}\nverify: {run: x}\n", 8,
-     "pairs.server: {{ nic.dev }} is"),
-    ("pairs: {plan: rail, server: s, ready: r, cleanup: 'fuser -k \"{{ port }}/tcp\"'}\nverify: {run: x}\n", 8,
-     "pairs.cleanup: {{ port }} is"),
-])
+@pytest.mark.parametrize(
+    "extra, line, expected",
+    [
+        ("run_on: many\nverify: {run: x}\n", 8, "run_on must be `one`"),
+        ("run_on: one\njudge_each: [a]\nverify: {run: x}\n", 9, "judge_each must be a mapping"),
+        ("run_on: one\njudge_each: {items: errors, hosts: []}\nverify: {run: x}\n", 9, "judge_each.hosts"),
+        (
+            "run_on: one\njudge_each: {items: e, hosts: [n], unseen: pass}\nverify: {run: x}\n",
+            9,
+            "needs `covered:`",
+        ),
+        ("pairs: {plan: star, server: s, ready: r}\nverify: {run: x}\n", 8, "plan must be one of rail"),
+        ("pairs: {plan: rail, server: s}\nverify: {run: x}\n", 8, "ready must be what the server prints"),
+        ("pairs: {plan: rail, server: s, ready: '('}\nverify: {run: x}\n", 8, "not a regular expression"),
+        (
+            "pairs: {plan: list, server: s, ready: r, list: [[a]]}\nverify: {run: x}\n",
+            8,
+            "[client, server] host pairs",
+        ),
+        (
+            "pairs: {plan: list, server: s, ready: r, list: [[a, a]]}\nverify: {run: x}\n",
+            8,
+            "two different hosts",
+        ),
+        (
+            "pairs: {plan: rail, server: s, ready: r, concurrency: 0}\nverify: {run: x}\n",
+            8,
+            "concurrency must be",
+        ),
+        ("launch: {split: true}\nverify: {run: x}\n", 8, "launcher must be a host selector"),
+        (
+            "launch: {launcher: a}\npairs: {plan: rail, server: s, ready: r}\nverify: {run: x}\n",
+            8,
+            "pairs and launch exclude each other",
+        ),
+        (
+            "launch: {launcher: a}\nverify: {run: x}\napply: {run: y}\nrollback: {run: z}\n",
+            8,
+            "verifies only",
+        ),
+        ("run_from: sm\nverify: {run: x}\n", 8, "run_from is only read with run_on: one"),
+        # the quoting rule of every `run:` holds for a pair's server and cleanup too
+        (
+            "pairs: {plan: rail, server: \"ib_write_bw -d '{{ nic.dev }}'\", ready: r}\nverify: {run: x}\n",
+            8,
+            "pairs.server: {{ nic.dev }} is",
+        ),
+        (
+            "pairs: {plan: rail, server: s, ready: r, cleanup: 'fuser -k \"{{ port }}/tcp\"'}\nverify: {run: x}\n",
+            8,
+            "pairs.cleanup: {{ port }} is",
+        ),
+    ],
+)
 def test_bad_kind_is_named_with_its_line(tmp_path, extra, line, expected):
     found = problems(tmp_path, step(one(extra)))
     assert any(p.startswith(f"{line}:") and expected in p for p in found), found
@@ -86,21 +119,35 @@ all:
 def test_lint_with_the_inventory(tmp_path):
     (tmp_path / "inv.yaml").write_text(INVENTORY)
     (tmp_path / "steps").mkdir()
-    (tmp_path / "steps" / "10-p.yaml").write_text(step(one("""\
+    (tmp_path / "steps" / "10-p.yaml").write_text(
+        step(
+            one("""\
 pairs: {plan: rail, server: 'srv {{ nic.dev }} {{ port }}', ready: r, cleanup: 'k {{ nope }}'}
 verify: {run: 'cli {{ peer.name }}'}
-""") + one("""\
+""")
+            + one(
+                """\
 launch: {launcher: nosuchgroup}
 verify: {run: 'job {{ launch_hosts }}'}
-""", "l") + one("""\
+""",
+                "l",
+            )
+            + one(
+                """\
 pairs: {plan: list, server: s, ready: r, list: [[n1, n9]]}
 verify: {run: c}
-""", "x")))
+""",
+                "x",
+            )
+        )
+    )
     found = [p.message for p in lint(load_runbook(tmp_path / "steps"), load_inventory(tmp_path / "inv.yaml"))]
     assert any("pairs plan rail needs `compute_nics`" in m for m in found), found
     assert any("pairs.cleanup uses {{ nope }}" in m for m in found), found
-    assert not any("nic.dev" in m or "peer.name" in m or "launch_hosts" in m or "port" in m.split("uses")[-1]
-                   for m in found), found  # the kinds' own variables are known
+    assert not any(
+        "nic.dev" in m or "peer.name" in m or "launch_hosts" in m or "port" in m.split("uses")[-1]
+        for m in found
+    ), found  # the kinds' own variables are known
     assert any("launch.launcher 'nosuchgroup'" in m for m in found), found
     assert any("pairs.list names n9" in m for m in found), found
 
@@ -110,9 +157,22 @@ def test_runbook_lint_exit_2_and_file_line(tmp_path):
     bad = tmp_path / "steps" / "10-p.yaml"
     bad.write_text(step(one("pairs: {plan: star, server: s, ready: r}\nverify: {run: x}\n")))
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, "-m", "runbook", "lint", "--steps", str(tmp_path / "steps"),
-                        "--inventory", str(REPO / "inventory" / "seed-cluster.yaml")],
-                       capture_output=True, text=True, env=env, timeout=60)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "lint",
+            "--steps",
+            str(tmp_path / "steps"),
+            "--inventory",
+            str(REPO / "inventory" / "seed-cluster.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert p.returncode == 2, p.stderr
     assert f"{bad}:8:" in p.stderr and "Traceback" not in p.stderr
 

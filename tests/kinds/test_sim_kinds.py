@@ -3,6 +3,7 @@ engine over SSH against simulated labs: the compliant lab passes them all;
 each new fault is caught on exactly its host (and link) by its steps; and the
 issue's demo case, a marginal cable on one link plus a slow node, names
 exactly that link and that host."""
+
 from __future__ import annotations
 
 import pytest
@@ -53,8 +54,9 @@ def labs(tmp_path_factory):
         finally:
             await run.stop()
 
-    return run_scenarios(directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby,
-                                     "spine": spine})
+    return run_scenarios(
+        directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby, "spine": spine}
+    )
 
 
 def failing(table, step):
@@ -91,10 +93,13 @@ def test_the_marginal_cable_is_named_on_its_link_only(labs):
         assert failing(table, step) == {host}, (step, table[step])
         assert table[step][host][0] == "fail"
     # the node description as rdma-ndd sets it: the FQDN (dns_domain), attributed to gpu03
-    assert "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
+    assert (
+        "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
+    )
     assert finished[("fabric-health", host)].via == "sm01"
-    assert table["link-ber"][host][1].startswith("mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12; "
-                                                 "mlx5_2 (rail 3): raw BER 3E-05")
+    assert table["link-ber"][host][1].startswith(
+        "mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12; mlx5_2 (rail 3): raw BER 3E-05"
+    )
     for step in ("ib-pair-bw", "ib-cross-rail-bw"):
         ev = finished[(step, host)]
         assert ev.link == f"{host} {dev} (rail 3)" and f"the link {host} {dev}" in ev.reason
@@ -106,13 +111,19 @@ def test_the_slow_node_is_named_by_the_split(labs):
     ev = finished[("nccl-alltoall", SLOW)]
     assert ev.via == "gpu01" and "slow" in ev.reason
     assert ev.record["rounds"] <= bound(NODES)
-    assert ev.record["jobs"][0]["hosts"] == f"gpu[01-{NODES:02d}]" and ev.record["jobs"][0]["status"] == "fail"
+    assert (
+        ev.record["jobs"][0]["hosts"] == f"gpu[01-{NODES:02d}]" and ev.record["jobs"][0]["status"] == "fail"
+    )
 
 
 def test_demo_done_when_exactly_that_link_and_that_host(labs):
     table, finished = labs["demo"]
-    named_links = {finished[(s, h)].link for s in KIND_STEPS for h in table[s]
-                   if table[s][h][0] == "fail" and finished[(s, h)].link and s != "fabric-health"}
+    named_links = {
+        finished[(s, h)].link
+        for s in KIND_STEPS
+        for h in table[s]
+        if table[s][h][0] == "fail" and finished[(s, h)].link and s != "fabric-health"
+    }
     named_slow = {h for h in table["nccl-alltoall"] if table["nccl-alltoall"][h][0] == "fail"}
     assert named_links == {"gpu03 mlx5_2 (rail 3)"}
     assert named_slow == {SLOW}

@@ -1,4 +1,5 @@
 """The automatic split names the slow hosts within ⌈log2 N⌉ + 2 rounds."""
+
 import asyncio
 import math
 
@@ -13,6 +14,7 @@ def slow_probe(slow: set[str], calls: list[list[str]]):
         calls.append(list(group))
         await asyncio.sleep(0)
         return (Status.FAIL if slow & set(group) else Status.PASS), ("evidence", tuple(group))
+
     return probe
 
 

@@ -1,5 +1,6 @@
 """Shared by the host-parser tests: where the real-output fixtures are, how to
 read one, and how to state what a parsed record must contain."""
+
 from __future__ import annotations
 
 import json

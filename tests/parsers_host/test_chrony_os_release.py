@@ -1,6 +1,7 @@
 """chronyc-tracking and os-release. There is no fixture directory for either; the
 inputs below are real published outputs (cited), or say plainly that they are built
 from the documented format."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """Every fixture file in the host-side directories has stated expectations, and every
 host parser refuses the other tools' real outputs with a ParseError (no crash, no
 made-up record)."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,9 +28,24 @@ from . import (
 )
 from .helpers import fixture_names, fixtures_root, read
 
-MODULES = (test_dcgmi_diag, test_gpu_bandwidth, test_ip_link, test_dmesg_xid, test_dmidecode, test_lspci, test_nccl_debug, test_nccl_tests, test_numactl,
-           test_nvidia_smi_csv, test_nvidia_smi_q, test_nvidia_smi_table, test_nvidia_smi_topo,
-           test_services, test_sysfs_infiniband, test_versions)
+MODULES = (
+    test_dcgmi_diag,
+    test_gpu_bandwidth,
+    test_ip_link,
+    test_dmesg_xid,
+    test_dmidecode,
+    test_lspci,
+    test_nccl_debug,
+    test_nccl_tests,
+    test_numactl,
+    test_nvidia_smi_csv,
+    test_nvidia_smi_q,
+    test_nvidia_smi_table,
+    test_nvidia_smi_topo,
+    test_services,
+    test_sysfs_infiniband,
+    test_versions,
+)
 COVERED = {d: set(expected) for m in MODULES for d, expected in m.COVERS.items()}
 
 # The host parsers and the fixture directories that are theirs.
@@ -66,11 +82,18 @@ OWN = {
 }
 # Pairs where the foreign text is, honestly, a valid reading: a one-column
 # `--format=csv,noheader` output is any line of words (see nvidia_smi_csv.py).
-AMBIGUOUS = {("nvidia-smi-csv", "opensm-log/ibsim-lab-opensm-a2-stdout-grep-state-STANDBY.txt"),
-             ("nvidia-smi-csv", "ibdiagnet-pc/ibdiagnet2-rail_validation-Rail-Optimized-Topology-"
-                                "Validation-finished-successfully-section.txt"),
-             ("nvidia-smi-csv", "tuned/Rocky-tuned-adm-active-service-not-enabled-DBus-error-plus-"
-                                "No-current-active-profile.txt")}
+AMBIGUOUS = {
+    ("nvidia-smi-csv", "opensm-log/ibsim-lab-opensm-a2-stdout-grep-state-STANDBY.txt"),
+    (
+        "nvidia-smi-csv",
+        "ibdiagnet-pc/ibdiagnet2-rail_validation-Rail-Optimized-Topology-"
+        "Validation-finished-successfully-section.txt",
+    ),
+    (
+        "nvidia-smi-csv",
+        "tuned/Rocky-tuned-adm-active-service-not-enabled-DBus-error-plus-No-current-active-profile.txt",
+    ),
+}
 
 
 def test_every_host_directory_is_covered():
@@ -92,8 +115,9 @@ def test_every_host_parser_is_registered():
 
 def _foreign_files():
     root = fixtures_root()
-    return sorted(f"{d.name}/{f.name}" for d in root.iterdir() if d.is_dir() for f in d.iterdir()
-                  if f.is_file())
+    return sorted(
+        f"{d.name}/{f.name}" for d in root.iterdir() if d.is_dir() for f in d.iterdir() if f.is_file()
+    )
 
 
 @pytest.mark.parametrize("parser", sorted(OWN))

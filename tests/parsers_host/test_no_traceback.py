@@ -1,5 +1,6 @@
 """No parser ever fails with anything but ParseError: on garbage, and on every real
 fixture cut short at any line (what a truncated paste looks like), in both modes."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,24 @@ from runbook.parsers import ParseError, get, names
 
 from .helpers import fixtures_root
 
-GARBAGE = ["", "   \n\t\n", "\x00\x01\x02 binary", "x" * 5000, "{", "[1, 2", '{"a": [1, {"b": null}]}',
-           "| | |\n+--+\n|=|\n", "::::\n: : :\n", "#\n# size\n#", "0: \n[1,0]<stdout>:\n",
-           "Device #1:\n", "GPU 0000:00:00.0\n", "CA 'x'\n\tPort 1:\n", "Running x.\n", "ééé ✓ 中文\n"]
+GARBAGE = [
+    "",
+    "   \n\t\n",
+    "\x00\x01\x02 binary",
+    "x" * 5000,
+    "{",
+    "[1, 2",
+    '{"a": [1, {"b": null}]}',
+    "| | |\n+--+\n|=|\n",
+    "::::\n: : :\n",
+    "#\n# size\n#",
+    "0: \n[1,0]<stdout>:\n",
+    "Device #1:\n",
+    "GPU 0000:00:00.0\n",
+    "CA 'x'\n\tPort 1:\n",
+    "Running x.\n",
+    "ééé ✓ 中文\n",
+]
 
 
 @pytest.mark.parametrize("name", names())
@@ -29,8 +45,13 @@ def test_garbage_gives_parse_error_or_a_record(name):
 
 def _fixture_texts():
     root = fixtures_root()
-    return [p.read_text(encoding="utf-8", errors="replace") for d in sorted(root.iterdir()) if d.is_dir()
-            for p in sorted(d.iterdir()) if p.is_file()]
+    return [
+        p.read_text(encoding="utf-8", errors="replace")
+        for d in sorted(root.iterdir())
+        if d.is_dir()
+        for p in sorted(d.iterdir())
+        if p.is_file()
+    ]
 
 
 @pytest.mark.parametrize("name", names())

@@ -1,4 +1,5 @@
 """numactl on every real `numactl -H` capture."""
+
 from __future__ import annotations
 
 import pytest
@@ -10,19 +11,32 @@ from .helpers import check_fixture, read
 DIRECTORY = "numactl-H"
 EXPECTED = {
     "2node-96cpu-Intel-HT-siblings-384GB-hadoop-yarn-docs.txt": {
-        "node_count": 2, "node_ids": [0, 1], "nodes.0.cpu_count": 48,
+        "node_count": 2,
+        "node_ids": [0, 1],
+        "nodes.0.cpu_count": 48,
         "nodes.0.cpus": list(range(0, 24)) + list(range(48, 72)),
-        "nodes.1.size_mb": 191383, "nodes.1.free_mb": 185914,
-        "distances.0.1": 21, "distances.1.1": 10, "cpuless_nodes": [],
+        "nodes.1.size_mb": 191383,
+        "nodes.1.free_mb": 185914,
+        "distances.0.1": 21,
+        "distances.1.1": 10,
+        "cpuless_nodes": [],
     },
     "2node-AMD-Genoa-ASUS-ESC8000A-E12.txt": {
-        "node_count": 2, "nodes.1.cpus": list(range(32, 64)), "nodes.0.size_mb": 193129,
-        "nodes.0.free_mb": 186031, "distances.1.0": 32,
+        "node_count": 2,
+        "nodes.1.cpus": list(range(32, 64)),
+        "nodes.0.size_mb": 193129,
+        "nodes.0.free_mb": 186031,
+        "distances.1.0": 32,
     },
     "AMD-CXL-memory-cpuless-node1-distance50-joined-line-mangled.txt": {
-        "node_count": 2, "nodes.0.size_mb": 63678, "nodes.0.free_mb": 59542,
-        "nodes.0.cpu_count": 17, "nodes.1.cpus": [], "cpuless_nodes": [1],
-        "nodes.1.size_mb": 16122, "distances.0.1": 50,
+        "node_count": 2,
+        "nodes.0.size_mb": 63678,
+        "nodes.0.free_mb": 59542,
+        "nodes.0.cpu_count": 17,
+        "nodes.1.cpus": [],
+        "cpuless_nodes": [1],
+        "nodes.1.size_mb": 16122,
+        "distances.0.1": 50,
     },
 }
 COVERS = {DIRECTORY: EXPECTED}

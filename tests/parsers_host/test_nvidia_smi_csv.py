@@ -1,4 +1,5 @@
 """nvidia-smi-csv on every real `--query-gpu --format=csv` capture, plus noheader forms."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,22 +14,45 @@ LOOPED = "1xGPU-driver520-csv-with-units-header-brackets-repeated-samples.txt"
 
 EXPECTED = {
     LOOPED: {
-        "header": True, "count": 13,
-        "columns": ["index", "temperature.gpu", "utilization.gpu", "utilization.memory",
-                    "fan.speed", "pstate", "power.draw", "clocks.current.sm",
-                    "clocks.current.memory", "clocks.current.graphics"],
-        "units": {"utilization.gpu": "%", "utilization.memory": "%", "fan.speed": "%",
-                  "power.draw": "W", "clocks.current.sm": "MHz",
-                  "clocks.current.memory": "MHz", "clocks.current.graphics": "MHz"},
-        ("rows", 0, "index"): "0", ("rows", 0, "temperature.gpu"): "56",
-        ("rows", 0, "utilization.gpu"): "26", ("rows", 0, "power.draw"): "83.92",
-        ("rows", 0, "clocks.current.sm"): "1320", ("rows", 0, "pstate"): "P3",
-        ("rows", 7, "power.draw"): "77.00", ("rows", 12, "power.draw"): "83.43",
+        "header": True,
+        "count": 13,
+        "columns": [
+            "index",
+            "temperature.gpu",
+            "utilization.gpu",
+            "utilization.memory",
+            "fan.speed",
+            "pstate",
+            "power.draw",
+            "clocks.current.sm",
+            "clocks.current.memory",
+            "clocks.current.graphics",
+        ],
+        "units": {
+            "utilization.gpu": "%",
+            "utilization.memory": "%",
+            "fan.speed": "%",
+            "power.draw": "W",
+            "clocks.current.sm": "MHz",
+            "clocks.current.memory": "MHz",
+            "clocks.current.graphics": "MHz",
+        },
+        ("rows", 0, "index"): "0",
+        ("rows", 0, "temperature.gpu"): "56",
+        ("rows", 0, "utilization.gpu"): "26",
+        ("rows", 0, "power.draw"): "83.92",
+        ("rows", 0, "clocks.current.sm"): "1320",
+        ("rows", 0, "pstate"): "P3",
+        ("rows", 7, "power.draw"): "77.00",
+        ("rows", 12, "power.draw"): "83.43",
     },
     "7xB300-driver_version-name-compute_cap.txt": {
-        "header": True, "count": 7, "units": {},
+        "header": True,
+        "count": 7,
+        "units": {},
         "columns": ["driver_version", "name", "compute_cap"],
-        "rows.0.driver_version": "610.57.04", "rows.6.name": "NVIDIA B300 SXM6 AC",
+        "rows.0.driver_version": "610.57.04",
+        "rows.6.name": "NVIDIA B300 SXM6 AC",
         "rows.0.compute_cap": "10.3",
     },
 }

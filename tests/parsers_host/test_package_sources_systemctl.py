@@ -2,6 +2,7 @@
 systemctl-show (Property=value). No real capture of these in the fixtures:
 the inputs below follow the files as Rocky/Ubuntu ship them and systemd's
 `show` layout, and the parsers must refuse every real output of another tool."""
+
 from __future__ import annotations
 
 import pytest
@@ -32,30 +33,44 @@ global.index-url='http://mirror.example/pypi/simple'
 def test_yum_sections_enabled_default_and_continuation():
     record = parse("package-sources", ROCKY)
     repos = {r["name"]: r for r in record["repos"]}
-    assert repos["baseos"]["enabled"] is False and repos["baseos"]["urls"][0].startswith("https://mirrors.rocky")
-    assert repos["crb"]["enabled"] is True and repos["crb"]["urls"] == ["http://a.example/crb/", "http://b.example/crb/"]
+    assert repos["baseos"]["enabled"] is False and repos["baseos"]["urls"][0].startswith(
+        "https://mirrors.rocky"
+    )
+    assert repos["crb"]["enabled"] is True and repos["crb"]["urls"] == [
+        "http://a.example/crb/",
+        "http://b.example/crb/",
+    ]
     assert repos["site"]["enabled"] is True  # no enabled= line: dnf's default
-    assert record["enabled_urls"] == ["http://a.example/crb/", "http://b.example/crb/", "http://mirror.example/rocky/"]
+    assert record["enabled_urls"] == [
+        "http://a.example/crb/",
+        "http://b.example/crb/",
+        "http://mirror.example/rocky/",
+    ]
     assert record["pip"] == {"global.index-url": "http://mirror.example/pypi/simple"}
 
 
 def test_apt_one_line_and_deb822():
-    text = ("/etc/apt/sources.list:deb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://m.example/ubuntu jammy main\n"
-            "/etc/apt/sources.list:# deb http://archive.ubuntu.com/ubuntu jammy universe\n"
-            "/etc/apt/sources.list:deb-src http://m.example/ubuntu jammy main\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Types: deb\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:URIs: http://archive.ubuntu.com/ubuntu/\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Suites: noble noble-updates\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Enabled: no\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Types: deb\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:URIs: http://security.ubuntu.com/ubuntu/\n"
-            "/etc/apt/sources.list.d/ubuntu.sources:Suites: noble-security\n")
+    text = (
+        "/etc/apt/sources.list:deb [arch=amd64 signed-by=/usr/share/keyrings/k.gpg] http://m.example/ubuntu jammy main\n"
+        "/etc/apt/sources.list:# deb http://archive.ubuntu.com/ubuntu jammy universe\n"
+        "/etc/apt/sources.list:deb-src http://m.example/ubuntu jammy main\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Types: deb\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:URIs: http://archive.ubuntu.com/ubuntu/\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Suites: noble noble-updates\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Enabled: no\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Types: deb\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:URIs: http://security.ubuntu.com/ubuntu/\n"
+        "/etc/apt/sources.list.d/ubuntu.sources:Suites: noble-security\n"
+    )
     record = parse("package-sources", text)
     assert [(r["kind"], r["enabled"], r["urls"]) for r in record["repos"]] == [
-        ("apt", True, ["http://m.example/ubuntu"]), ("apt", True, ["http://m.example/ubuntu"]),
-        ("apt", False, ["http://archive.ubuntu.com/ubuntu/"]), ("apt", True, ["http://security.ubuntu.com/ubuntu/"])]
+        ("apt", True, ["http://m.example/ubuntu"]),
+        ("apt", True, ["http://m.example/ubuntu"]),
+        ("apt", False, ["http://archive.ubuntu.com/ubuntu/"]),
+        ("apt", True, ["http://security.ubuntu.com/ubuntu/"]),
+    ]
 
 
 def test_package_sources_refuse_damaged_input():
@@ -72,7 +87,11 @@ SHOW = "LoadState=loaded\nActiveState=active\nSubState=running\nUnitFileState=en
 
 def test_systemctl_show_states():
     record = parse("systemctl-show", SHOW)
-    assert (record["load_state"], record["active_state"], record["unit_file_state"]) == ("loaded", "active", "enabled")
+    assert (record["load_state"], record["active_state"], record["unit_file_state"]) == (
+        "loaded",
+        "active",
+        "enabled",
+    )
     assert record["enabled"] is True and record["active"] is True
     missing = parse("systemctl-show", "LoadState=not-found\nActiveState=inactive\nUnitFileState=\n")
     assert missing["unit_file_state"] == "" and missing["enabled"] is False and missing["active"] is False

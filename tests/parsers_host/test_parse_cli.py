@@ -1,5 +1,6 @@
 """`runbook parse`: --list, lenient reading of fragments (what is missing on stderr, exit 0),
 --strict, and a clear exit 2 when nothing could be read."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "runbook", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=REPO,
+    )
 
 
 def test_list_prints_one_line_per_parser_with_its_description():
@@ -43,8 +51,11 @@ def test_help_mentions_list():
 
 
 def test_fragment_is_read_and_what_is_missing_said_on_stderr():
-    rows = (fixtures_root() / "nvidia-smi" /
-            "10xA40-PCIe-driver550.127.05-multi-GPU-table-No-running-processes-timestamp-omitted.txt").read_text()
+    rows = (
+        fixtures_root()
+        / "nvidia-smi"
+        / "10xA40-PCIe-driver550.127.05-multi-GPU-table-No-running-processes-timestamp-omitted.txt"
+    ).read_text()
     fragment = "\n".join(rows.splitlines()[7:15]) + "\n"  # two GPUs' rows, no header
     p = cli("parse", "nvidia-smi", "-", "--json", stdin=fragment)
     assert p.returncode == 0, p.stderr
@@ -61,7 +72,11 @@ def test_nothing_readable_is_exit_2_without_traceback():
 
 
 def test_complete_output_says_nothing_missing():
-    path = fixtures_root() / "flint" / "CX5-mt4119-FS4-16.31.2006-MT_0000000012-Huawei-doc-8sp-indent-removed.txt"
+    path = (
+        fixtures_root()
+        / "flint"
+        / "CX5-mt4119-FS4-16.31.2006-MT_0000000012-Huawei-doc-8sp-indent-removed.txt"
+    )
     p = cli("parse", "flint", str(path), "--json")
     assert p.returncode == 0 and p.stderr == "" and json.loads(p.stdout)["psid"] == "MT_0000000012"
 
@@ -70,8 +85,11 @@ def test_a_steps_verify_still_requires_the_complete_output():
     """The judge's parse path (criteria/host.py) is the strict one: a fragment is a problem."""
     from runbook.criteria.host import parse_output
 
-    rows = (fixtures_root() / "nvidia-smi" /
-            "10xA40-PCIe-driver550.127.05-multi-GPU-table-No-running-processes-timestamp-omitted.txt").read_text()
+    rows = (
+        fixtures_root()
+        / "nvidia-smi"
+        / "10xA40-PCIe-driver550.127.05-multi-GPU-table-No-running-processes-timestamp-omitted.txt"
+    ).read_text()
     record, problem = parse_output("nvidia-smi", "\n".join(rows.splitlines()[7:15]) + "\n")
     assert record is None and "version header" in problem
     record, problem = parse_output("nvidia-smi", rows)

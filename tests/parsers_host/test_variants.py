@@ -1,6 +1,7 @@
 """Every parser reads the variants a copy of a real output picks up on its way to us:
 CRLF line ends (a Windows paste), trailing spaces (terminal copy), a trailing blank
 line or none. Run on every real fixture of every parser (host and IB folders)."""
+
 from __future__ import annotations
 
 import textwrap
@@ -14,8 +15,11 @@ from .helpers import Fragment, fixtures_root, read
 from .test_coverage import COVERED, MODULES, OWN
 
 _HOST_PARSER = {d: p for p, dirs in OWN.items() for d in dirs}
-_BY_PREFIX = {"nvbandwidth": "nvbandwidth", "p2pBandwidthLatencyTest": "p2p-bandwidth",
-              "topo-p2p": "nvidia-smi-topo-p2p"}
+_BY_PREFIX = {
+    "nvbandwidth": "nvbandwidth",
+    "p2pBandwidthLatencyTest": "p2p-bandwidth",
+    "topo-p2p": "nvidia-smi-topo-p2p",
+}
 
 
 def _host_parser(directory: str, name: str) -> str:
@@ -70,11 +74,15 @@ def test_copy_variants_read_the_same(parser, directory, name):
 def test_every_fixture_directory_is_in_the_variant_run():
     """Each host and IB folder with at least one complete (non-fragment) output takes part."""
     directories = {d for _, d, _ in CASES}
-    complete = {d for d, expected in COVERED.items()
-                if any(not isinstance(MODULE_EXPECTED[d][n], Fragment) for n in expected)}
+    complete = {
+        d
+        for d, expected in COVERED.items()
+        if any(not isinstance(MODULE_EXPECTED[d][n], Fragment) for n in expected)
+    }
     assert complete - directories == set()
-    only_fragments = {d for d in DIRECTORIES
-                      if all((d, p.name) in FRAGMENTS for p in (fixtures_root() / d).iterdir())}
+    only_fragments = {
+        d for d in DIRECTORIES if all((d, p.name) in FRAGMENTS for p in (fixtures_root() / d).iterdir())
+    }
     assert set(DIRECTORIES) - only_fragments - directories == set()
 
 

@@ -5,6 +5,7 @@ Every test module here declares `CASES = {(directory, file name): check}`;
 test_coverage.py fails when a fixture file has no case, so a newly added
 fixture needs someone to state its expected values.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,22 +49,32 @@ DIRECTORIES = {
 # Published FRAGMENTS: the strict parser (a step's verify) must refuse them; their
 # case checks what the lenient reading (`runbook parse`) makes of them.
 FRAGMENTS = {
-    ("ibdiagnet-pc", "ibdiagnet2-rail_validation-Rail-Optimized-Topology-Validation-finished-successfully-"
-                     "section.txt"),
-    ("ibdiagnet-pc", "ibdiagnet2-sharp-check-trees-Fabric-Summary-24-nodes-4-switches-4-aggregation-nodes-"
-                     "LL-trees.txt"),
+    (
+        "ibdiagnet-pc",
+        "ibdiagnet2-rail_validation-Rail-Optimized-Topology-Validation-finished-successfully-section.txt",
+    ),
+    (
+        "ibdiagnet-pc",
+        "ibdiagnet2-sharp-check-trees-Fabric-Summary-24-nodes-4-switches-4-aggregation-nodes-LL-trees.txt",
+    ),
 }
 # Files of a folder that another tool printed (the folder holds both): file -> parser.
 FILE_PARSERS = {
-    ("opensm-conf", "systemctl-status-opensm-OpenSM-3.3.20-two-instances-one-Exiting-SM-other-Entering-"
-                    "STANDBY-state-journal-lines.txt"): "opensm-log",
+    (
+        "opensm-conf",
+        "systemctl-status-opensm-OpenSM-3.3.20-two-instances-one-Exiting-SM-other-Entering-"
+        "STANDBY-state-journal-lines.txt",
+    ): "opensm-log",
 }
 
 # Directories a parser legitimately reads besides its own (same output format).
-ALSO_READS = {"ibnetdiscover": {"ibswitches"},
-              # round-2 folders named by subject, holding these tools' own outputs
-              "iblinkinfo": {"ibnetdiscover-fattree"}, "ib_write_bw": {"ib_write_bw-cuda"},
-              "opensm-log": {"opensm-conf"}}
+ALSO_READS = {
+    "ibnetdiscover": {"ibswitches"},
+    # round-2 folders named by subject, holding these tools' own outputs
+    "iblinkinfo": {"ibnetdiscover-fattree"},
+    "ib_write_bw": {"ib_write_bw-cuda"},
+    "opensm-log": {"opensm-conf"},
+}
 
 Check = Callable[[dict], None]
 
@@ -93,4 +104,5 @@ def fixture_cases(cases: dict[tuple[str, str], Check]):
     """parametrize(directory, name, check) with readable ids."""
     items = sorted(cases.items())
     return pytest.mark.parametrize(
-        "directory,name,check", [(d, n, c) for (d, n), c in items], ids=[f"{d}/{n}" for (d, n), _ in items])
+        "directory,name,check", [(d, n, c) for (d, n), c in items], ids=[f"{d}/{n}" for (d, n), _ in items]
+    )

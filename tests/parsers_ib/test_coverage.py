@@ -1,5 +1,6 @@
 """Every fixture file of the IB directories has a stated-values case, every
 record is JSON, and every IB parser refuses every other tool's fixture."""
+
 import importlib
 import json
 import pkgutil
@@ -38,7 +39,9 @@ def test_every_fixture_file_has_a_case(directory):
     present = set(_fixture_files(directory))
     stated = {name for (d, name) in _all_cases() if d == directory}
     assert present, f"no fixture files in {directory}"
-    assert present - stated == set(), f"fixture files with no expected values stated: {sorted(present - stated)}"
+    assert present - stated == set(), (
+        f"fixture files with no expected values stated: {sorted(present - stated)}"
+    )
     assert stated - present == set(), f"cases for files that do not exist: {sorted(stated - present)}"
 
 
@@ -54,8 +57,13 @@ def test_record_is_json(key):
 
 def _foreign_files(parser: str) -> list[Path]:
     readable = {d for d, p in DIRECTORIES.items() if p == parser} | ALSO_READS.get(parser, set())
-    return sorted(p for d in root().iterdir() if d.is_dir() and d.name not in readable
-                  for p in d.iterdir() if p.is_file())
+    return sorted(
+        p
+        for d in root().iterdir()
+        if d.is_dir() and d.name not in readable
+        for p in d.iterdir()
+        if p.is_file()
+    )
 
 
 @pytest.mark.parametrize("parser", sorted(set(DIRECTORIES.values())))

@@ -15,7 +15,10 @@ def _archwiki_dual_port(r):
     assert p1["base_lid"] == 3 and p1["sm_lid"] == 3 and p1["lmc"] == 0
     assert p1["port_guid"] == "0x0002c90300002f79" and p1["capability_mask"] == "0x0251086a"
     assert (p2["state"], p2["physical_state"], p2["rate"], p2["base_lid"]) == ("Down", "Polling", 10, 0)
-    assert [(p["ca"], p["port"], p["state"]) for p in r["ports"]] == [("mlx4_0", 1, "Active"), ("mlx4_0", 2, "Down")]
+    assert [(p["ca"], p["port"], p["state"]) for p in r["ports"]] == [
+        ("mlx4_0", 1, "Active"),
+        ("mlx4_0", 2, "Down"),
+    ]
 
 
 def _cx3_fdr_tabs(r):
@@ -55,7 +58,10 @@ def _gpud_a100(r):
 
 
 CASES = {
-    ("ibstat", "ArchWiki-ConnectX-MT25418-dualport-P1-Active-P2-Down-Polling-spaces.txt"): _archwiki_dual_port,
+    (
+        "ibstat",
+        "ArchWiki-ConnectX-MT25418-dualport-P1-Active-P2-Down-Polling-spaces.txt",
+    ): _archwiki_dual_port,
     ("ibstat", "ConnectX-3-mlx4-MT4099-FDR56-IB-active-tabs.txt"): _cx3_fdr_tabs,
     ("ibstat", "H20-node-CX7-MT4129-NDR400-IB-Active-lid50-49-SMlid1-first-2-CAs-only.txt"): _h20_ndr,
     ("ibstatus", "ConnectX-2-mlx4-QDR-40G-spaces-not-tabs.txt"): _qdr_spaces,
@@ -70,9 +76,11 @@ def test_fixture(directory, name, check):
 
 def test_ibstat_single_port_form_and_sdr_1x_rate():
     # `ibstat mlx5_0 1` prints the port unindented under "CA: 'name'"
-    text = ("CA: 'mlx5_0'\nPort 1:\nState: Initializing\nPhysical state: LinkUp\nRate: 2.5\n"
-            "Base lid: 0\nLMC: 0\nSM lid: 0\nCapability mask: 0x2651e848\n"
-            "Port GUID: 0x0002c90300002f79\nLink layer: InfiniBand\n")
+    text = (
+        "CA: 'mlx5_0'\nPort 1:\nState: Initializing\nPhysical state: LinkUp\nRate: 2.5\n"
+        "Base lid: 0\nLMC: 0\nSM lid: 0\nCapability mask: 0x2651e848\n"
+        "Port GUID: 0x0002c90300002f79\nLink layer: InfiniBand\n"
+    )
     (port,) = parse("ibstat", text)["ports"]
     assert port["state"] == "Initializing" and port["rate"] == 2.5 and port["base_lid"] == 0
 
@@ -86,30 +94,38 @@ H20 = "H20-node-CX7-MT4129-NDR400-IB-Active-lid50-49-SMlid1-first-2-CAs-only.txt
 
 
 def _redact(out: str) -> str:
-    return (out.replace("0xa088c2030074cfda", "0xxxxxxxxxxxxxxxxx", 2)
-               .replace("Port GUID: 0xa088c2030074cbaa", "Port GUID: <redacted>")
-               .replace("Base lid: 49", "Base lid: xx"))
+    return (
+        out.replace("0xa088c2030074cfda", "0xxxxxxxxxxxxxxxxx", 2)
+        .replace("Port GUID: 0xa088c2030074cbaa", "Port GUID: <redacted>")
+        .replace("Base lid: 49", "Base lid: xx")
+    )
 
 
 def test_redacted_values_are_null_and_listed():
     from runbook.parsers import read
+
     out = _redact(text("ibstat", H20))
     r = parse("ibstat", out)  # a masked value is not a damaged output: strict reads it too
     assert r["cas"][0]["node_guid"] is None and r["cas"][0]["system_image_guid"] is None
     assert r["cas"][0]["ports"]["1"]["port_guid"] == "0xa088c2030074cfda"  # not masked: kept
     assert r["cas"][1]["ports"]["1"]["port_guid"] is None and r["ports"][1]["base_lid"] is None
     assert r["ports"][1]["state"] == "Active" and r["ports"][0]["base_lid"] == 50
-    assert r["redacted"] == ["mlx5_0 Node GUID", "mlx5_0 System image GUID", "mlx5_1 port 1 Base lid",
-                             "mlx5_1 port 1 Port GUID"]
+    assert r["redacted"] == [
+        "mlx5_0 Node GUID",
+        "mlx5_0 System image GUID",
+        "mlx5_1 port 1 Base lid",
+        "mlx5_1 port 1 Port GUID",
+    ]
     reading = read("ibstat", out, lenient=True)
     assert any("redacted" in m and "Base lid" in m for m in reading.missing)
 
 
 def test_port_block_without_its_ca_line():
     from runbook.parsers import read
+
     lines = text("ibstat", H20).splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip() == "Port 1:")
-    block = "\n".join(lines[start:start + 11]) + "\n"  # "Port 1:" .. "Link layer" of mlx5_0
+    block = "\n".join(lines[start : start + 11]) + "\n"  # "Port 1:" .. "Link layer" of mlx5_0
     with pytest.raises(ParseError, match="CA 'mlx5_0'"):
         parse("ibstat", block)
     reading = read("ibstat", block, lenient=True)
@@ -120,9 +136,10 @@ def test_port_block_without_its_ca_line():
 
 def test_elided_and_cut_port():
     from runbook.parsers import read
+
     lines = text("ibstat", H20).splitlines()
     second = lines.index("CA 'mlx5_1'")
-    out = "\n".join(lines[:7] + ["        ..."] + lines[second:second + 8]) + "\n"  # mlx5_1 cut in its port
+    out = "\n".join(lines[:7] + ["        ..."] + lines[second : second + 8]) + "\n"  # mlx5_1 cut in its port
     with pytest.raises(ParseError, match="elided|State"):
         parse("ibstat", out)
     reading = read("ibstat", out, lenient=True)
@@ -132,9 +149,10 @@ def test_elided_and_cut_port():
 
 def test_elision_that_swallowed_a_ca_line():
     from runbook.parsers import read
+
     lines = text("ibstat", H20).splitlines()
     second = lines.index("CA 'mlx5_1'")
-    out = "\n".join(lines[:7] + ["..."] + lines[second + 1:]) + "\n"
+    out = "\n".join(lines[:7] + ["..."] + lines[second + 1 :]) + "\n"
     with pytest.raises(ParseError):
         parse("ibstat", out)
     reading = read("ibstat", out, lenient=True)

@@ -5,7 +5,15 @@ from ._fixtures import fixture_cases, parsed
 
 def _dell_8_of_12(r):
     assert [d["hca_id"] for d in r["devices"]] == [
-        "mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+        "mlx5_0",
+        "mlx5_3",
+        "mlx5_4",
+        "mlx5_5",
+        "mlx5_6",
+        "mlx5_9",
+        "mlx5_10",
+        "mlx5_11",
+    ]
     dev = r["by_name"]["mlx5_0"]
     assert dev["transport"] == "InfiniBand" and dev["fw_ver"] == "28.41.1000"
     assert dev["node_guid"] == "0x58a2e103001a677e" and dev["board_id"] == "DEL0000000036"
@@ -38,7 +46,10 @@ def _dgx_spark_eth(r):
 
 
 CASES = {
-    ("ibv_devinfo", "8xCX7-MT4129-Dell-DEL0000000036-IB-active-sm_lid5790-8-of-12-devices.txt"): _dell_8_of_12,
+    (
+        "ibv_devinfo",
+        "8xCX7-MT4129-Dell-DEL0000000036-IB-active-sm_lid5790-8-of-12-devices.txt",
+    ): _dell_8_of_12,
     ("ibv_devinfo", "ConnectX-6-MT4123-fw20.41-IB-PORT_ACTIVE-sm_lid-eq-port_lid.txt"): _cx6_sm_on_host,
     ("ibv_devinfo", "DGX-Spark-CX7-rocep-netdev-style-names-2-Down-2-Active-ETH.txt"): _dgx_spark_eth,
 }
@@ -50,9 +61,11 @@ def test_fixture(directory, name, check):
 
 
 def test_verbose_flag_lists_are_kept():
-    text = ("hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n"
-            "\tdevice_cap_flags:\t\t0x21361c36\n\t\t\t\t\tBAD_PKEY_CNTR\n\t\t\t\t\tBAD_QKEY_CNTR\n"
-            "\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_INIT (2)\n\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:0002:c903:0000:2f79\n")
+    text = (
+        "hca_id:\tmlx5_0\n\ttransport:\t\t\tInfiniBand (0)\n"
+        "\tdevice_cap_flags:\t\t0x21361c36\n\t\t\t\t\tBAD_PKEY_CNTR\n\t\t\t\t\tBAD_QKEY_CNTR\n"
+        "\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_INIT (2)\n\t\t\tGID[  0]:\t\tfe80:0000:0000:0000:0002:c903:0000:2f79\n"
+    )
     r = parse("ibv_devinfo", text)
     assert r["devices"][0]["device_cap_flags"] == ["0x21361c36", "BAD_PKEY_CNTR", "BAD_QKEY_CNTR"]
     assert r["ports"][0]["state"] == "PORT_INIT"

@@ -57,25 +57,29 @@ def test_fixture(directory, name, check):
 
 
 def test_single_pkey_table_with_both_memberships():
-    text = ("   0: 0xffff 0x8100 0x0100 0x0000 0x0000 0x0000 0x0000 0x0000\n"
-            "   8: 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000\n"
-            "16 pkeys capacity for this port\n")
+    text = (
+        "   0: 0xffff 0x8100 0x0100 0x0000 0x0000 0x0000 0x0000 0x0000\n"
+        "   8: 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000 0x0000\n"
+        "16 pkeys capacity for this port\n"
+    )
     r = parse("smpquery-pkeys", text)
     assert r["capacity"] == 16 and len(r["entries"]) == 16
     assert r["partitions"] == {"0x7fff": "full", "0x0100": "both"}
 
 
 def test_portinfo_full_dump_with_capmask_list_and_extended_speed():
-    text = ("# Port info: Lid 12 port 1\n"
-            "Lid:.............................12\n"
-            "SMLid:...........................1\n"
-            "CapMask:.........................0x2651e848\n"
-            "\t\t\t\tIsTrapSupported\n\t\t\t\tIsAutomaticMigrationSupported\n"
-            "LinkWidthActive:.................4X\n"
-            "LinkSpeedActive:.................Extended speed\n"
-            "LinkSpeedExtActive:..............53.125 Gbps\n"
-            "LinkState:.......................Active\n"
-            "PhysLinkState:...................LinkUp\n")
+    text = (
+        "# Port info: Lid 12 port 1\n"
+        "Lid:.............................12\n"
+        "SMLid:...........................1\n"
+        "CapMask:.........................0x2651e848\n"
+        "\t\t\t\tIsTrapSupported\n\t\t\t\tIsAutomaticMigrationSupported\n"
+        "LinkWidthActive:.................4X\n"
+        "LinkSpeedActive:.................Extended speed\n"
+        "LinkSpeedExtActive:..............53.125 Gbps\n"
+        "LinkState:.......................Active\n"
+        "PhysLinkState:...................LinkUp\n"
+    )
     r = parse("smpquery-portinfo", text)
     assert (r["query_lid"], r["query_port"], r["lid"]) == (12, 1, 12)
     assert r["rate"] == 200 and r["generation"] == "HDR"
@@ -83,9 +87,11 @@ def test_portinfo_full_dump_with_capmask_list_and_extended_speed():
 
 
 def test_perfquery_error_total_adds_error_counters():
-    text = ("# Port counters: Lid 7 port 1 (CapMask: 0x1A00)\n"
-            "SymbolErrorCounter:..............12\nLinkDownedCounter:...............2\n"
-            "PortXmitData:....................123456\n")
+    text = (
+        "# Port counters: Lid 7 port 1 (CapMask: 0x1A00)\n"
+        "SymbolErrorCounter:..............12\nLinkDownedCounter:...............2\n"
+        "PortXmitData:....................123456\n"
+    )
     r = parse("perfquery", text)
     assert r["errors_total"] == 14
 
@@ -103,21 +109,27 @@ SAQUERY_SMINFO = (
     "\t\tActCount..............50211\n\t\tPriority..............14\n\t\tSMState...............3\n"
     "SMInfoRecord dump:\n\t\tRID\n\t\tLID...................7\n\t\tSMInfo dump:\n"
     "\t\tGUID..................0x0002c90300a1b2d4\n\t\tSM_Key................0x0000000000000000\n"
-    "\t\tActCount..............0\n\t\tPriority..............13\n\t\tSMState...............2\n")
+    "\t\tActCount..............0\n\t\tPriority..............13\n\t\tSMState...............2\n"
+)
 
 
 def test_saquery_sminfo_records():
     r = parse("saquery", SAQUERY_SMINFO)
     assert r["count"] == 2
-    assert [(s["lid"], s["priority"], s["state_name"]) for s in r["sm_records"]] == [(1, 14, "MASTER"), (7, 13, "STANDBY")]
+    assert [(s["lid"], s["priority"], s["state_name"]) for s in r["sm_records"]] == [
+        (1, 14, "MASTER"),
+        (7, 13, "STANDBY"),
+    ]
     assert r["master"]["guid"] == "0x0002c90300a1b2c3" and r["sm_records"][1]["act_count"] == 0
 
 
 def test_perfquery_extended_counters():
-    out = ("# Port extended counters: Lid 4 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
-           "CounterSelect:...................0x0000\nPortXmitData:....................91842352\n"
-           "PortRcvData:.....................91842117\nPortXmitPkts:....................1275588\n"
-           "PortRcvPkts:.....................1275585\nPortUnicastXmitPkts:.............1275588\n")
+    out = (
+        "# Port extended counters: Lid 4 port 1 (CapMask: 0x5A00)\nPortSelect:......................1\n"
+        "CounterSelect:...................0x0000\nPortXmitData:....................91842352\n"
+        "PortRcvData:.....................91842117\nPortXmitPkts:....................1275588\n"
+        "PortRcvPkts:.....................1275585\nPortUnicastXmitPkts:.............1275588\n"
+    )
     r = parse("perfquery", out)
     assert (r["lid"], r["port"], r["kind"]) == (4, 1, "Port extended counters")
     assert r["PortXmitData"] == 91842352 and r["errors_total"] == 0

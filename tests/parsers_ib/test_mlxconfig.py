@@ -60,11 +60,15 @@ def _cx6lx_e_fragment(r):
 
 CASES = {
     ("mlxconfig", "CX5-MCX555A-full-query-LINK_TYPE_P1-IB.txt"): _cx5_full_query,
-    ("mlxconfig", "CX5-mlxconfig-e-query-3-columns-mid-fragment-overflowing-DEVICE_DEFAULT-values.txt"):
-        _cx5_e_fragment,
+    (
+        "mlxconfig",
+        "CX5-mlxconfig-e-query-3-columns-mid-fragment-overflowing-DEVICE_DEFAULT-values.txt",
+    ): _cx5_e_fragment,
     ("mlxconfig", "CX6-MCX654106A-set-LINK_TYPE-IB-to-ETH-NextBoot-New-table.txt"): _cx6_set,
-    ("mlxconfig", "CX6Lx-mlxconfig-e-query-Default-Current-NextBoot-3-columns-fragment-trailing-spaces.txt"):
-        _cx6lx_e_fragment,
+    (
+        "mlxconfig",
+        "CX6Lx-mlxconfig-e-query-Default-Current-NextBoot-3-columns-fragment-trailing-spaces.txt",
+    ): _cx6lx_e_fragment,
 }
 
 
@@ -96,9 +100,11 @@ def test_e_query_current_is_what_runs_now_and_pending_reboot_lists_changes():
 
 
 def test_set_declined_is_not_applied():
-    text = ("Configurations:                                          Next Boot       New\n"
-            "        LINK_TYPE_P1                                ETH(2)               IB(1)\n\n"
-            " Apply new Configuration? (y/n) [n] : n\nAborted by user.\n")
+    text = (
+        "Configurations:                                          Next Boot       New\n"
+        "        LINK_TYPE_P1                                ETH(2)               IB(1)\n\n"
+        " Apply new Configuration? (y/n) [n] : n\nAborted by user.\n"
+    )
     r = parse("mlxconfig", text)
     assert r["confirmed"] is False and r["applied"] is False
     assert r["pending_changes"]["LINK_TYPE_P1"] == {"from": "ETH(2)", "to": "IB(1)"}

@@ -66,13 +66,17 @@ def _nvidia_doc_example(r):
     default, mine = r["partitions"]
     assert (default["name"], default["pkey"], default["pkey_raw"]) == ("Default", "0x7fff", "0xffff")
     assert default["ipoib"] is True and default["flags"] == {"ipoib": True}
-    assert default["members"] == [{"guid": "ALL", "membership": "limited"},
-                                  {"guid": "SELF", "membership": "full"}]
+    assert default["members"] == [
+        {"guid": "ALL", "membership": "limited"},
+        {"guid": "SELF", "membership": "full"},
+    ]
     assert (mine["name"], mine["pkey"], mine["pkey_raw"]) == ("MyPartition", "0x0001", "0x8001")
     assert mine["members"][0] == {"guid": "0x0002c9030009eb3f", "membership": "full"}
     # the published typo: 17 hex digits still read as a number (as OpenSM's strtoull does), flagged
     assert mine["members"][1] == {"guid": "0x002c902000262841", "membership": "full"}
-    assert r["warnings"] == ["line 2: GUID 0x0002c902000262841 has 17 hex digits (read as 0x002c902000262841)"]
+    assert r["warnings"] == [
+        "line 2: GUID 0x0002c902000262841 has 17 hex digits (read as 0x002c902000262841)"
+    ]
     assert r["pkeys"] == ["0x7fff", "0x0001"]
 
 
@@ -80,7 +84,10 @@ def _oracle_switch_sm(r):
     assert r["pkeys"] == ["0x7fff", "0x0001"]
     default = r["by_pkey"]["0x7fff"]
     assert [(m["guid"], m["membership"]) for m in default["members"]] == [
-        ("ALL_CAS", "full"), ("ALL_SWITCHES", "full"), ("SELF", "full")]
+        ("ALL_CAS", "full"),
+        ("ALL_SWITCHES", "full"),
+        ("SELF", "full"),
+    ]
     assert default["line"] == 4
     sun = r["by_pkey"]["0x0001"]
     assert sun["name"] == "SUN_DCS" and sun["members"] == [{"guid": "ALL_SWITCHES", "membership": "full"}]
@@ -92,15 +99,22 @@ CASES = {
     ("sminfo", "OFED-README-example-old-format-hex-lid-no-state-field.txt"): _sminfo_old_format,
     ("sminfo", "OFED-README-no-SM-running-iberror-query-failed.txt"): _sminfo_no_sm,
     ("sminfo", "ibsim-lab-master-lid1-priority14.txt"): _sminfo_master,
-    ("opensm-log", "NVIDIA-OpenSM-MLNX20250617-on-ibsim-stdout-startup-to-SUBNET-UP-ar_updn.txt"):
-        _nvidia_opensm_ar_updn,
+    (
+        "opensm-log",
+        "NVIDIA-OpenSM-MLNX20250617-on-ibsim-stdout-startup-to-SUBNET-UP-ar_updn.txt",
+    ): _nvidia_opensm_ar_updn,
     ("opensm-log", "OpenSM-3.2.6-syslog-MASTER-SUBNET-UP-hash012.txt"): _syslog_master_up,
     ("opensm-log", "OpenSM-3.2.6-syslog-start-SM-port-down-hash012.txt"): _syslog_port_down,
-    ("opensm-log", "OpenSM-on-ibsim-ftree-fabric_dump_general_info-16CAs-8switches-to-SUBNET-UP-tail.txt"):
-        _ftree_tail,
+    (
+        "opensm-log",
+        "OpenSM-on-ibsim-ftree-fabric_dump_general_info-16CAs-8switches-to-SUBNET-UP-tail.txt",
+    ): _ftree_tail,
     ("opensm-log", "ibsim-lab-opensm-a1-stdout-grep-Priority-state-MASTER.txt"): _grep_master_priority14,
     ("opensm-log", "ibsim-lab-opensm-a2-stdout-grep-state-STANDBY.txt"): _grep_standby,
-    ("partitions-conf", "NVIDIA-doc-example-MyPartition-0x8001-Default-0xffff-guid-typo.txt"): _nvidia_doc_example,
+    (
+        "partitions-conf",
+        "NVIDIA-doc-example-MyPartition-0x8001-Default-0xffff-guid-typo.txt",
+    ): _nvidia_doc_example,
     ("partitions-conf", "Oracle-BDA-Sun-DCS-36P-switch-smpartition-list-active.txt"): _oracle_switch_sm,
 }
 
@@ -111,9 +125,11 @@ def test_fixture(directory, name, check):
 
 
 def test_opensm_log_counts_errors():
-    text = ("Jun 17 16:47:41 392446 [50493740] 0x01 -> osm_sm_mad_ctrl_send_err_cb: ERR 3113: "
-            "MAD completed in error (IB_TIMEOUT)\n"
-            "Jun 17 16:47:42 392446 [50493740] 0x80 -> Entering STANDBY state\n")
+    text = (
+        "Jun 17 16:47:41 392446 [50493740] 0x01 -> osm_sm_mad_ctrl_send_err_cb: ERR 3113: "
+        "MAD completed in error (IB_TIMEOUT)\n"
+        "Jun 17 16:47:42 392446 [50493740] 0x80 -> Entering STANDBY state\n"
+    )
     r = parse("opensm-log", text)
     assert r["error_count"] == 1 and r["errors"][0]["code"] == "3113"
     assert r["state"] == "STANDBY"

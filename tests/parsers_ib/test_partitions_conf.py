@@ -1,5 +1,6 @@
 """Grammar cases for partitions.conf beyond the two published files
 (those are checked in test_opensm.py)."""
+
 import pytest
 
 from runbook.parsers import ParseError, parse
@@ -21,7 +22,7 @@ def test_continuation_lines_comments_defmember_and_merge():
     compute = r["by_pkey"]["0x0100"]
     assert compute["flags"] == {"ipoib": True, "mtu": 5, "defmember": "full"}
     assert compute["members"] == [
-        {"guid": "0x0002c9030009eb3f", "membership": "full"},   # from defmember
+        {"guid": "0x0002c9030009eb3f", "membership": "full"},  # from defmember
         {"guid": "0x0002c9030009eb40", "membership": "limited"},
         {"guid": "ALL_SWITCHES", "membership": "full"},
     ]

@@ -1,6 +1,7 @@
 """Fixture folders of the second collection round read by existing parsers
 (ib_write_bw-cuda, ibnetdiscover-fattree) and opensm-conf (opensm.conf + a
 `systemctl status opensm` whose journal lines opensm-log reads)."""
+
 import pytest
 
 from runbook.parsers import ParseError, parse
@@ -11,8 +12,15 @@ from ._fixtures import fixture_cases, parsed
 def _rtx4080_server_mib(r):
     assert (r["unit"], r["device"], r["qps"], r["mtu"]) == ("MiB/sec", "mlx5_0", 1, 4096)
     assert r["local_lids"] == [1] and r["remote_lids"] == [1]
-    assert r["rows"] == [{"bytes": 65536, "iterations": 5000, "bw_peak": 14954.91, "bw_average": 14948.67,
-                          "msg_rate": 0.239179}]
+    assert r["rows"] == [
+        {
+            "bytes": 65536,
+            "iterations": 5000,
+            "bw_peak": 14954.91,
+            "bw_average": 14948.67,
+            "msg_rate": 0.239179,
+        }
+    ]
     assert r["bw_average_gbps"] == 125.4  # 14948.67 MiB/s in Gb/s
 
 
@@ -59,18 +67,34 @@ def _systemctl_opensm_journal(r):  # read by opensm-log (FILE_PARSERS)
 
 
 CASES = {
-    ("ib_write_bw-cuda", "RTX4080-driver570.148.08-p2p-GDR-mlx5_0-IB-use_cuda-0-server-side-65536B-MiB-per-sec-"
-                         "newer-perftest.txt"): _rtx4080_server_mib,
-    ("ib_write_bw-cuda", "k8s-pod-A100-SXM4-80GB-IB-mlx5_0-use_cuda-0-q2-a-client-side-sweep-2B-8MB-81Gbps-"
-                         "pair-A.txt"): _a100_client_sweep,
-    ("ib_write_bw-cuda", "k8s-pod-A100-SXM4-80GB-IB-mlx5_0-use_cuda-0-q2-a-server-side-8MB-81Gbps-pair-A.txt"):
-        _a100_server,
-    ("ibnetdiscover-fattree", "iblinkinfo-S-Quantum-unmanaged-switch-ISL-port40-to-MQM8700-port40-4-HCAs-25G-"
-                              "Could-be-53G-SHARP-AN-port41-2-switch-fabric.txt"): _quantum_iblinkinfo_s,
-    ("opensm-conf", "UFM-opensm.conf-excerpt-routing_engine-ar_updn-root_guid_file-scatter_ports-routing_"
-                    "threads-ar_tree_asymmetric_flow-no-sm_priority.txt"): _ufm_opensm_conf,
-    ("opensm-conf", "systemctl-status-opensm-OpenSM-3.3.20-two-instances-one-Exiting-SM-other-Entering-"
-                    "STANDBY-state-journal-lines.txt"): _systemctl_opensm_journal,
+    (
+        "ib_write_bw-cuda",
+        "RTX4080-driver570.148.08-p2p-GDR-mlx5_0-IB-use_cuda-0-server-side-65536B-MiB-per-sec-"
+        "newer-perftest.txt",
+    ): _rtx4080_server_mib,
+    (
+        "ib_write_bw-cuda",
+        "k8s-pod-A100-SXM4-80GB-IB-mlx5_0-use_cuda-0-q2-a-client-side-sweep-2B-8MB-81Gbps-pair-A.txt",
+    ): _a100_client_sweep,
+    (
+        "ib_write_bw-cuda",
+        "k8s-pod-A100-SXM4-80GB-IB-mlx5_0-use_cuda-0-q2-a-server-side-8MB-81Gbps-pair-A.txt",
+    ): _a100_server,
+    (
+        "ibnetdiscover-fattree",
+        "iblinkinfo-S-Quantum-unmanaged-switch-ISL-port40-to-MQM8700-port40-4-HCAs-25G-"
+        "Could-be-53G-SHARP-AN-port41-2-switch-fabric.txt",
+    ): _quantum_iblinkinfo_s,
+    (
+        "opensm-conf",
+        "UFM-opensm.conf-excerpt-routing_engine-ar_updn-root_guid_file-scatter_ports-routing_"
+        "threads-ar_tree_asymmetric_flow-no-sm_priority.txt",
+    ): _ufm_opensm_conf,
+    (
+        "opensm-conf",
+        "systemctl-status-opensm-OpenSM-3.3.20-two-instances-one-Exiting-SM-other-Entering-"
+        "STANDBY-state-journal-lines.txt",
+    ): _systemctl_opensm_journal,
 }
 
 
@@ -80,8 +104,9 @@ def test_opensm_conf_bad_line_is_located():
 
 
 def _rail_validation_section(r):
-    assert r["checks"] == [{"name": "Rail Optimized Topology Validation", "ok": True,
-                            "result": "finished successfully"}]
+    assert r["checks"] == [
+        {"name": "Rail Optimized Topology Validation", "ok": True, "result": "finished successfully"}
+    ]
     assert r["sections"] == ["Rail Optimized Topology Validation"] and r["stages"] == []
 
 
@@ -92,18 +117,27 @@ def _sharp_fabric_summary(r):
     assert r["fabric"]["number_of_ll_aggregation_trees"] == 2 and r["fabric"]["unique_job_ids"] == 1024
 
 
-CASES.update({
-    ("ibdiagnet-pc", "ibdiagnet2-rail_validation-Rail-Optimized-Topology-Validation-finished-successfully-"
-                     "section.txt"): _rail_validation_section,
-    ("ibdiagnet-pc", "ibdiagnet2-sharp-check-trees-Fabric-Summary-24-nodes-4-switches-4-aggregation-nodes-"
-                     "LL-trees.txt"): _sharp_fabric_summary,
-})
+CASES.update(
+    {
+        (
+            "ibdiagnet-pc",
+            "ibdiagnet2-rail_validation-Rail-Optimized-Topology-Validation-finished-successfully-section.txt",
+        ): _rail_validation_section,
+        (
+            "ibdiagnet-pc",
+            "ibdiagnet2-sharp-check-trees-Fabric-Summary-24-nodes-4-switches-4-aggregation-nodes-"
+            "LL-trees.txt",
+        ): _sharp_fabric_summary,
+    }
+)
 
 
 def test_failed_check_is_not_ok():
-    out = ("-E- Rail Optimized Topology Validation finished with errors\n"
-           "-I- Stage                     Warnings   Errors     Comment\n"
-           "-I- Rail Validation           0          3\n")
+    out = (
+        "-E- Rail Optimized Topology Validation finished with errors\n"
+        "-I- Stage                     Warnings   Errors     Comment\n"
+        "-I- Rail Validation           0          3\n"
+    )
     r = parse("ibdiagnet", out)
     assert r["checks"][0]["ok"] is False and r["errors"] == 3
 

@@ -1,4 +1,5 @@
 """The CLI as a subprocess of this interpreter, with this tree first on the path."""
+
 from __future__ import annotations
 
 import os
@@ -24,9 +25,15 @@ steps:
 
 
 def cli(*args: str, cwd: Path = REPO, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "runbook", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
 
 
 def project(tmp: Path, run: str = "echo hi", inventory: str = "all:\n  hosts:\n    n1:\n") -> list[str]:

@@ -1,6 +1,7 @@
 """Item 4 of issue 16: every number on the command line is finite and in range
 (exit 2 and a message, never a traceback); an output that cannot be written is
 one line and exit 2; host ranges and YAML aliases are bounded."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,16 @@ from .helpers import cli, project
 
 @pytest.mark.parametrize("value", ["inf", "nan", "1e308", "-1", "0", "-inf", "lots"])
 def test_waive_expires_days_refused(tmp_path: Path, value: str) -> None:
-    p = cli("waive", "s", "--reason", "r", f"--expires-days={value}", "--state",
-            str(tmp_path / "state"), *project(tmp_path))
+    p = cli(
+        "waive",
+        "s",
+        "--reason",
+        "r",
+        f"--expires-days={value}",
+        "--state",
+        str(tmp_path / "state"),
+        *project(tmp_path),
+    )
     assert p.returncode == 2, p.stderr
     assert "--expires-days" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "state").exists()  # refused before a run was created
@@ -30,8 +39,7 @@ def test_waive_expires_days_refused(tmp_path: Path, value: str) -> None:
 
 def test_waive_expires_days_in_range_is_recorded(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    p = cli("waive", "s", "--reason", "r", "--expires-days", "2.5", "--state", str(state),
-            *project(tmp_path))
+    p = cli("waive", "s", "--reason", "r", "--expires-days", "2.5", "--state", str(state), *project(tmp_path))
     assert p.returncode == 0, p.stderr
     journal = next(state.glob("*/journal.jsonl")).read_text()
     assert '"kind":"waive"' in journal.replace(" ", "")
@@ -39,14 +47,23 @@ def test_waive_expires_days_in_range_is_recorded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("value", ["-5", "0", "1025", "1.5", "x"])
 def test_max_handshakes_refused(tmp_path: Path, value: str) -> None:
-    p = cli("run", "--all", f"--max-handshakes={value}", "--state", str(tmp_path / "state"),
-            *project(tmp_path))
+    p = cli(
+        "run", "--all", f"--max-handshakes={value}", "--state", str(tmp_path / "state"), *project(tmp_path)
+    )
     assert p.returncode == 2 and "--max-handshakes" in p.stderr and "Traceback" not in p.stderr
 
 
-@pytest.mark.parametrize("args", [["demo", "--nodes", "0"], ["demo", "--nodes", "99999999"],
-                                  ["sim", "--port", "70000"], ["sim", "--lifetime", "nan"],
-                                  ["sim", "--reboot-seconds", "-1"], ["sim", "--nodes", "-3"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo", "--nodes", "0"],
+        ["demo", "--nodes", "99999999"],
+        ["sim", "--port", "70000"],
+        ["sim", "--lifetime", "nan"],
+        ["sim", "--reboot-seconds", "-1"],
+        ["sim", "--nodes", "-3"],
+    ],
+)
 def test_sim_numbers_refused(tmp_path: Path, args: list[str]) -> None:
     p = cli(*args, "--dir", str(tmp_path / "lab"), timeout=60)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "argument --" in p.stderr
@@ -57,8 +74,7 @@ def test_export_into_an_unwritable_place_is_one_line(tmp_path: Path) -> None:
     snap = tmp_path / "snap.json"
     snap.write_text(json.dumps(small_snapshot()))
     key = tmp_path / "k"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True,
-                   timeout=60)
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True, timeout=60)
     # root writes into a chmod-555 directory, so use places nobody can write:
     # a path under a regular file, and sysfs
     for out in (snap / "log.json", Path("/sys/runbook-test/log.json")):
@@ -123,7 +139,9 @@ def test_yaml_alias_bomb_is_refused_with_file_line(tmp_path: Path) -> None:
     assert p.returncode == 2 and f"{steps / '10-bomb.yaml'}:7: YAML: aliases" in p.stderr
 
 
-@pytest.mark.parametrize("text", ["[" * 100000, "{a: " * 50000, "- " * 20000 + "x"], ids=["flow-seq", "flow-map", "block"])
+@pytest.mark.parametrize(
+    "text", ["[" * 100000, "{a: " * 50000, "- " * 20000 + "x"], ids=["flow-seq", "flow-map", "block"]
+)
 def test_yaml_nested_too_deeply_is_an_error_not_a_crash(text: str, tmp_path: Path) -> None:
     f = tmp_path / "deep.yaml"
     f.write_text(text)

@@ -1,5 +1,6 @@
 """Item 9 of issue 16: the suite finds its fixtures through the repository's own
 configuration (or $RUNBOOK_FIXTURES), and calls the CLI as `python -m runbook`."""
+
 from __future__ import annotations
 
 import re

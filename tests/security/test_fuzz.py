@@ -2,6 +2,7 @@
 criteria, the templates and every parser gives a documented error (InputError,
 ParseError, TemplateError, HostPatternError...) or a result, never a traceback.
 Bounded: a few hundred examples per target, no deadline (2 shared cores)."""
+
 from __future__ import annotations
 
 import tempfile
@@ -22,23 +23,87 @@ from runbook.inventory.hostpattern import HostPatternError, expand_ranges
 from runbook.inventory.load import load_inventory, select_hosts
 from runbook.yamlsafe import load_text
 
-FUZZ = settings(max_examples=100, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
-                    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=30),
-                    st.sampled_from(["{{ x }}", "{{ x", "gpu[0:3]", "$(touch /tmp/x)", ">>1",
-                                     "[z-a]", ".nan", "all", "compute", "-1", "99999"]))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)),
-    max_leaves=20)
-KEYS = ["phase", "title", "steps", "id", "why", "hosts", "needs", "verify", "apply", "rollback",
-        "run", "parse", "expect", "timeout", "then", "manual", "checklist", "hints", "path", "eq",
-        "matches", "semver", "reference", "lower", "upper", "count", "contains", "exit", "ge",
-        "design", "consistent", "all", "children", "vars", "ansible_port", "ansible_host"]
-shaped = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)),
-    max_leaves=25)
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=30),
+    st.sampled_from(
+        [
+            "{{ x }}",
+            "{{ x",
+            "gpu[0:3]",
+            "$(touch /tmp/x)",
+            ">>1",
+            "[z-a]",
+            ".nan",
+            "all",
+            "compute",
+            "-1",
+            "99999",
+        ]
+    ),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+KEYS = [
+    "phase",
+    "title",
+    "steps",
+    "id",
+    "why",
+    "hosts",
+    "needs",
+    "verify",
+    "apply",
+    "rollback",
+    "run",
+    "parse",
+    "expect",
+    "timeout",
+    "then",
+    "manual",
+    "checklist",
+    "hints",
+    "path",
+    "eq",
+    "matches",
+    "semver",
+    "reference",
+    "lower",
+    "upper",
+    "count",
+    "contains",
+    "exit",
+    "ge",
+    "design",
+    "consistent",
+    "all",
+    "children",
+    "vars",
+    "ansible_port",
+    "ansible_host",
+]
+shaped = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(KEYS), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
 
 
 def _yaml(data) -> str:
@@ -58,8 +123,13 @@ def test_yaml_loader(text: str) -> None:
 
 
 @FUZZ
-@given(st.one_of(shaped.map(_yaml), st.text(max_size=200),
-                 shaped.map(lambda d: _yaml({"phase": "p", "title": "t", "steps": [d]}))))
+@given(
+    st.one_of(
+        shaped.map(_yaml),
+        st.text(max_size=200),
+        shaped.map(lambda d: _yaml({"phase": "p", "title": "t", "steps": [d]})),
+    )
+)
 def test_step_loader(text: str) -> None:
     with tempfile.TemporaryDirectory() as d:
         (Path(d) / "10-p.yaml").write_text(text, encoding="utf-8", errors="surrogatepass")
@@ -70,8 +140,14 @@ def test_step_loader(text: str) -> None:
 
 
 @FUZZ
-@given(st.one_of(shaped.map(_yaml), st.text(max_size=200),
-                 shaped.map(lambda d: _yaml({"all": d})), st.text(max_size=40)))
+@given(
+    st.one_of(
+        shaped.map(_yaml),
+        st.text(max_size=200),
+        shaped.map(lambda d: _yaml({"all": d})),
+        st.text(max_size=40),
+    )
+)
 def test_inventory(text: str) -> None:
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / "inv.yaml"
@@ -97,15 +173,25 @@ def test_host_patterns(key: str) -> None:
 
 
 @FUZZ
-@given(st.dictionaries(st.sampled_from(KEYS), values, max_size=4), values, st.text(max_size=200),
-       st.one_of(st.none(), st.integers(-3, 300)))
+@given(
+    st.dictionaries(st.sampled_from(KEYS), values, max_size=4),
+    values,
+    st.text(max_size=200),
+    st.one_of(st.none(), st.integers(-3, 300)),
+)
 def test_criteria(raw: dict, variables, stdout: str, exit_status) -> None:
     check, problems = parse_check(raw, 1)
     if check is None:
         assert problems
         return
-    action = Action(run="x", parse="ibstat" if check.kind in ("path", "design") else None,
-                    expect=(check,), timeout=10, then=None, line=1)
+    action = Action(
+        run="x",
+        parse="ibstat" if check.kind in ("path", "design") else None,
+        expect=(check,),
+        timeout=10,
+        then=None,
+        line=1,
+    )
     record = variables if isinstance(variables, dict) else {"v": variables}
     vars_ = {"x": variables, "v": variables}
     verdict = judge_host(action, exit_status, stdout, vars_, record)
@@ -128,12 +214,16 @@ def test_templates(template: str, value) -> None:
 
 OPS = ["eq", "ne", "lt", "le", "gt", "ge", "in", "matches", "semver", "count", "reference"]
 templated = st.one_of(
-    st.sampled_from(["contains", "not_contains", "matches", "not_matches"]).map(
-        lambda k: {k: "{{ x }}"}),
+    st.sampled_from(["contains", "not_contains", "matches", "not_matches"]).map(lambda k: {k: "{{ x }}"}),
     st.sampled_from(OPS).map(lambda op: {"path": "v", op: "{{ x }}"}),
-    st.just({"path": "v", "reference": 10, "lower": "{{ x }}"}))
-hostile = st.one_of(values, st.sampled_from(["[z-a]", "(", ">>1", "nan", "inf", "-inf", "0", 0,
-                                             1e308, 10**400, "1e999", "*", "a,b", "??"]))
+    st.just({"path": "v", "reference": 10, "lower": "{{ x }}"}),
+)
+hostile = st.one_of(
+    values,
+    st.sampled_from(
+        ["[z-a]", "(", ">>1", "nan", "inf", "-inf", "0", 0, 1e308, 10**400, "1e999", "*", "a,b", "??"]
+    ),
+)
 
 
 @FUZZ
@@ -141,8 +231,14 @@ hostile = st.one_of(values, st.sampled_from(["[z-a]", "(", ">>1", "nan", "inf", 
 def test_criteria_with_values_known_only_at_run_time(raw: dict, x, found) -> None:
     check, problems = parse_check(raw, 1)
     assert check is not None, problems
-    action = Action(run="x", parse="ibstat" if check.kind == "path" else None,
-                    expect=(check,), timeout=10, then=None, line=1)
+    action = Action(
+        run="x",
+        parse="ibstat" if check.kind == "path" else None,
+        expect=(check,),
+        timeout=10,
+        then=None,
+        line=1,
+    )
     verdict = judge_host(action, 0, str(found), {"x": x}, {"v": found})
     assert verdict.status in (Status.PASS, Status.FAIL, Status.UNKNOWN)
 
@@ -160,13 +256,42 @@ PARSERS = parsers.names()
 
 
 @FUZZ
-@given(st.sampled_from(PARSERS), st.one_of(
-    st.text(max_size=400),
-    st.lists(st.sampled_from(["Port 1:", "State: Active", "CA 'mlx5_0'", "Rate: 400", "GUID 0x1",
-                              "  ", "\t", ":", "=", "|", "GPU0  X  NV18", "# comment", "0x", "[1]",
-                              "Device #1:", "LINK_TYPE_P1  IB(1)", "-----", "1.0 2.0 3.0",
-                              "Switch 36 \"S-0002\"", "avg 10.5 GB/s", "\u00a0", "nan", "inf"]),
-             max_size=30).map("\n".join)))
+@given(
+    st.sampled_from(PARSERS),
+    st.one_of(
+        st.text(max_size=400),
+        st.lists(
+            st.sampled_from(
+                [
+                    "Port 1:",
+                    "State: Active",
+                    "CA 'mlx5_0'",
+                    "Rate: 400",
+                    "GUID 0x1",
+                    "  ",
+                    "\t",
+                    ":",
+                    "=",
+                    "|",
+                    "GPU0  X  NV18",
+                    "# comment",
+                    "0x",
+                    "[1]",
+                    "Device #1:",
+                    "LINK_TYPE_P1  IB(1)",
+                    "-----",
+                    "1.0 2.0 3.0",
+                    'Switch 36 "S-0002"',
+                    "avg 10.5 GB/s",
+                    "\u00a0",
+                    "nan",
+                    "inf",
+                ]
+            ),
+            max_size=30,
+        ).map("\n".join),
+    ),
+)
 def test_parsers(name: str, text: str) -> None:
     try:
         parsers.parse(name, text)

@@ -1,6 +1,7 @@
 """Item 2 of issue 16: host-key pins belong to the state directory; @revoked,
 @cert-authority, garbage lines and algorithm mismatches are refused with their
 real cause."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,11 +20,12 @@ async def test_revoked_key_is_refused_as_revoked(server, make_transport, tmp_pat
     kh.write_text("@revoked " + server.known_hosts_line())
     for trust in (False, True):
         pins = tmp_path / f"pins{trust}"
-        t = make_transport(inventory(("gpu07", server)),
-                           HostKeyPolicy([kh], trust_new=trust, pin_file=pins))
+        t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([kh], trust_new=trust, pin_file=pins))
         r = await t.run("gpu07", "echo hi", timeout=5)
-        assert r.unknown_reason == (f"host key refused: host key for gpu07 is revoked: "
-                                    f"{fingerprint(keys.host)} is marked @revoked in {kh}"), trust
+        assert r.unknown_reason == (
+            f"host key refused: host key for gpu07 is revoked: "
+            f"{fingerprint(keys.host)} is marked @revoked in {kh}"
+        ), trust
         assert not pins.exists() and server.stats.execs == []
 
 
@@ -39,8 +41,7 @@ def test_garbage_known_hosts_lines_are_reported_by_lint(tmp_path: Path) -> None:
         assert f"{kh}:{line}: bad known_hosts entry" in p.stderr
 
 
-async def test_plain_key_where_a_certificate_is_expected(server, make_transport, tmp_path,
-                                                         keys) -> None:
+async def test_plain_key_where_a_certificate_is_expected(server, make_transport, tmp_path, keys) -> None:
     ca = asyncssh.generate_private_key("ssh-ed25519")
     pub = ca.export_public_key("openssh").decode().split()
     kh = tmp_path / "known_hosts"
@@ -48,9 +49,11 @@ async def test_plain_key_where_a_certificate_is_expected(server, make_transport,
     pins = tmp_path / "pins"
     t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([kh], trust_new=True, pin_file=pins))
     r = await t.run("gpu07", "echo hi", timeout=5)
-    assert r.unknown_reason == (f"host key refused: host key for gpu07 is a plain key "
-                                f"{fingerprint(keys.host)}, but {kh} expects a certificate signed "
-                                f"by its @cert-authority")
+    assert r.unknown_reason == (
+        f"host key refused: host key for gpu07 is a plain key "
+        f"{fingerprint(keys.host)}, but {kh} expects a certificate signed "
+        f"by its @cert-authority"
+    )
     assert not pins.exists()
 
 
@@ -112,6 +115,8 @@ def test_rsa_known_key_against_an_ed25519_server_says_so(tmp_path: Path, sshd_se
     proc = run(tmp_path, steps, inv)
     assert proc.returncode == 3, proc.stderr
     for res in hosts_of(proc).values():
-        assert res["reason"].startswith("host key refused: host key algorithm mismatch for real1: "
-                                        f"{known} knows only ssh-rsa keys, the host offers "
-                                        "ssh-ed25519 SHA256:"), res["reason"]
+        assert res["reason"].startswith(
+            "host key refused: host key algorithm mismatch for real1: "
+            f"{known} knows only ssh-rsa keys, the host offers "
+            "ssh-ed25519 SHA256:"
+        ), res["reason"]

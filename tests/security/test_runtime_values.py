@@ -1,6 +1,7 @@
 """Item 3 of issue 16: a value that is invalid at run time (templated regex,
 number, version range) makes that host unknown with the reason and the run goes
 on; lint catches statically what it can."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -74,31 +75,38 @@ async def test_regex_characters_in_a_templated_value_are_literal_and_the_run_goe
 def _action(tmp_path: Path, expect: str):
     (tmp_path / "10-a.yaml").write_text(
         "phase: a\ntitle: A\nsteps:\n  - id: s\n    title: S\n    why: w\n    hosts: all\n"
-        f"    verify:\n      run: x\n      parse: ibstat\n      expect:\n        - {expect}\n")
+        f"    verify:\n      run: x\n      parse: ibstat\n      expect:\n        - {expect}\n"
+    )
     return load_runbook(tmp_path).steps[0].verify
 
 
-@pytest.mark.parametrize("expect,variables,why", [
-    ("{path: ports, semver: '{{ v }}'}", {"v": ">>1"}, "bad version range"),
-    ("{path: ports, ge: '{{ v }}'}", {"v": "fast"}, "needs numbers"),
-    ("{path: ports, matches: '{{ v }}'}", {"v": "(unclosed"}, "invalid regular expression"),
-    ("{path: ports, reference: '{{ v }}'}", {"v": 0}, "the reference is 0"),
-    ("{path: ports, reference: '{{ v }}'}", {"v": "nan"}, "needs numbers"),
-])
+@pytest.mark.parametrize(
+    "expect,variables,why",
+    [
+        ("{path: ports, semver: '{{ v }}'}", {"v": ">>1"}, "bad version range"),
+        ("{path: ports, ge: '{{ v }}'}", {"v": "fast"}, "needs numbers"),
+        ("{path: ports, matches: '{{ v }}'}", {"v": "(unclosed"}, "invalid regular expression"),
+        ("{path: ports, reference: '{{ v }}'}", {"v": 0}, "the reference is 0"),
+        ("{path: ports, reference: '{{ v }}'}", {"v": "nan"}, "needs numbers"),
+    ],
+)
 def test_runtime_invalid_values_give_unknown(tmp_path: Path, expect: str, variables: dict, why: str) -> None:
     action = _action(tmp_path, expect)
     v = judge_host(action, 0, "", variables, {"ports": "5"})
     assert v.status == Status.UNKNOWN and why in v.reason, v.reason
 
 
-@pytest.mark.parametrize("expect,message", [
-    ("{path: ports, semver: '>>1'}", "bad version range '>>1'"),
-    ("{path: ports, ge: .nan}", "ge expects a finite number"),
-    ("{path: ports, lt: .inf}", "lt expects a finite number"),
-    ("{path: ports, reference: fast}", "reference must be a number"),
-    ("{path: ports, reference: 10, lower: .nan}", "lower must be a number"),
-    ("{contains: '{{ unterminated'}", "malformed placeholder '{{ unterminated'"),
-])
+@pytest.mark.parametrize(
+    "expect,message",
+    [
+        ("{path: ports, semver: '>>1'}", "bad version range '>>1'"),
+        ("{path: ports, ge: .nan}", "ge expects a finite number"),
+        ("{path: ports, lt: .inf}", "lt expects a finite number"),
+        ("{path: ports, reference: fast}", "reference must be a number"),
+        ("{path: ports, reference: 10, lower: .nan}", "lower must be a number"),
+        ("{contains: '{{ unterminated'}", "malformed placeholder '{{ unterminated'"),
+    ],
+)
 def test_lint_catches_statically(tmp_path: Path, expect: str, message: str) -> None:
     with pytest.raises(InputError) as info:
         _action(tmp_path, expect)
@@ -109,7 +117,8 @@ def test_lint_catches_statically(tmp_path: Path, expect: str, message: str) -> N
 def test_lint_refuses_a_timeout_that_is_not_finite(tmp_path: Path, timeout: str) -> None:
     (tmp_path / "10-a.yaml").write_text(
         "phase: a\ntitle: A\nsteps:\n  - id: s\n    title: S\n    why: w\n    hosts: all\n"
-        f"    verify:\n      run: echo {{{{ x\n      timeout: {timeout}\n")
+        f"    verify:\n      run: echo {{{{ x\n      timeout: {timeout}\n"
+    )
     with pytest.raises(InputError) as info:
         load_runbook(tmp_path)
     text = str(info.value)

@@ -1,5 +1,6 @@
 """Item 6 of issue 16: secrets planted at every depth of the inventory never
 reach the completion log, its signature, its Markdown or its HTML."""
+
 from __future__ import annotations
 
 import re
@@ -56,7 +57,7 @@ all:
         users:
           - {{ name: admin, passwd: SECRET-bmc-passwd }}
         apiKey: SECRET-camel-api-key
-        blob: "{VAULT.replace(chr(10), ' ')}"
+        blob: "{VAULT.replace(chr(10), " ")}"
       vault_db_password: SECRET-vault-var
 """
 
@@ -64,26 +65,58 @@ SECRETS = re.findall(r"SECRET-[\w-]+", INVENTORY) + ["62313365663938373639333061
 
 
 def _keygen(path: Path) -> Path:
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@example.com",
-                    "-f", str(path)], check=True, timeout=60, capture_output=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@example.com", "-f", str(path)],
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
     return path
 
 
 def test_secret_names() -> None:
-    for name in ("password", "ansible_password", "ansible_become_password", "ansible_ssh_pass",
-                 "ipmi_pw", "bmcPwd", "api_key", "apiKey", "API-KEY", "token", "site_token",
-                 "fabric_credential", "secret", "private_key", "vault_db", "passwd", "passphrase"):
+    for name in (
+        "password",
+        "ansible_password",
+        "ansible_become_password",
+        "ansible_ssh_pass",
+        "ipmi_pw",
+        "bmcPwd",
+        "api_key",
+        "apiKey",
+        "API-KEY",
+        "token",
+        "site_token",
+        "fabric_credential",
+        "secret",
+        "private_key",
+        "vault_db",
+        "passwd",
+        "passphrase",
+    ):
         assert is_secret_name(name), name
-    for name in ("ansible_host", "ansible_port", "mtu", "pkeys", "ib_pkey", "hostname", "power",
-                 "switches", "ofed_version"):
+    for name in (
+        "ansible_host",
+        "ansible_port",
+        "mtu",
+        "pkeys",
+        "ib_pkey",
+        "hostname",
+        "power",
+        "switches",
+        "ofed_version",
+    ):
         assert not is_secret_name(name), name
 
 
 def test_redact_every_depth_and_vault_values() -> None:
     data = {"a": {"b": [{"c": {"password": "x", "keep": 1}}]}, "innocent": VAULT, "token": "t"}
     out = redact(data)
-    assert out == {"a": {"b": [{"c": {"password": REDACTED, "keep": 1}}]},
-                   "innocent": REDACTED, "token": REDACTED}
+    assert out == {
+        "a": {"b": [{"c": {"password": REDACTED, "keep": 1}}]},
+        "innocent": REDACTED,
+        "token": REDACTED,
+    }
     assert data["a"]["b"][0]["c"]["password"] == "x"  # the input is not changed
 
 
@@ -94,19 +127,29 @@ def exported(tmp_path: Path):
     (tmp_path / "inv.yaml").write_text(INVENTORY)
     project = load_project(tmp_path / "steps", tmp_path / "inv.yaml")
     step = project.runbook.steps[0]
-    store = Store.create(tmp_path / "state", "run-1", site="s", operator="alice", tool_version="0",
-                         inventory_sha256=project.inventory.sha256,
-                         runbook_sha256=project.runbook.sha256)
+    store = Store.create(
+        tmp_path / "state",
+        "run-1",
+        site="s",
+        operator="alice",
+        tool_version="0",
+        inventory_sha256=project.inventory.sha256,
+        runbook_sha256=project.runbook.sha256,
+    )
     cmd = "ping -c1 10.0.0.11 && echo 4092"
-    store.append_many([StepStarted(step.id, "verify", ("gpu01",), step.sha256),
-                       HostStarted(step.id, "verify", "gpu01", cmd)])
-    store.append_many([HostFinished(step.id, "verify", "gpu01", "pass", "", cmd, 0, "ok\n", "",
-                                    1.0, 2.0)])
+    store.append_many(
+        [
+            StepStarted(step.id, "verify", ("gpu01",), step.sha256),
+            HostStarted(step.id, "verify", "gpu01", cmd),
+        ]
+    )
+    store.append_many([HostFinished(step.id, "verify", "gpu01", "pass", "", cmd, 0, "ok\n", "", 1.0, 2.0)])
     snapshot = store.snapshot(project.runbook, project.inventory)
     store.close()
     key = _keygen(tmp_path / "id_ed25519")
-    result = export_run(snapshot, tmp_path / "out" / "log.json", sign_key=str(key),
-                        identity="alice@example.com")
+    result = export_run(
+        snapshot, tmp_path / "out" / "log.json", sign_key=str(key), identity="alice@example.com"
+    )
     return result, tmp_path / "out"
 
 

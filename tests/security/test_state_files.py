@@ -1,5 +1,6 @@
 """Item 5 of issue 16: no state file is opened through a symbolic link; state
 files and directories are owner-only."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,15 @@ from .helpers import cli, project
 
 
 def _store(state: Path, run_id: str = "run-1") -> Store:
-    return Store.create(state, run_id, site="s", operator="alice", tool_version="0",
-                        inventory_sha256="a" * 64, runbook_sha256="b" * 64)
+    return Store.create(
+        state,
+        run_id,
+        site="s",
+        operator="alice",
+        tool_version="0",
+        inventory_sha256="a" * 64,
+        runbook_sha256="b" * 64,
+    )
 
 
 def test_lock_through_a_symlink_is_refused_and_the_target_untouched(tmp_path: Path) -> None:
@@ -85,8 +93,9 @@ def test_state_files_are_owner_only(tmp_path: Path) -> None:
         state = tmp_path / "state"
         store = _store(state)
         big = "x" * 100_000  # stored as a blob
-        store.append_many([StepStarted("s", "verify", ("h",), "1" * 64),
-                           HostStarted("s", "verify", "h", "cmd")])
+        store.append_many(
+            [StepStarted("s", "verify", ("h",), "1" * 64), HostStarted("s", "verify", "h", "cmd")]
+        )
         store.append_many([HostFinished("s", "verify", "h", "pass", "", "cmd", 0, big, "", 1.0, 2.0)])
         store.close()
     finally:

@@ -2,6 +2,7 @@
 template runs nothing, on the simulator's SSH server and on a real OpenSSH
 sshd; a placeholder where quoting cannot protect it is refused by lint and by
 the renderer."""
+
 from __future__ import annotations
 
 import itertools
@@ -20,11 +21,33 @@ from tests.sshd_server import sshd_server  # noqa: F401 - the real sshd fixture
 MARK = "/tmp/runbook-pwned"  # where an injected command would leave a file
 
 HOSTILE = [
-    f"$(touch {MARK})", f"`touch {MARK}`", f"'; touch {MARK}; '", f'"; touch {MARK}; "',
-    f"; touch {MARK}", f"a\ntouch {MARK}", f"a\\'; touch {MARK} #", f"\\$(touch {MARK})",
-    f"| touch {MARK}", f"&& touch {MARK}", f"a[$(touch {MARK})]", f"$((1)) $(touch {MARK})",
-    "*", "/*", "?", "[a-z]*", "~", "$HOME", "${PATH}", "-x", "", " ", "a b",
-    f"ünïcødé ’ ; touch {MARK}", "\u200b$(true)", f"x\r\ntouch {MARK}", f"{{{{ y }}}} $(touch {MARK})",
+    f"$(touch {MARK})",
+    f"`touch {MARK}`",
+    f"'; touch {MARK}; '",
+    f'"; touch {MARK}; "',
+    f"; touch {MARK}",
+    f"a\ntouch {MARK}",
+    f"a\\'; touch {MARK} #",
+    f"\\$(touch {MARK})",
+    f"| touch {MARK}",
+    f"&& touch {MARK}",
+    f"a[$(touch {MARK})]",
+    f"$((1)) $(touch {MARK})",
+    "*",
+    "/*",
+    "?",
+    "[a-z]*",
+    "~",
+    "$HOME",
+    "${PATH}",
+    "-x",
+    "",
+    " ",
+    "a b",
+    f"ünïcødé ’ ; touch {MARK}",
+    "\u200b$(true)",
+    f"x\r\ntouch {MARK}",
+    f"{{{{ y }}}} $(touch {MARK})",
 ]
 
 # Every position the renderer allows: plain word, glued to text, option value,
@@ -33,21 +56,36 @@ SAFE = [
     "echo {{ x }}",
     "echo pre{{ x }}post",
     "echo --opt={{ x }}",
-    "for d in {{ x }}; do echo \"$d\"; done",
+    'for d in {{ x }}; do echo "$d"; done',
     "echo $(echo {{ x }})",
-    "echo \"$(echo {{ x }})\"",
-    "v={{ x }}; echo \"$v\"",
+    'echo "$(echo {{ x }})"',
+    'v={{ x }}; echo "$v"',
     "[ {{ x }} = never ] || echo {{ x }}",
     "echo {{ x }} | cat",
 ]
-EXPECTED = {"echo {{ x }}": "{v}", "echo pre{{ x }}post": "pre{v}post",
-            "echo --opt={{ x }}": "--opt={v}", "v={{ x }}; echo \"$v\"": "{v}",
-            "echo {{ x }} | cat": "{v}"}
+EXPECTED = {
+    "echo {{ x }}": "{v}",
+    "echo pre{{ x }}post": "pre{v}post",
+    "echo --opt={{ x }}": "--opt={v}",
+    'v={{ x }}; echo "$v"': "{v}",
+    "echo {{ x }} | cat": "{v}",
+}
 
-UNSAFE = ["echo '{{ x }}'", 'echo "{{ x }}"', "echo \"a {{ x }} b\"", "echo $'{{ x }}'",
-          "echo `echo {{ x }}`", "cat <<EOF\n{{ x }}\nEOF", "cat <<'EOF'\n{{ x }}\nEOF",
-          "echo $(( {{ x }} + 1 ))", "(( {{ x }} > 1 ))", "[[ {{ x }} -eq 1 ]]",
-          "echo \"$(echo '{{ x }}')\"", "echo ok # {{ x }}", "echo {{ x }}; echo \"{{ y }}\""]
+UNSAFE = [
+    "echo '{{ x }}'",
+    'echo "{{ x }}"',
+    'echo "a {{ x }} b"',
+    "echo $'{{ x }}'",
+    "echo `echo {{ x }}`",
+    "cat <<EOF\n{{ x }}\nEOF",
+    "cat <<'EOF'\n{{ x }}\nEOF",
+    "echo $(( {{ x }} + 1 ))",
+    "(( {{ x }} > 1 ))",
+    "[[ {{ x }} -eq 1 ]]",
+    "echo \"$(echo '{{ x }}')\"",
+    "echo ok # {{ x }}",
+    'echo {{ x }}; echo "{{ y }}"',
+]
 
 
 @pytest.mark.parametrize("template", UNSAFE)
@@ -66,15 +104,20 @@ def test_safe_positions_are_accepted(template: str) -> None:
 def test_lint_rejects_a_quoted_placeholder_with_file_line(tmp_path: Path) -> None:
     (tmp_path / "10-a.yaml").write_text(
         "phase: a\ntitle: A\nsteps:\n  - id: s\n    title: S\n    why: w\n    hosts: all\n"
-        "    verify:\n      run: echo \"{{ x }}\"\n  - id: t\n    title: T\n    why: w\n"
-        "    hosts: all\n    verify:\n      run: |\n        echo ok\n        echo '{{ y }}'\n")
+        '    verify:\n      run: echo "{{ x }}"\n  - id: t\n    title: T\n    why: w\n'
+        "    hosts: all\n    verify:\n      run: |\n        echo ok\n        echo '{{ y }}'\n"
+    )
     with pytest.raises(InputError) as info:
         load_runbook(tmp_path)
     text = str(info.value)
-    assert (f"{tmp_path / '10-a.yaml'}:9: step s: verify.run: {{{{ x }}}} is inside double quotes: "
-            "drop the quotes, the value is quoted for you") in text
-    assert (f"{tmp_path / '10-a.yaml'}:15: step t: verify.run: {{{{ y }}}} is inside single quotes "
-            "(line 2 of the command): drop the quotes") in text
+    assert (
+        f"{tmp_path / '10-a.yaml'}:9: step s: verify.run: {{{{ x }}}} is inside double quotes: "
+        "drop the quotes, the value is quoted for you"
+    ) in text
+    assert (
+        f"{tmp_path / '10-a.yaml'}:15: step t: verify.run: {{{{ y }}}} is inside single quotes "
+        "(line 2 of the command): drop the quotes"
+    ) in text
 
 
 def test_shipped_steps_lint_clean() -> None:
@@ -102,9 +145,17 @@ async def _run_corpus(transport: Transport, host: str) -> None:
 async def test_hostile_values_run_nothing_on_the_simulator(make_lab) -> None:
     lab = await make_lab(1)
     node = lab.node(lab.names()[0])
-    hosts = {"n1": Host("n1", {"ansible_host": node.address, "ansible_port": node.port,
-                               "ansible_user": "root",
-                               "ansible_ssh_private_key_file": str(lab.client_key)})}
+    hosts = {
+        "n1": Host(
+            "n1",
+            {
+                "ansible_host": node.address,
+                "ansible_port": node.port,
+                "ansible_user": "root",
+                "ansible_ssh_private_key_file": str(lab.client_key),
+            },
+        )
+    }
     t = Transport(hosts, policy=HostKeyPolicy([lab.known_hosts]), ssh_config=[], connect_timeout=5)
     try:
         await _run_corpus(t, "n1")
@@ -115,9 +166,17 @@ async def test_hostile_values_run_nothing_on_the_simulator(make_lab) -> None:
 @pytest.mark.sshd
 async def test_hostile_values_run_nothing_on_a_real_sshd(sshd_server) -> None:
     srv = sshd_server
-    hosts = {"n1": Host("n1", {"ansible_host": srv.addr, "ansible_port": srv.port,
-                               "ansible_user": srv.user,
-                               "ansible_ssh_private_key_file": str(srv.client_key)})}
+    hosts = {
+        "n1": Host(
+            "n1",
+            {
+                "ansible_host": srv.addr,
+                "ansible_port": srv.port,
+                "ansible_user": srv.user,
+                "ansible_ssh_private_key_file": str(srv.client_key),
+            },
+        )
+    }
     t = Transport(hosts, policy=HostKeyPolicy([srv.known_hosts]), ssh_config=[], connect_timeout=5)
     try:
         await _run_corpus(t, "n1")

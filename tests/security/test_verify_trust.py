@@ -1,6 +1,7 @@
 """Item 7 of issue 16: verify-log never prints OK unless the signer is one the
 customer trusts, and the report tells the customer to get the signer's key from
 the signer, not from the log."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,8 +24,9 @@ def _verify(*argv: str) -> int:
 
 
 def _export(tmp_path: Path, key: Path, name: str):
-    return export_run(small_snapshot(), tmp_path / name / "log.json", sign_key=str(key),
-                      identity="alice@example.com")
+    return export_run(
+        small_snapshot(), tmp_path / name / "log.json", sign_key=str(key), identity="alice@example.com"
+    )
 
 
 def test_intact_log_without_a_trusted_signer_is_not_ok(tmp_path: Path, keys, capsys) -> None:
@@ -42,8 +44,7 @@ def test_forged_log_resigned_by_any_key_naming_the_signer(tmp_path: Path, keys, 
     forged = _export(tmp_path, keys["other"], "forged")  # mallory's key, calling itself alice
     assert _verify(str(forged.log)) == EXIT_UNTRUSTED
     assert "OK:" not in capsys.readouterr().out
-    signers = allowed_signers(tmp_path / "as", "alice@example.com",
-                              Path(f"{keys['ed25519']}.pub"))
+    signers = allowed_signers(tmp_path / "as", "alice@example.com", Path(f"{keys['ed25519']}.pub"))
     assert _verify(str(forged.log), "--allowed-signers", str(signers)) == EXIT_FAIL
     real = _export(tmp_path, keys["ed25519"], "real")
     assert _verify(str(real.log), "--allowed-signers", str(signers)) == EXIT_OK
@@ -74,5 +75,4 @@ def test_report_instructions_take_the_key_from_the_signer(tmp_path: Path, keys) 
     # the same instructions with a forger's key do not verify the real log
     (work / "signer.pub").write_text(Path(f"{keys['other']}.pub").read_text())
     subprocess.run(["sh", "-c", setup], cwd=work, check=True, timeout=30)
-    assert subprocess.run(["sh", "-c", keygen], cwd=work, capture_output=True,
-                          timeout=30).returncode != 0
+    assert subprocess.run(["sh", "-c", keygen], cwd=work, capture_output=True, timeout=30).returncode != 0

@@ -8,6 +8,7 @@
 - `sim_process(...)`: `python -m runbook.sim` as a child process, waited for
   through DIR/ready and killed by pid at teardown.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -56,14 +57,17 @@ def machine_of(design, tmp_path):
         for name, state in cluster.nodes.items():
             machines[name] = Machine(cluster, state, peers=machines.get)
         return machines.__getitem__
+
     return build
 
 
 @pytest.fixture
 def sh():
     """await sh(machine, "cmd") -> (stdout, stderr, status)"""
+
     async def run(machine, command: str, stdin: str = ""):
         return await run_line(machine, command, stdin)
+
     return run
 
 
@@ -76,8 +80,14 @@ async def make_lab(tmp_path):
         kw.setdefault("slow_seconds", 1.0)
         kw.setdefault("save_state", False)
         directory = kw.pop("directory", tmp_path / f"lab{len(labs)}")
-        lab = await Lab.start(directory, nodes=nodes, scenario=_scenario_file(tmp_path, scenario),
-                              base_address=kw.pop("base_address", next_base()), port=0, **kw)
+        lab = await Lab.start(
+            directory,
+            nodes=nodes,
+            scenario=_scenario_file(tmp_path, scenario),
+            base_address=kw.pop("base_address", next_base()),
+            port=0,
+            **kw,
+        )
         labs.append(lab)
         return lab
 
@@ -91,8 +101,13 @@ def sim_process(tmp_path):
     procs: list[SimProcess] = []
 
     def start(nodes: int = 4, scenario=None, **kw) -> SimProcess:
-        proc = SimProcess(kw.pop("directory", tmp_path / f"proc{len(procs)}"), nodes=nodes,
-                          scenario=_scenario_file(tmp_path, scenario), base_address=next_base(), **kw)
+        proc = SimProcess(
+            kw.pop("directory", tmp_path / f"proc{len(procs)}"),
+            nodes=nodes,
+            scenario=_scenario_file(tmp_path, scenario),
+            base_address=next_base(),
+            **kw,
+        )
         procs.append(proc)
         return proc.start()
 

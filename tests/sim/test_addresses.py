@@ -2,6 +2,7 @@
 taken (and it says so), the truth about ports with --port 0, every node on
 127.0.0.1 with its own port where that is the only loopback address (macOS;
 forced here with --single-address), and demo faults placed by position."""
+
 import errno
 import os
 import re
@@ -24,14 +25,23 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def sim(*args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "runbook", "sim", *args], capture_output=True, text=True,
-                          timeout=timeout, env=dict(os.environ, PYTHONPATH=str(REPO)), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "runbook", "sim", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def endpoints(inventory: Path) -> dict[str, tuple[str, int]]:
     doc = yaml.safe_load(inventory.read_text())["all"]["children"]
-    return {h: (v["ansible_host"], v["ansible_port"]) for g in ("compute", "sm")
-            for h, v in doc[g]["hosts"].items()}
+    return {
+        h: (v["ansible_host"], v["ansible_port"])
+        for g in ("compute", "sm")
+        for h, v in doc[g]["hosts"].items()
+    }
 
 
 @pytest.fixture
@@ -62,13 +72,28 @@ def test_default_taken_a_free_range_is_picked_and_said(tmp_path, default_taken):
 def test_an_address_given_on_the_command_line_is_not_moved(tmp_path, default_taken):
     p = sim("--dir", str(tmp_path / "lab"), "--nodes", "2", "--lifetime", "0.5", "--port", str(DEFAULT_PORT))
     assert p.returncode == 2
-    assert f"addresses in use: {default_taken}.. port {DEFAULT_PORT} (choose others with --base-address" in p.stderr
+    assert (
+        f"addresses in use: {default_taken}.. port {DEFAULT_PORT} (choose others with --base-address"
+        in p.stderr
+    )
     assert "Traceback" not in p.stderr
 
 
 def test_port_0_the_banner_tells_the_truth(tmp_path):
-    p = sim("--dir", str(tmp_path / "lab"), "--nodes", "3", "--lifetime", "0.5", "--port", "0",
-            "--base-address", next_base(), "--scenario", str(scenario.EMPTY))
+    p = sim(
+        "--dir",
+        str(tmp_path / "lab"),
+        "--nodes",
+        "3",
+        "--lifetime",
+        "0.5",
+        "--port",
+        "0",
+        "--base-address",
+        next_base(),
+        "--scenario",
+        str(scenario.EMPTY),
+    )
     assert p.returncode == 0, p.stderr
     ports = sorted(port for _, port in endpoints(tmp_path / "lab" / "inventory.yaml").values())
     assert len(set(ports)) == 5 and 0 not in ports
@@ -77,8 +102,10 @@ def test_port_0_the_banner_tells_the_truth(tmp_path):
 
 def test_describe():
     assert describe([("127.1.1.1", 2222), ("127.1.1.2", 2222)]) == "127.1.1.1..127.1.1.2 port 2222"
-    assert describe([("127.0.0.1", 4001), ("127.0.0.1", 4000)]) == \
-        "127.0.0.1 ports 4000-4001 (one per node, see the ssh_config)"
+    assert (
+        describe([("127.0.0.1", 4001), ("127.0.0.1", 4000)])
+        == "127.0.0.1 ports 4000-4001 (one per node, see the ssh_config)"
+    )
 
 
 def test_single_address_mode_every_node_on_127_0_0_1_over_real_ssh(sim_process, tmp_path):
@@ -87,10 +114,30 @@ def test_single_address_mode_every_node_on_127_0_0_1_over_real_ssh(sim_process, 
     assert {a for a, _ in eps.values()} == {"127.0.0.1"}
     assert len({p for _, p in eps.values()}) == len(eps) == 5
     env = dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="tester")
-    p = subprocess.run([sys.executable, "-m", "runbook", "run", "--step", "ssh-reachable", "--step", "hostname-matches",
-                        "--inventory", str(lab.inventory), "--steps", str(REPO / "steps"), "--state",
-                        str(tmp_path / "state"), "--json"], capture_output=True, text=True, timeout=120, env=env,
-                       stdin=subprocess.DEVNULL)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "run",
+            "--step",
+            "ssh-reachable",
+            "--step",
+            "hostname-matches",
+            "--inventory",
+            str(lab.inventory),
+            "--steps",
+            str(REPO / "steps"),
+            "--state",
+            str(tmp_path / "state"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     import json
 
@@ -113,8 +160,19 @@ def test_demo_faults_are_placed_by_position(design):
 
 @pytest.mark.slow
 def test_a_1000_node_lab_with_the_demo_scenario(tmp_path):
-    p = sim("--dir", str(tmp_path / "lab"), "--nodes", "1000", "--lifetime", "0.5", "--port", "0",
-            "--base-address", next_base(), timeout=300)
+    p = sim(
+        "--dir",
+        str(tmp_path / "lab"),
+        "--nodes",
+        "1000",
+        "--lifetime",
+        "0.5",
+        "--port",
+        "0",
+        "--base-address",
+        next_base(),
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     assert "runbook sim: 1002 nodes on" in p.stderr
     assert "gpu0007: link_type_eth" in p.stderr and "gpu0033: unreachable" in p.stderr

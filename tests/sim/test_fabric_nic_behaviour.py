@@ -3,6 +3,7 @@ PKey isolation programmed by the SM, IPoIB child interfaces, ConnectX-7 and
 ConnectX-6 chosen by the inventory, shared system image GUID of a dual-port
 card, an Ethernet-mode port without link, FQDN node descriptions, sminfo from
 a chosen port, the designed leaf uplinks, a dead card renumbering the others."""
+
 from __future__ import annotations
 
 import copy
@@ -40,8 +41,10 @@ async def test_default_partition_all_full_makes_every_port_a_full_member(machine
 async def test_storage_ipoib_child_interface(machine_of, sh):
     gpu = machine_of(2)("gpu01")
     net = "/sys/class/net/ib4.8200"
-    assert await out_of(sh, gpu, f"cat {net}/pkey {net}/mode {net}/mtu {net}/operstate") == \
-        "0x8200\ndatagram\n4092\nup\n"
+    assert (
+        await out_of(sh, gpu, f"cat {net}/pkey {net}/mode {net}/mtu {net}/operstate")
+        == "0x8200\ndatagram\n4092\nup\n"
+    )
     assert await out_of(sh, gpu, "cat /sys/class/net/ib4/pkey /sys/class/net/ib4/mtu") == "0xffff\n2044\n"
     out = await out_of(sh, gpu, "ip -d link show dev ib4.8200")
     assert re.match(r"\d+: ib4\.8200@ib4: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 4092 ", out)
@@ -57,7 +60,9 @@ async def test_ipoib_child_without_its_pkey_has_no_carrier_and_mtu_follows_the_p
     for sm in ("sm01", "sm02"):
         node = get(sm).state
         conf = node.files["/etc/opensm/partitions.conf"]
-        node.files["/etc/opensm/partitions.conf"] = conf.replace("storage=0x200, ipoib, mtu=5,", "storage=0x200, ipoib,")
+        node.files["/etc/opensm/partitions.conf"] = conf.replace(
+            "storage=0x200, ipoib, mtu=5,", "storage=0x200, ipoib,"
+        )
     gpu = get("gpu01")
     assert await out_of(sh, gpu, "cat /sys/class/net/ib4.8200/mtu") == "2044\n"  # the default 2048 group
     get2 = machine_of(2, {"sm01": ["pkey_missing"], "sm02": ["pkey_missing"]})
@@ -92,8 +97,10 @@ async def test_dual_port_card_shares_the_system_image_guid(machine_of, sh):
     gpu = machine_of(2)("gpu01")
     five = await out_of(sh, gpu, "ibstat mlx5_5")
     six = await out_of(sh, gpu, "ibstat mlx5_6")
+
     def guid(text: str, key: str) -> str:
         return re.search(key + r": (0x[0-9a-f]+)", text).group(1)
+
     assert guid(five, "Node GUID") != guid(six, "Node GUID")
     assert guid(six, "System image GUID") == guid(five, "System image GUID") == guid(five, "Node GUID")
     info = await out_of(sh, gpu, "ibv_devinfo -d mlx5_6")
@@ -104,7 +111,9 @@ async def test_ethernet_mode_port_on_an_ib_switch_has_no_link(machine_of, sh):
     gpu = machine_of(2, {"gpu01": ["link_type_eth"]})("gpu01")
     out = await out_of(sh, gpu, "ibstat mlx5_0")
     # as real mlx5 Ethernet ports without link print it
-    assert "State: Down\n\t\tPhysical state: Disabled\n\t\tRate: 40\n" in out and "Link layer: Ethernet" in out
+    assert (
+        "State: Down\n\t\tPhysical state: Disabled\n\t\tRate: 40\n" in out and "Link layer: Ethernet" in out
+    )
     assert "Base lid: 0" in out
     _, err, code = await sh(gpu, "sminfo -C mlx5_0 -P 1")
     assert code != 0 and "iberror" in err
@@ -112,7 +121,10 @@ async def test_ethernet_mode_port_on_an_ib_switch_has_no_link(machine_of, sh):
 
 async def test_node_description_is_the_fqdn_and_sminfo_from_a_chosen_port(machine_of, sh):
     gpu = machine_of(2)("gpu01")
-    assert await out_of(sh, gpu, "cat /sys/class/infiniband/mlx5_2/node_desc") == "gpu01.seed-dc.internal mlx5_2\n"
+    assert (
+        await out_of(sh, gpu, "cat /sys/class/infiniband/mlx5_2/node_desc")
+        == "gpu01.seed-dc.internal mlx5_2\n"
+    )
     assert await out_of(sh, gpu, "sminfo -C mlx5_3 -P 1") == await out_of(sh, gpu, "sminfo")
     _, err, code = await sh(gpu, "sminfo -C mlx5_9 -P 1")
     assert code != 0 and "mlx5_9" in err
@@ -140,4 +152,7 @@ async def test_nic_dead_renumbers_the_cards_probed_after_it(machine_of, sh):
     assert ["0000:20:00.0", "mlx5_1"] not in rows and len(rows) == 6
     assert ["0000:98:00.0", "mlx5_1"] in rows  # the rail-3 card took the dead card's name
     assert "20:00.0" not in await out_of(sh, gpu, "lspci -d 15b3:")
-    assert await out_of(sh, gpu, "ls /sys/class/infiniband") == "mlx5_0\nmlx5_1\nmlx5_2\nmlx5_3\nmlx5_4\nmlx5_5\n"
+    assert (
+        await out_of(sh, gpu, "ls /sys/class/infiniband")
+        == "mlx5_0\nmlx5_1\nmlx5_2\nmlx5_3\nmlx5_4\nmlx5_5\n"
+    )

@@ -1,5 +1,6 @@
 """Applying the documented fixes makes a faulty node compliant; rolling back
 restores what was there before."""
+
 import pytest
 import yaml
 
@@ -50,6 +51,7 @@ async def test_link_type_fix_needs_mst_then_reboot_and_rolls_back(make_lab):
 
 async def asyncio_sleep(seconds):
     import asyncio
+
     await asyncio.sleep(seconds)
 
 
@@ -106,10 +108,14 @@ async def test_irq_affinity_from_measured_numa_and_rollback(make_lab):
     before = (await run(lab, "gpu01", show)).split()
     local = await run(lab, "gpu01", "cat /sys/class/infiniband/mlx5_0/device/local_cpulist")
     assert local == "0-31,64-95\n" and all(int(c.split("-")[0]) >= 32 for c in before)
-    await run(lab, "gpu01", f"for i in $({irqs}); do echo {local.strip()} > /proc/irq/$i/smp_affinity_list; done")
+    await run(
+        lab, "gpu01", f"for i in $({irqs}); do echo {local.strip()} > /proc/irq/$i/smp_affinity_list; done"
+    )
     assert set((await run(lab, "gpu01", show)).split()) == {"0-31,64-95"}
-    restore = "; ".join(f"echo {c} > /proc/irq/{i}/smp_affinity_list"
-                        for i, c in zip((await run(lab, "gpu01", irqs)).split(), before))
+    restore = "; ".join(
+        f"echo {c} > /proc/irq/{i}/smp_affinity_list"
+        for i, c in zip((await run(lab, "gpu01", irqs)).split(), before)
+    )
     await run(lab, "gpu01", restore)
     assert (await run(lab, "gpu01", show)).split() == before
     _, err, code = await lab.node("gpu01").run("echo 999 > /proc/irq/121/smp_affinity_list")
@@ -126,22 +132,39 @@ async def test_empty_scenario_is_compliant_with_the_written_inventory(make_lab):
         assert await run(lab, name, "uname -r") == allv["kernel_version"] + "\n"
         assert allv["os_release"] in await run(lab, name, "cat /etc/os-release")
         csv = await run(lab, name, "nvidia-smi --query-gpu=name,driver_version --format=csv,noheader")
-        assert csv.splitlines() == [f"{comp['gpu_model']}, {allv['nvidia_driver_version']}"] * comp["gpus_per_node"]
+        assert (
+            csv.splitlines()
+            == [f"{comp['gpu_model']}, {allv['nvidia_driver_version']}"] * comp["gpus_per_node"]
+        )
         assert await run(lab, name, "lspci | grep -c Mellanox") == f"{comp['mellanox_functions']}\n"
         for nic in comp["compute_nics"]:
             dev = nic["dev"]
-            assert await run(lab, name, f"cat /sys/class/infiniband/{dev}/device/numa_node") == f"{nic['numa']}\n"
+            assert (
+                await run(lab, name, f"cat /sys/class/infiniband/{dev}/device/numa_node")
+                == f"{nic['numa']}\n"
+            )
             ib = await run(lab, name, f"ibstat {dev}")
-            assert "State: Active" in ib and f"Rate: {allv['ib_rate_gbps']}" in ib and "Base lid: 0\n" not in ib
-        mst = await run(lab, name, "mst start >/dev/null && for d in " + " ".join(comp["ib_mode_devices"])
-                        + "; do mlxconfig -d $d q LINK_TYPE_P1 | tail -1; done")
+            assert (
+                "State: Active" in ib and f"Rate: {allv['ib_rate_gbps']}" in ib and "Base lid: 0\n" not in ib
+            )
+        mst = await run(
+            lab,
+            name,
+            "mst start >/dev/null && for d in "
+            + " ".join(comp["ib_mode_devices"])
+            + "; do mlxconfig -d $d q LINK_TYPE_P1 | tail -1; done",
+        )
         assert mst.split() == ["LINK_TYPE_P1", "IB(1)"] * len(comp["ib_mode_devices"])
-        assert await run(lab, name, "dmidecode -t memory | grep -cE '^\\s+Size: 64 GB'") == f"{comp['dimm_count']}\n"
+        assert (
+            await run(lab, name, "dmidecode -t memory | grep -cE '^\\s+Size: 64 GB'")
+            == f"{comp['dimm_count']}\n"
+        )
     sums = {await run(lab, n, "sha256sum " + " ".join(allv["managed_etc_files"])) for n in lab.names()}
     assert len(sums) == 1
     assert "SMINFO_MASTER" in await run(lab, "gpu02", "sminfo")
     assert "SMINFO_STANDBY" in await run(lab, "gpu02", "sminfo 2")
-    assert await run(lab, "gpu03", "grep -c 'baseurl=http://mirror.seed-dc.internal/' /etc/yum.repos.d/*.repo") == (
-        "/etc/yum.repos.d/rocky.repo:0\n/etc/yum.repos.d/seed-dc.repo:4\n")
+    assert await run(
+        lab, "gpu03", "grep -c 'baseurl=http://mirror.seed-dc.internal/' /etc/yum.repos.d/*.repo"
+    ) == ("/etc/yum.repos.d/rocky.repo:0\n/etc/yum.repos.d/seed-dc.repo:4\n")
     # the distribution's own repository file is there, every section disabled
     assert await run(lab, "gpu03", "grep -c '^enabled=0' /etc/yum.repos.d/rocky.repo") == "4\n"

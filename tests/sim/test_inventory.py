@@ -1,4 +1,5 @@
 """The written inventory has the seed's shape and vars; the bundled design is the seed."""
+
 import json
 import shutil
 import subprocess
@@ -16,7 +17,12 @@ SEED = Path(__file__).resolve().parents[2] / "inventory" / "seed-cluster.yaml"
 @pytest.mark.skipif(not SEED.exists(), reason="inventory/seed-cluster.yaml not in this checkout")
 def test_bundled_design_is_the_seed_inventory():
     a, b = load_design(SEED), load_design(BUNDLED)
-    assert (a.all_vars, a.compute_vars, a.sm_vars, a.sm_hosts) == (b.all_vars, b.compute_vars, b.sm_vars, b.sm_hosts)
+    assert (a.all_vars, a.compute_vars, a.sm_vars, a.sm_hosts) == (
+        b.all_vars,
+        b.compute_vars,
+        b.sm_vars,
+        b.sm_hosts,
+    )
 
 
 async def test_written_inventory_has_the_seed_shape(make_lab):
@@ -30,7 +36,9 @@ async def test_written_inventory_has_the_seed_shape(make_lab):
     # every design var kept, except the rank count of the fleet-wide NCCL run (this
     # lab's GPUs, 3 nodes x 8, as partitions_conf is this fabric's) and the
     # long-running checks sized for a lab (writer.DEMO_SIZED)
-    assert inv["children"]["compute"]["vars"] == seed["children"]["compute"]["vars"] | DEMO_SIZED | {"nccl_ranks": 24}
+    assert inv["children"]["compute"]["vars"] == seed["children"]["compute"]["vars"] | DEMO_SIZED | {
+        "nccl_ranks": 24
+    }
     assert all(seed["children"]["compute"]["vars"][k] != v for k, v in DEMO_SIZED.items())
     assert list(inv["children"]["compute"]["hosts"]) == ["gpu01", "gpu02", "gpu03"]
     assert list(inv["children"]) == list(seed["children"])  # same groups, same order
@@ -48,12 +56,22 @@ async def test_written_inventory_has_the_seed_shape(make_lab):
 @pytest.mark.skipif(shutil.which("ansible-inventory") is None, reason="ansible-inventory not installed")
 async def test_ansible_reads_the_written_inventory(make_lab):
     lab = await make_lab(2)
-    out = subprocess.run(["ansible-inventory", "-i", str(lab.inventory), "--list"], capture_output=True,
-                         text=True, timeout=60, check=True).stdout
+    out = subprocess.run(
+        ["ansible-inventory", "-i", str(lab.inventory), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     data = json.loads(out)
-    assert sorted(data["compute"]["hosts"]) == ["gpu01", "gpu02"] and sorted(data["sm"]["hosts"]) == ["sm01", "sm02"]
+    assert sorted(data["compute"]["hosts"]) == ["gpu01", "gpu02"] and sorted(data["sm"]["hosts"]) == [
+        "sm01",
+        "sm02",
+    ]
     hv = data["_meta"]["hostvars"]["gpu02"]
-    assert hv["ansible_port"] == lab.node("gpu02").port and hv["ofed_version"] == "MLNX_OFED_LINUX-23.10-1.1.9.0"
+    assert (
+        hv["ansible_port"] == lab.node("gpu02").port and hv["ofed_version"] == "MLNX_OFED_LINUX-23.10-1.1.9.0"
+    )
 
 
 def test_the_48_node_fabric_has_the_seeds_pkey_plan(design):

@@ -1,5 +1,6 @@
 """The simulated tools print the real tools' layouts: compared line for line with
 the real outputs in shared/fixtures/real-outputs (values differ, layout must not)."""
+
 import asyncio
 import re
 
@@ -36,16 +37,18 @@ def shape(line: str) -> str:
 async def test_topo_matrix_layout(node, sh):
     out, _, _ = await sh(node, "nvidia-smi topo -m")
     real = fixture("nvidia-smi-topo-m/8xRTX5090*")
-    legend = lambda t: t[t.index("\nLegend:"):t.index("NIC Legend:")]
+    legend = lambda t: t[t.index("\nLegend:") : t.index("NIC Legend:")]
     assert legend(out) == legend(real)
     ours, theirs = out.splitlines(), real.splitlines()
-    assert ours[0].startswith(" " * 8 + "GPU0    GPU1") and ours[0].endswith("CPU Affinity    NUMA Affinity   GPU NUMA ID")
+    assert ours[0].startswith(" " * 8 + "GPU0    GPU1") and ours[0].endswith(
+        "CPU Affinity    NUMA Affinity   GPU NUMA ID"
+    )
     # a GPU row: 8-wide cells, the self cell " X      ", CPU affinity padded to a tab stop, 16-wide NUMA
     assert re.fullmatch(r"GPU0     X      (\S+ +){14}0-31,64-95      0               N/A", ours[1])
     assert re.fullmatch(r"GPU0     X      (\S+ +){9}0-127,256-383   0               N/A", theirs[1])
     legend_at = ours.index("NIC Legend:")
     assert ours[legend_at:] == ["NIC Legend:", ""] + [f"  NIC{i}: mlx5_{i}" for i in range(7)]
-    assert theirs[theirs.index("NIC Legend:"):] == ["NIC Legend:", "", "  NIC0: mlx5_0", "  NIC1: mlx5_1"]
+    assert theirs[theirs.index("NIC Legend:") :] == ["NIC Legend:", "", "  NIC0: mlx5_0", "  NIC1: mlx5_1"]
 
 
 @needs_fixtures
@@ -87,7 +90,8 @@ async def test_ibstat_ibstatus_ibv_devinfo_layout(node, sh):
     real = fixture("ibstatus/gpud-testdata*").split("\n\n")[0]
     # ibstatus is a script: "\tkey:\t value"; after tab expansion every value starts at column 25
     assert [x[:25].split(":")[0] for x in out.expandtabs().splitlines() if x] == [
-        x[:25].split(":")[0] for x in real.splitlines()]
+        x[:25].split(":")[0] for x in real.splitlines()
+    ]
     assert all(x[24] == " " and x[25] != " " for x in out.expandtabs().splitlines()[1:8])
     assert all(x[24] == " " and x[25] != " " for x in real.splitlines()[1:8])
     out, _, _ = await sh(node, "ibv_devinfo -d mlx5_0")
@@ -108,7 +112,9 @@ async def test_lspci_vv_link_lines_and_grep(node, sh):
     assert pick(out, "LnkSta:").strip() == pick(real, "LnkSta:").strip()
     out, _, _ = await sh(node, "lspci | grep -i mellanox")
     # the seed's rail NICs are ConnectX-7, its storage cards ConnectX-6 (inventory `hca:`)
-    assert re.match(r"18:00\.0 Infiniband controller: Mellanox Technologies MT2910 Family \[ConnectX-7\]\n", out)
+    assert re.match(
+        r"18:00\.0 Infiniband controller: Mellanox Technologies MT2910 Family \[ConnectX-7\]\n", out
+    )
     assert "2c:00.0 Infiniband controller: Mellanox Technologies MT28908 Family [ConnectX-6]\n" in out
     out, _, _ = await sh(node, "lspci -nn | grep NVIDIA | head -1")
     assert out.endswith("3D controller [0302]: NVIDIA Corporation AD102GL [L40S] [10de:26b9] (rev a1)\n")
@@ -123,7 +129,11 @@ async def test_fabric_tool_layouts(machine_of, sh):
     ca_line = next(x for x in out.splitlines() if x.startswith("      0x"))
     marks = r"\[  \]|==\(|\)==>|Gbps|Active/|\""
     assert starts(ca_line, marks)[:7] == starts(real[1], marks)[:7]  # up to the peer's name
-    sw_line = next(x for x in out.splitlines() if x.startswith("  ") and "gpu01.seed-dc.internal mlx5_0" in x and not x.startswith("      0x"))
+    sw_line = next(
+        x
+        for x in out.splitlines()
+        if x.startswith("  ") and "gpu01.seed-dc.internal mlx5_0" in x and not x.startswith("      0x")
+    )
     assert starts(sw_line, marks)[:7] == starts(real[9], marks)[:7]
     down = next(x for x in out.splitlines() if "Down/ Polling" in x)
     real_down = next(x for x in fixture("iblinkinfo/QDR*").splitlines() if "Down/ Polling" in x)
@@ -132,7 +142,9 @@ async def test_fabric_tool_layouts(machine_of, sh):
     out, _, _ = await sh(node, "sminfo")
     assert shape(out) == shape(fixture("sminfo/ibsim*"))
     out, _, _ = await sh(node, "ibswitches | head -1")
-    assert shape(out).replace("enhanced", "w") == shape(fixture("ibswitches/*").splitlines()[0] + "\n").replace("base", "w")
+    assert shape(out).replace("enhanced", "w") == shape(
+        fixture("ibswitches/*").splitlines()[0] + "\n"
+    ).replace("base", "w")
 
 
 @needs_fixtures
@@ -141,17 +153,25 @@ async def test_host_tool_layouts(node, sh):
     real = fixture("numactl-H/2node-AMD*")
     cpus = re.compile(r"node \d cpus:( \d+)+")
     assert [cpus.fullmatch(x) is not None for x in out.splitlines()] == [
-        cpus.fullmatch(x) is not None for x in real.splitlines()]
+        cpus.fullmatch(x) is not None for x in real.splitlines()
+    ]
     assert [shape(x) for x in out.splitlines() if not cpus.match(x)] == [
-        shape(x) for x in real.splitlines() if not cpus.match(x)]
+        shape(x) for x in real.splitlines() if not cpus.match(x)
+    ]
     out, _, _ = await sh(node, "dmidecode -t memory")
-    real_keys = {x.split(":")[0] for x in fixture("dmidecode-t-memory/Server*").splitlines() if x.startswith("\t")}
+    real_keys = {
+        x.split(":")[0] for x in fixture("dmidecode-t-memory/Server*").splitlines() if x.startswith("\t")
+    }
     block = out.split("\n\n")[2]
-    assert block.startswith("Handle 0x1100, DMI type 17") and real_keys <= {x.split(":")[0] for x in block.splitlines()}
+    assert block.startswith("Handle 0x1100, DMI type 17") and real_keys <= {
+        x.split(":")[0] for x in block.splitlines()
+    }
     out, _, _ = await sh(node, "modinfo mlx5_core")
     real = fixture("modinfo-mlx5_core/*full*")
-    assert all(re.match(r"[a-z_]+:\s+", x) and len(re.match(r"[a-z_]+:\s+", x).group(0)) == 16
-               for x in out.splitlines())
+    assert all(
+        re.match(r"[a-z_]+:\s+", x) and len(re.match(r"[a-z_]+:\s+", x).group(0)) == 16
+        for x in out.splitlines()
+    )
     assert len(re.match(r"\w+:\s+", real).group(0)) == 16
     out, _, _ = await sh(node, "ofed_info -s")
     assert shape(out) == shape(fixture("ofed_info-s/MLNX_OFED-23.07*"))
@@ -170,7 +190,7 @@ async def test_benchmark_layouts(machine_of, sh):
     assert code == 0
     start = ours.index(next(x for x in ours if "out-of-place" in x))
     rstart = real.index(next(x for x in real if "out-of-place" in x))
-    assert ours[start:start + 3] == real[rstart:rstart + 3]
+    assert ours[start : start + 3] == real[rstart : rstart + 3]
     assert shape(ours[start + 3]) == shape(real[rstart + 3])
     assert ours[-3] == "# Out of bounds values : 0 OK" and ours[-2].startswith("# Avg bus bandwidth    : ")
     peer = node.peer("gpu02")

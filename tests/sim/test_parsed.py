@@ -2,6 +2,7 @@
 the parsed records carry the simulated state. Each test skips, saying why, only
 while its parser is not registered yet. The record schemas belong to the parser
 authors, so the checks look for the state's values anywhere in the record."""
+
 import pytest
 
 from runbook.sim import ibformat
@@ -32,6 +33,7 @@ def flat(record) -> set[str]:
             out.add(str(x))
             if isinstance(x, float) and x.is_integer():
                 out.add(str(int(x)))
+
     walk(record)
     return out
 
@@ -45,8 +47,10 @@ def expected(machine, name: str) -> tuple[str, set[str]]:
     return {
         "nvidia-smi-topo": ("nvidia-smi topo -m", {"PIX", "PXB", "SYS", "mlx5_0", "mlx5_6", "0-31,64-95"}),
         "nvidia-smi": ("nvidia-smi", {node.versions["driver"], node.versions["cuda"], "NVIDIA L40S"}),
-        "nvidia-smi-csv": ("nvidia-smi --query-gpu=index,name,pcie.link.width.current --format=csv,noheader,nounits",
-                           {"NVIDIA L40S", "16", "7"}),
+        "nvidia-smi-csv": (
+            "nvidia-smi --query-gpu=index,name,pcie.link.width.current --format=csv,noheader,nounits",
+            {"NVIDIA L40S", "16", "7"},
+        ),
         "mlxconfig": ("mst start >/dev/null; mlxconfig -d mlx5_0 q LINK_TYPE_P1", {"LINK_TYPE_P1", "IB(1)"}),
         "ibstat": ("ibstat", {"mlx5_0", "Active", "InfiniBand", str(st.lid), str(st.sm_lid), "200"}),
         "ibstatus": ("ibstatus", {"mlx5_0", "InfiniBand"}),
@@ -60,18 +64,40 @@ def expected(machine, name: str) -> tuple[str, set[str]]:
         "iblinkinfo": ("iblinkinfo", {"gpu01.seed-dc.internal mlx5_0"}),  # rdma-ndd: the FQDN
         "ibnetdiscover": ("ibnetdiscover", {"gpu01.seed-dc.internal mlx5_0"}),
         "nccl-tests": ("all_reduce_perf -b 1G -e 8G -f 2 -g 8", {"8589934592"}),
-        "ib_write_bw": ("ib_write_bw -d mlx5_0 --report_gbits -D 2 > /tmp/s 2>&1 & "
-                        "until ib_write_bw -d mlx5_0 --report_gbits -D 2 localhost 2>/dev/null; do sleep 0.1; done",
-                        {"65536"}),
+        "ib_write_bw": (
+            "ib_write_bw -d mlx5_0 --report_gbits -D 2 > /tmp/s 2>&1 & "
+            "until ib_write_bw -d mlx5_0 --report_gbits -D 2 localhost 2>/dev/null; do sleep 0.1; done",
+            {"65536"},
+        ),
         "chronyc-tracking": ("chronyc tracking", {"Normal"}),
         "mst-status": ("mst start >/dev/null; mst status -v", {"mlx5_0", "ConnectX6(rev:0)"}),
     }[name]
 
 
-@pytest.mark.parametrize("name", ["nvidia-smi-topo", "nvidia-smi", "nvidia-smi-csv", "mlxconfig", "ibstat",
-                                  "ibstatus", "ibv_devinfo", "ofed_info", "modinfo", "lspci-vv", "lspci",
-                                  "dmidecode-memory", "numactl", "iblinkinfo", "ibnetdiscover", "nccl-tests",
-                                  "ib_write_bw", "chronyc-tracking", "mst-status"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nvidia-smi-topo",
+        "nvidia-smi",
+        "nvidia-smi-csv",
+        "mlxconfig",
+        "ibstat",
+        "ibstatus",
+        "ibv_devinfo",
+        "ofed_info",
+        "modinfo",
+        "lspci-vv",
+        "lspci",
+        "dmidecode-memory",
+        "numactl",
+        "iblinkinfo",
+        "ibnetdiscover",
+        "nccl-tests",
+        "ib_write_bw",
+        "chronyc-tracking",
+        "mst-status",
+    ],
+)
 async def test_compute_node_outputs_parse(machine_of, sh, name):
     parse = parser_or_skip(name)
     gpu01 = machine_of(2)("gpu01")

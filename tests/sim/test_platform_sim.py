@@ -3,6 +3,7 @@
 nvsmi_q.py, firmware.py, platform_os.py): each fault changes what the tools
 show, and what the tools print is read by the real-output parsers (the
 simulator must print what real hardware prints)."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,28 +12,52 @@ from runbook import parsers
 
 # fault -> (node, command, text on the faulty node, text on a healthy node)
 PLATFORM = {
-    "gpu_persistence_off": ("gpu01", "nvidia-smi --query-gpu=persistence_mode --format=csv,noheader | sort -u",
-                            "Disabled", "Enabled"),
-    "gpu_power_capped": ("gpu01", "nvidia-smi -q -d POWER | grep 'Current Power Limit' | sort -u", "250.00 W",
-                         "350.00 W"),
-    "gpu_throttled_power": ("gpu01", "nvidia-smi -q -d PERFORMANCE -i 6 | grep 'HW Power Brake'", ": Active",
-                            ": Not Active"),
+    "gpu_persistence_off": (
+        "gpu01",
+        "nvidia-smi --query-gpu=persistence_mode --format=csv,noheader | sort -u",
+        "Disabled",
+        "Enabled",
+    ),
+    "gpu_power_capped": (
+        "gpu01",
+        "nvidia-smi -q -d POWER | grep 'Current Power Limit' | sort -u",
+        "250.00 W",
+        "350.00 W",
+    ),
+    "gpu_throttled_power": (
+        "gpu01",
+        "nvidia-smi -q -d PERFORMANCE -i 6 | grep 'HW Power Brake'",
+        ": Active",
+        ": Not Active",
+    ),
     "gpu_ecc_uncorrectable": ("gpu01", "nvidia-smi -q -d ROW_REMAPPER -i 3 | grep Pending", "Yes", "No"),
     "gpu_xid_79": ("gpu01", "dmesg | grep -c 'NVRM: Xid'", "1", "0"),
     "dcgm_fail_pcie": ("gpu01", "dcgmi diag -r 2 | grep 'GPU2:'", "GPU2: Fail", "GPU2: Pass"),
     "gpu_bar1_small": ("gpu01", "nvidia-smi -q -d MEMORY -i 0 | grep -A1 BAR1", ": 256 MiB", ": 65536 MiB"),
-    "gpu_vbios_drift": ("gpu01", "nvidia-smi --query-gpu=vbios_version --format=csv,noheader | sort -u",
-                        "95.02.3C.00.01", "95.02.66.00.02\n"),
+    "gpu_vbios_drift": (
+        "gpu01",
+        "nvidia-smi --query-gpu=vbios_version --format=csv,noheader | sort -u",
+        "95.02.3C.00.01",
+        "95.02.66.00.02\n",
+    ),
     "gpu_burn_faulty": ("gpu01", "cd /opt/gpu-burn && ./gpu_burn 4 | grep 'GPU 4:'", "FAULTY", "OK"),
     "acs_enabled": ("gpu01", "lspci -vvv -d 1000:c030 | grep ACSCtl | sort -u", "ReqRedir+", "ReqRedir-"),
     "iommu_on": ("gpu01", "cat /proc/cmdline", "intel_iommu=on", "iommu=pt"),
     "hca_fw_drift": ("gpu01", "mlxfwmanager --query | grep -c '20.38.1002'", "1", "0"),
     "bios_drift": ("sm01", "dmidecode -s bios-version", "1.8", "1.4"),
     "memlock_limited": ("gpu01", "ulimit -l", "65536", "unlimited"),
-    "tuned_wrong_profile": ("gpu01", "tuned-adm active; cat /sys/devices/system/cpu/cpu7/cpufreq/scaling_governor",
-                            "balanced\npowersave", "throughput-performance\nperformance"),
-    "storage_target_down": ("gpu01", "ping -c 1 -I ib4 10.20.255.1 | tail -1", "100% packet loss",
-                            "rtt min/avg/max"),
+    "tuned_wrong_profile": (
+        "gpu01",
+        "tuned-adm active; cat /sys/devices/system/cpu/cpu7/cpufreq/scaling_governor",
+        "balanced\npowersave",
+        "throughput-performance\nperformance",
+    ),
+    "storage_target_down": (
+        "gpu01",
+        "ping -c 1 -I ib4 10.20.255.1 | tail -1",
+        "100% packet loss",
+        "rtt min/avg/max",
+    ),
     "storage_mount_missing": ("gpu01", "grep -c ' /checkpoints nfs4 ' /proc/mounts", "0", "1"),
 }
 
@@ -74,7 +99,9 @@ async def test_simulated_output_reads_like_the_real_tool(machine_of, sh, command
 
 
 async def test_parsed_readings_follow_the_faults(machine_of, sh):
-    m = machine_of(2, {"gpu01": ["gpu_ecc_uncorrectable", "gpu_throttled_power", "acs_enabled", "gpu_xid_79"]})("gpu01")
+    m = machine_of(
+        2, {"gpu01": ["gpu_ecc_uncorrectable", "gpu_throttled_power", "acs_enabled", "gpu_xid_79"]}
+    )("gpu01")
     q = parsers.parse("nvidia-smi-q", (await sh(m, "nvidia-smi -q"))[0])
     by_bus = {g["bus_id"]: g for g in q["gpus"]}
     assert by_bus["00000000:22:00.0"]["remapped_rows"]["pending"] is True
@@ -90,7 +117,10 @@ async def test_parsed_readings_follow_the_faults(machine_of, sh):
 async def test_settings_change_state_and_survive_or_not_a_reboot(machine_of, sh):
     machine_for = machine_of(2, {"gpu01": ["gpu_power_capped", "iommu_on", "acs_enabled"]})
     m = machine_for("gpu01")
-    await sh(m, "nvidia-smi -pl 350; grubby --update-kernel=ALL --args=iommu=pt; setpci -s 16:00.0 ECAP_ACS+0x6.w=0000")
+    await sh(
+        m,
+        "nvidia-smi -pl 350; grubby --update-kernel=ALL --args=iommu=pt; setpci -s 16:00.0 ECAP_ACS+0x6.w=0000",
+    )
     assert (await sh(m, "setpci -s 16:00.0 ECAP_ACS+0x6.w"))[0] == "0000\n"
     assert "iommu=pt" not in (await sh(m, "cat /proc/cmdline"))[0]  # only after the reboot
     m.cluster.boot(m.state)
@@ -127,7 +157,9 @@ async def test_detached_job_outlives_its_session_and_is_reattached(machine_of, s
     # a deliberate new verify sets the old result aside and burns again
     out, err, status = await sh(m, wrap(command, "r1", "gpu-burn-in", "verify"))
     assert status == 0 and m.state.platform.burn_runs == 2 and "set aside" in err
-    assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith("r1.gpu-burn-in.verify\nr1.gpu-burn-in.verify.done.")
+    assert (await sh(m, "ls /var/tmp/runbook-jobs"))[0].startswith(
+        "r1.gpu-burn-in.verify\nr1.gpu-burn-in.verify.done."
+    )
 
 
 async def test_one_firmware_truth_every_tool_shows_the_drifted_card(machine_of, sh):
@@ -151,7 +183,8 @@ async def test_one_firmware_truth_every_tool_shows_the_drifted_card(machine_of, 
     out, _, _ = await sh(sm, "mlxfwmanager --query")
     record = parsers.parse("mlxfwmanager", out)
     assert [(d["device_type"], d["psid"], d["fw_current"]) for d in record["devices"]] == [
-        ("ConnectX6", "MT_0000000223", "20.39.1002")]
+        ("ConnectX6", "MT_0000000223", "20.39.1002")
+    ]
 
 
 async def test_nvidia_smi_q_shows_the_health_state_in_the_pci_layout(machine_of, sh):
@@ -164,7 +197,9 @@ async def test_nvidia_smi_q_shows_the_health_state_in_the_pci_layout(machine_of,
     assert gpu["pcie"]["gen_current"] == 1 and gpu["pcie"]["gen_max"] == 4  # idle downtraining
     out, _, _ = await sh(node, "nvidia-smi -q -i 0 -d POWER")
     assert "Power Readings" in out or "GPU Power Readings" in out
-    assert "Performance State" not in out and "PCI" not in out.split("Attached GPUs")[-1]  # only what was asked
+    assert (
+        "Performance State" not in out and "PCI" not in out.split("Attached GPUs")[-1]
+    )  # only what was asked
     _, err, status = await sh(node, "nvidia-smi -q -d PCI")  # no such display type in the real tool
     assert status == 2 and "is not a valid display type" in err
     _, err, status = await sh(node, "nvidia-smi -q -d NOPE")

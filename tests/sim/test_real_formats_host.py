@@ -6,6 +6,7 @@ oracle: a difference here is a simulator bug.
 Tools: nvidia-smi (table, -q, topo -m, --query-gpu csv), lspci -vv, numactl -H,
 ofed_info -s, modinfo, dmidecode -t memory, ib_write_bw (-D), nccl-tests,
 systemctl status irqbalance, tuned-adm active."""
+
 from __future__ import annotations
 
 import asyncio
@@ -49,14 +50,16 @@ async def test_nvidia_smi_table_frame_and_labels(gpu01, sh):
     theirs = real("nvidia-smi/1xL40S-driver550*").splitlines()
     ours = out.splitlines()
     assert code == 0
-    top = lambda lines: lines[next(i for i, x in enumerate(lines) if x.startswith("+-")):]
+    top = lambda lines: lines[next(i for i, x in enumerate(lines) if x.startswith("+-")) :]
     ours, theirs = top(ours), top(theirs)
     # frame and column labels identical; the version line and the GPU rows in the same layout
     assert ours[2:7] == theirs[2:7] and ours[0] == theirs[0]
     assert [shape(x) for x in ours[7:11]] == [shape(x) for x in theirs[7:11]]
-    fields = lambda line: [line.index(k) for k in ("NVIDIA-SMI ", "Driver Version: ", "CUDA Version: ")] + [len(line)]
+    fields = lambda line: (
+        [line.index(k) for k in ("NVIDIA-SMI ", "Driver Version: ", "CUDA Version: ")] + [len(line)]
+    )
     assert fields(ours[1]) == fields(theirs[1])
-    proc = lambda lines: lines[next(i for i, x in enumerate(lines) if "Processes:" in x) - 1:][:6]
+    proc = lambda lines: lines[next(i for i, x in enumerate(lines) if "Processes:" in x) - 1 :][:6]
     assert [x.rstrip() for x in proc(ours)] == [x.rstrip() for x in proc(theirs)]
 
 
@@ -79,8 +82,9 @@ async def test_nvidia_smi_topo_legend_and_header(gpu01, sh):
     assert legend(out) == legend(theirs)
     head = lambda t: t.splitlines()[0].split()
     ours, real_head = head(out), head(theirs)
-    assert [w for w in ours if not re.fullmatch(r"(GPU|NIC)\d+", w)] == \
-        [w for w in real_head if not re.fullmatch(r"(GPU|NIC)\d+", w)]
+    assert [w for w in ours if not re.fullmatch(r"(GPU|NIC)\d+", w)] == [
+        w for w in real_head if not re.fullmatch(r"(GPU|NIC)\d+", w)
+    ]
     nic_legend = lambda t: [x for x in t.split("NIC Legend:")[1].splitlines() if x.strip()]
     assert all(re.fullmatch(r"  NIC\d+: mlx5_\d+", x) for x in nic_legend(out))
     assert all(re.fullmatch(r"  NIC\d+: mlx5_\d+", x) for x in nic_legend(theirs))
@@ -93,8 +97,9 @@ async def test_nvidia_smi_query_gpu_csv(gpu01, sh):
     assert code == 0 and ours[0] == theirs[0]
     assert all(len(x.split(", ")) == 3 for x in ours[1:] + theirs[1:])
     # units in the header ("utilization.gpu [%]") and after each value ("26 %"), as the real tool
-    out, _, _ = await sh(gpu01, "nvidia-smi --query-gpu=index,temperature.gpu,utilization.gpu,pstate,"
-                                "power.draw --format=csv")
+    out, _, _ = await sh(
+        gpu01, "nvidia-smi --query-gpu=index,temperature.gpu,utilization.gpu,pstate,power.draw --format=csv"
+    )
     theirs = real("nvidia-smi-query-gpu-csv/1xGPU-*").splitlines()
     assert out.splitlines()[0] == "index, temperature.gpu, utilization.gpu [%], pstate, power.draw [W]"
     assert theirs[0].startswith("index, temperature.gpu, utilization.gpu [%], ")
@@ -109,7 +114,7 @@ async def test_lspci_vv_gpu_link_lines(gpu01, sh):
     pick = lambda t, k: next(x for x in t.splitlines() if x.strip().startswith(k))
     for k in ("LnkCap:", "LnkSta:", "LnkCap2:", "LnkCtl2:", "Kernel driver in use:"):
         ours, real_line = pick(out, k).expandtabs(), pick(theirs, k).expandtabs()
-        assert ours[:ours.index(k)] == real_line[:real_line.index(k)], k  # the same indentation
+        assert ours[: ours.index(k)] == real_line[: real_line.index(k)], k  # the same indentation
     # idle: 2.5GT/s (downgraded), x16; lspci writes a TAB after the key (the paste expanded it)
     assert pick(out, "LnkSta:").expandtabs() == pick(theirs, "LnkSta:").expandtabs()
     assert shape(pick(out, "LnkCap:")).split(" w")[:4] == shape(pick(theirs, "LnkCap:")).split(" w")[:4]
@@ -144,7 +149,7 @@ async def test_modinfo_field_names_in_order(gpu01, sh):
 async def test_dmidecode_memory_device_block(gpu01, sh):
     out, _, code = await sh(gpu01, "dmidecode -t memory")
     theirs = real("dmidecode-t-memory/Server-Micron-*")
-    block = lambda t: t[t.index("Memory Device"):].split("\n\n")[0]
+    block = lambda t: t[t.index("Memory Device") :].split("\n\n")[0]
     assert code == 0
     assert [k for k in keys(block(out))] == [k for k in keys(block(theirs))]
 
@@ -171,10 +176,11 @@ async def test_nccl_tests_header_and_columns(gpu01, sh):
     ours = out.splitlines()
     assert code == 0
     at = lambda lines: lines.index(next(x for x in lines if "out-of-place" in x))
-    assert ours[at(ours):at(ours) + 3] == theirs[at(theirs):at(theirs) + 3]
+    assert ours[at(ours) : at(ours) + 3] == theirs[at(theirs) : at(theirs) + 3]
     first = lambda lines: next(x for x in lines if x.startswith("# nThread"))
-    assert [w for w in first(ours).split() if not w[0].isdigit()] == \
-        [w for w in first(theirs).split() if not w[0].isdigit()]
+    assert [w for w in first(ours).split() if not w[0].isdigit()] == [
+        w for w in first(theirs).split() if not w[0].isdigit()
+    ]
 
 
 async def test_systemctl_status_irqbalance_running_and_stopped(gpu01, sh):

@@ -1,4 +1,5 @@
 """Scale: a 200-node lab starts fast and serves a connection to every node at once."""
+
 import asyncio
 import time
 
@@ -15,8 +16,13 @@ async def test_200_nodes_start_fast_and_serve_concurrent_sessions(make_lab):
 
     async def one(name):
         node = lab.node(name)
-        async with asyncssh.connect(node.address, node.port, username="root", client_keys=[str(lab.client_key)],
-                                    known_hosts=str(lab.known_hosts)) as conn:
+        async with asyncssh.connect(
+            node.address,
+            node.port,
+            username="root",
+            client_keys=[str(lab.client_key)],
+            known_hosts=str(lab.known_hosts),
+        ) as conn:
             return (await conn.run("hostname; cat /sys/class/infiniband/mlx5_0/ports/1/state")).stdout
 
     t = time.monotonic()

@@ -1,4 +1,5 @@
 """Scenario files: the fault menu's names, FILE:LINE errors, the shipped scenarios."""
+
 import pytest
 
 from runbook.errors import InputError
@@ -36,7 +37,9 @@ def test_bad_target_and_bad_shape(design, tmp_path):
     msg = problems(design, tmp_path, "faults:\n  gpu01: [{link_type_eth: mlx5_9}]\nextra: 1\n")
     assert "FILE:2: link_type_eth on gpu01: gpu01 has no device 'mlx5_9'" in msg
     assert "FILE:3: unknown key 'extra'" in msg
-    assert "FILE:3: YAML: duplicate key" in problems(design, tmp_path, "faults:\n  gpu01: [hang]\n  gpu01: [slow]\n")
+    assert "FILE:3: YAML: duplicate key" in problems(
+        design, tmp_path, "faults:\n  gpu01: [hang]\n  gpu01: [slow]\n"
+    )
 
 
 def test_node_sets_expand(design, tmp_path):
@@ -51,6 +54,10 @@ def test_shipped_scenarios(design):
     assert 6 <= len(applied) <= 10
     assert cluster.nodes["gpu07"].faults == ["link_type_eth"]
     small = Cluster.build(design, 16)  # the demo scenario on a small cluster: extra nodes are skipped
-    assert {e.node for e in scenario.apply(small, scenario.DEFAULT, strict=False)} == {"gpu07", "gpu13", "sm02"}
+    assert {e.node for e in scenario.apply(small, scenario.DEFAULT, strict=False)} == {
+        "gpu07",
+        "gpu13",
+        "sm02",
+    }
     empty = Cluster.build(design, 4)
     assert scenario.apply(empty, scenario.EMPTY) == []

@@ -1,4 +1,5 @@
 """The small shell behaves like sh for the forms runbook steps use."""
+
 import pytest
 
 
@@ -7,38 +8,45 @@ def gpu01(machine_of):
     return machine_of(2)("gpu01")
 
 
-@pytest.mark.parametrize("command, out, status", [
-    ("echo hello world | wc -w", "2\n", 0),
-    ("false || echo ok && echo yes", "ok\nyes\n", 0),
-    ("true && false; echo $?", "1\n", 0),
-    ("foo; echo $?", "127\n", 0),
-    ("exit 3", "", 3),
-    ("! false", "", 0),
-    ("x=3; echo $((x + 1)) ${x}", "4 3\n", 0),
-    ("echo 'a  b' \"c $HOSTNAME\" d\\ e", "a  b c gpu01 d e\n", 0),
-    ("echo $(echo a; echo b)", "a b\n", 0),
-    ("echo \"$(printf 'x\\ny')\"", "x\ny\n", 0),
-    ("set -e; false; echo not-reached", "", 1),
-    ("set -o pipefail; false | true; echo $?", "1\n", 0),
-    ("false | true; echo $?", "0\n", 0),
-    ("if [ -f /etc/hostname ]; then echo file; elif true; then echo no; else echo never; fi", "file\n", 0),
-    ("for d in a b c; do printf '%s-' $d; done; echo", "a-b-c-\n", 0),
-    ("n=0; while [ $n -lt 3 ]; do n=$((n+1)); done; echo $n", "3\n", 0),
-    ("{ echo a; echo b; } | sort -r | head -1", "b\n", 0),
-    ("(exit 4); echo $?", "4\n", 0),
-    ("printf '%s %d\\n' a 1 b 2", "a 1\nb 2\n", 0),
-    ("printf 'b\\na\\nb\\n' | sort | uniq -c", "      1 a\n      2 b\n", 0),
-    ("printf 'x 1\\ny 2\\n' | awk '{s += $2} END {print s}'", "3\n", 0),
-    ("printf 'x:1\\ny:2\\n' | awk -F: '$2 > 1 {print $1}'", "y\n", 0),
-    ("printf 'a\\nb\\nc\\n' | tail -n 2 | head -1", "b\n", 0),
-    ("echo abc | grep -q b && echo found", "found\n", 0),
-    ("echo abc | grep -c z; echo $?", "0\n1\n", 0),
-    ("echo a,b,c | cut -d, -f2", "b\n", 0),
-    ("[ 3 -gt 2 ] && [ x = x ] && test -n y && echo yes", "yes\n", 0),
-    ("ls /nonexistent 2>/dev/null; echo $?", "2\n", 0),
-    ("echo err >&2 2>/dev/null", "", 0),
-    ("cat /nope 2>&1", "cat: /nope: No such file or directory\n", 1),
-])
+@pytest.mark.parametrize(
+    "command, out, status",
+    [
+        ("echo hello world | wc -w", "2\n", 0),
+        ("false || echo ok && echo yes", "ok\nyes\n", 0),
+        ("true && false; echo $?", "1\n", 0),
+        ("foo; echo $?", "127\n", 0),
+        ("exit 3", "", 3),
+        ("! false", "", 0),
+        ("x=3; echo $((x + 1)) ${x}", "4 3\n", 0),
+        ("echo 'a  b' \"c $HOSTNAME\" d\\ e", "a  b c gpu01 d e\n", 0),
+        ("echo $(echo a; echo b)", "a b\n", 0),
+        ("echo \"$(printf 'x\\ny')\"", "x\ny\n", 0),
+        ("set -e; false; echo not-reached", "", 1),
+        ("set -o pipefail; false | true; echo $?", "1\n", 0),
+        ("false | true; echo $?", "0\n", 0),
+        (
+            "if [ -f /etc/hostname ]; then echo file; elif true; then echo no; else echo never; fi",
+            "file\n",
+            0,
+        ),
+        ("for d in a b c; do printf '%s-' $d; done; echo", "a-b-c-\n", 0),
+        ("n=0; while [ $n -lt 3 ]; do n=$((n+1)); done; echo $n", "3\n", 0),
+        ("{ echo a; echo b; } | sort -r | head -1", "b\n", 0),
+        ("(exit 4); echo $?", "4\n", 0),
+        ("printf '%s %d\\n' a 1 b 2", "a 1\nb 2\n", 0),
+        ("printf 'b\\na\\nb\\n' | sort | uniq -c", "      1 a\n      2 b\n", 0),
+        ("printf 'x 1\\ny 2\\n' | awk '{s += $2} END {print s}'", "3\n", 0),
+        ("printf 'x:1\\ny:2\\n' | awk -F: '$2 > 1 {print $1}'", "y\n", 0),
+        ("printf 'a\\nb\\nc\\n' | tail -n 2 | head -1", "b\n", 0),
+        ("echo abc | grep -q b && echo found", "found\n", 0),
+        ("echo abc | grep -c z; echo $?", "0\n1\n", 0),
+        ("echo a,b,c | cut -d, -f2", "b\n", 0),
+        ("[ 3 -gt 2 ] && [ x = x ] && test -n y && echo yes", "yes\n", 0),
+        ("ls /nonexistent 2>/dev/null; echo $?", "2\n", 0),
+        ("echo err >&2 2>/dev/null", "", 0),
+        ("cat /nope 2>&1", "cat: /nope: No such file or directory\n", 1),
+    ],
+)
 async def test_shell_semantics(gpu01, sh, command, out, status):
     stdout, stderr, code = await sh(gpu01, command)
     assert (stdout, code) == (out, status), stderr
@@ -55,8 +63,10 @@ async def test_syntax_error_is_status_2(gpu01, sh):
 
 
 async def test_heredoc_write_and_read_back(gpu01, sh):
-    out, err, code = await sh(gpu01, "cat > /tmp/x.conf <<EOF\nhost $HOSTNAME\nliteral \\$HOME\nEOF\n"
-                                     "cat /tmp/x.conf; wc -l < /tmp/x.conf")
+    out, err, code = await sh(
+        gpu01,
+        "cat > /tmp/x.conf <<EOF\nhost $HOSTNAME\nliteral \\$HOME\nEOF\ncat /tmp/x.conf; wc -l < /tmp/x.conf",
+    )
     assert out == "host gpu01\nliteral $HOME\n2\n", err
     out, _, _ = await sh(gpu01, "cat <<'EOF'\n$HOSTNAME stays\nEOF\n")
     assert out == "$HOSTNAME stays\n"

@@ -1,5 +1,6 @@
 """The lab over real SSH: OpenSSH with the written ssh_config and known_hosts, and
 asyncssh with verified host keys."""
+
 import asyncio
 import shutil
 import subprocess
@@ -12,8 +13,20 @@ SSH = shutil.which("ssh")
 
 async def _ssh(lab, host: str, command: str, *extra: str):
     proc = await asyncio.create_subprocess_exec(
-        SSH, "-F", str(lab.ssh_config), "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", *extra,
-        host, command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        SSH,
+        "-F",
+        str(lab.ssh_config),
+        "-o",
+        "StrictHostKeyChecking=yes",
+        "-o",
+        "BatchMode=yes",
+        *extra,
+        host,
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     out, err = await proc.communicate()
     return out.decode(), err.decode(), proc.returncode
 
@@ -47,8 +60,13 @@ async def test_asyncssh_many_concurrent_sessions(make_lab):
 
     async def one(name):
         node = lab.node(name)
-        async with asyncssh.connect(node.address, node.port, username="root", client_keys=[str(lab.client_key)],
-                                    known_hosts=str(lab.known_hosts)) as conn:
+        async with asyncssh.connect(
+            node.address,
+            node.port,
+            username="root",
+            client_keys=[str(lab.client_key)],
+            known_hosts=str(lab.known_hosts),
+        ) as conn:
             results = await asyncio.gather(*(conn.run(f"echo {k}; hostname") for k in range(4)))
             return [r.stdout for r in results]
 
@@ -63,8 +81,9 @@ async def test_only_the_generated_client_key_is_accepted(make_lab, tmp_path):
     node = lab.node("gpu01")
     other = asyncssh.generate_private_key("ssh-ed25519")
     with pytest.raises(asyncssh.PermissionDenied):
-        await asyncssh.connect(node.address, node.port, username="root", client_keys=[other],
-                               known_hosts=str(lab.known_hosts))
+        await asyncssh.connect(
+            node.address, node.port, username="root", client_keys=[other], known_hosts=str(lab.known_hosts)
+        )
 
 
 async def test_reboot_drops_the_connection_and_comes_back(make_lab):
@@ -86,8 +105,13 @@ async def test_reboot_drops_the_connection_and_comes_back(make_lab):
 async def test_stdin_over_ssh_feeds_cat_into_a_file(make_lab):
     lab = await make_lab(1)
     node = lab.node("sm01")
-    async with asyncssh.connect(node.address, node.port, username="root", client_keys=[str(lab.client_key)],
-                                known_hosts=str(lab.known_hosts)) as conn:
+    async with asyncssh.connect(
+        node.address,
+        node.port,
+        username="root",
+        client_keys=[str(lab.client_key)],
+        known_hosts=str(lab.known_hosts),
+    ) as conn:
         result = await conn.run("cat > /tmp/p.conf && wc -l < /tmp/p.conf", input="a\nb\n")
         assert result.stdout == "2\n"
         result = await conn.run("hostname")  # no stdin needed: answers without waiting for EOF

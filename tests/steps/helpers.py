@@ -1,6 +1,7 @@
 """Shared by the tests of the shipped runbook: the real outputs, the seed
 inventory's vars, the shipped steps, and a way to judge one step's verify on
 an output exactly as the engine does (parse, per-host verdict, fleet verdict)."""
+
 from __future__ import annotations
 
 from functools import cache

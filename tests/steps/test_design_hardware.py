@@ -1,4 +1,5 @@
 """PCIe links, GPU inventory, DIMMs, NIC mode: real outputs and mismatches."""
+
 from __future__ import annotations
 
 import copy
@@ -42,28 +43,35 @@ def test_pcie_idle_gpu_at_x8_or_with_a_gen3_capability_fails():
     record["devices"][0]["lnksta"].update(width="x8", lanes=8, downgraded=True)
     assert compare("pcie-link-gpu", record, GPU) == [
         "01:00.0 RTX 6000 Ada Generation: LnkSta width expected x16, found x8 (downgraded) "
-        "(speed 2.5GT/s; LnkCap 16GT/s x16)"]
+        "(speed 2.5GT/s; LnkCap 16GT/s x16)"
+    ]
     record = copy.deepcopy(parse_fixture("lspci-vv", "lspci-vv/RTX6000Ada"))
     record["devices"][0]["lnkcap"].update(speed="8GT/s", speed_gts=8.0)
     assert compare("pcie-link-gpu", record, GPU) == [
-        "01:00.0 RTX 6000 Ada Generation: LnkCap expected 16GT/s x16, found 8GT/s x16"]
+        "01:00.0 RTX 6000 Ada Generation: LnkCap expected 16GT/s x16, found 8GT/s x16"
+    ]
 
 
 H2D = {"pcie_gpu_h2d_min_gbs": 20, "gpus_per_node": 2}
 
 
 def _h2d(values):
-    text = ("Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
-            "          0         1\n0" + "".join(f"{v:>10.2f}" for v in values) + "\n")
+    text = (
+        "Running host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "          0         1\n0" + "".join(f"{v:>10.2f}" for v in values) + "\n"
+    )
     return parsers.parse("nvbandwidth", text)
 
 
 def test_pcie_bandwidth_under_load_judges_each_gpu():
     assert compare("pcie-bandwidth-gpu", _h2d([25.9, 26.1]), H2D) == []
     assert compare("pcie-bandwidth-gpu", _h2d([25.9, 12.4]), H2D) == [
-        "GPU 1: host-to-device 12.4 GB/s, expected ≥ 20 (a link at Gen3 or x8 under load carries about half)"]
-    assert compare("pcie-bandwidth-gpu", _h2d([25.9, 26.0]),
-                   dict(H2D, gpus_per_node=8))[0] == "GPUs measured: expected 8, found 2"
+        "GPU 1: host-to-device 12.4 GB/s, expected ≥ 20 (a link at Gen3 or x8 under load carries about half)"
+    ]
+    assert (
+        compare("pcie-bandwidth-gpu", _h2d([25.9, 26.0]), dict(H2D, gpus_per_node=8))[0]
+        == "GPUs measured: expected 8, found 2"
+    )
 
 
 def test_pcie_bandwidth_without_the_h2d_testcase_is_unknown():
@@ -88,18 +96,24 @@ def test_pcie_access_denied_is_unknown_not_pass():
 
 
 L40S = {"gpu_pci_id": "10de:26b9", "gpus_per_node": 8, "gpu_model": "NVIDIA L40S"}
-LSPCI_NN = "".join(f"{b}:00.0 3D controller [0302]: NVIDIA Corporation AD102GL [L40S] [10de:26b9] (rev a1)\n"
-                   for b in ("19", "1a", "1b", "1c", "99", "9a", "9b", "9c"))
+LSPCI_NN = "".join(
+    f"{b}:00.0 3D controller [0302]: NVIDIA Corporation AD102GL [L40S] [10de:26b9] (rev a1)\n"
+    for b in ("19", "1a", "1b", "1c", "99", "9a", "9b", "9c")
+)
 
 
 def test_gpu_inventory_by_pci_id():
     assert compare("gpu-inventory", parsers.parse("lspci", LSPCI_NN), L40S) == []
     lines = LSPCI_NN.splitlines()
-    seven = "\n".join(lines[:7] + ["9c:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100] [10de:20b0]"])
+    seven = "\n".join(
+        lines[:7] + ["9c:00.0 3D controller [0302]: NVIDIA Corporation GA100 [A100] [10de:20b0]"]
+    )
     assert compare("gpu-inventory", parsers.parse("lspci", seven), L40S) == [
-        "expected 8 x 10de:26b9 (NVIDIA L40S), found 7; other NVIDIA functions: 9c:00.0 [10de:20b0] A100"]
+        "expected 8 x 10de:26b9 (NVIDIA L40S), found 7; other NVIDIA functions: 9c:00.0 [10de:20b0] A100"
+    ]
     assert compare("gpu-inventory", parsers.parse("lspci", ""), L40S) == [
-        "expected 8 x 10de:26b9 (NVIDIA L40S), found 0"]
+        "expected 8 x 10de:26b9 (NVIDIA L40S), found 0"
+    ]
 
 
 def test_gpu_inventory_without_ids_is_unknown():
@@ -115,7 +129,9 @@ DESKTOP = {"dimm_count": 2, "dimm_size_gb": 8, "memory_total_gb": 16}
 def test_dimms_real_output_as_designed_and_not():
     record = parse_fixture("dmidecode-memory", "dmidecode-t-memory/Desktop")
     assert compare("dimm-population", record, DESKTOP) == []
-    assert compare("dimm-population", record, {"dimm_count": 4, "dimm_size_gb": 16, "memory_total_gb": 64}) == [
+    assert compare(
+        "dimm-population", record, {"dimm_count": 4, "dimm_size_gb": 16, "memory_total_gb": 64}
+    ) == [
         "populated DIMMs: expected 4, found 2",
         "total memory: expected 64 GB, found 16 GB",
         "DIMM size: expected 16 GB each, found ChannelA-DIMM0 8 GB, ChannelB-DIMM0 8 GB",
@@ -133,20 +149,30 @@ def test_dimms_empty_slot_is_named():
 
 
 def _mlx(dev: str, param: str, current: str, nxt: str) -> str:
-    return (f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nDevice:         {dev}\n\n"
-            f"Configurations:                              Default         Current         Next Boot\n"
-            f"         {param:<36}ETH(2)          {current:<16}{nxt}\n")
+    return (
+        f"\nDevice #1:\n----------\n\nDevice type:    ConnectX7\nDevice:         {dev}\n\n"
+        f"Configurations:                              Default         Current         Next Boot\n"
+        f"         {param:<36}ETH(2)          {current:<16}{nxt}\n"
+    )
 
 
 MODE = {"ib_mode_devices": ["mlx5_0", "mlx5_5", "mlx5_6"], "ib_mode_port2_devices": ["mlx5_6"]}
 
 
 def test_link_type_all_ib_passes_and_eth_is_named():
-    ok = _mlx("mlx5_0", "LINK_TYPE_P1", "IB(1)", "IB(1)") + _mlx("mlx5_5", "LINK_TYPE_P1", "IB(1)", "IB(1)") \
-        + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)") + _mlx("mlx5_6", "LINK_TYPE_P2", "IB(1)", "IB(1)")
+    ok = (
+        _mlx("mlx5_0", "LINK_TYPE_P1", "IB(1)", "IB(1)")
+        + _mlx("mlx5_5", "LINK_TYPE_P1", "IB(1)", "IB(1)")
+        + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)")
+        + _mlx("mlx5_6", "LINK_TYPE_P2", "IB(1)", "IB(1)")
+    )
     assert compare("link-type-ib", parsers.parse("mlxconfig-per-device", ok), MODE) == []
-    text = _mlx("mlx5_0", "LINK_TYPE_P1", "ETH(2)", "ETH(2)") + _mlx("mlx5_5", "LINK_TYPE_P1", "IB(1)", "IB(1)") \
-        + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)") + _mlx("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "IB(1)")
+    text = (
+        _mlx("mlx5_0", "LINK_TYPE_P1", "ETH(2)", "ETH(2)")
+        + _mlx("mlx5_5", "LINK_TYPE_P1", "IB(1)", "IB(1)")
+        + _mlx("mlx5_6", "LINK_TYPE_P1", "IB(1)", "IB(1)")
+        + _mlx("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "IB(1)")
+    )
     assert compare("link-type-ib", parsers.parse("mlxconfig-per-device", text), MODE) == [
         "mlx5_0 LINK_TYPE_P1: expected IB(1), found ETH(2)",
         "mlx5_6 LINK_TYPE_P2: expected IB(1), found ETH(2) (IB(1) is set for the next boot: a reboot is owed;"
@@ -169,4 +195,7 @@ def test_link_layer_real_ethernet_port_fails():
         "mlx5_1 port 1: no link_layer in the output (device missing?)",
     ]
     grep = "/sys/class/infiniband/mlx5_0/ports/1/link_layer:InfiniBand\n"
-    assert compare("ib-link-layer", parsers.parse("sysfs-link-layer", grep), {"ib_mode_devices": ["mlx5_0"]}) == []
+    assert (
+        compare("ib-link-layer", parsers.parse("sysfs-link-layer", grep), {"ib_mode_devices": ["mlx5_0"]})
+        == []
+    )

@@ -1,6 +1,7 @@
 """Host-side design comparisons added for real sites: the subnet's SMs seen
 from a compute node (saquery -s + sminfo, for SMs on switches or UFM), the
 package sources against the mirror, managed files against a designed digest."""
+
 from __future__ import annotations
 
 import pytest
@@ -28,7 +29,9 @@ def test_sm_survey_reads_the_real_sminfo_outputs():
     master = parsers.parse("sm-survey", fixture("sminfo/ibsim-lab-master"))
     assert [s["state_short"] for s in master["sms"]] == ["MASTER"] and master["errors"] == []
     old = parsers.parse("sm-survey", fixture("sminfo/OFED-README-example-old"))
-    assert len(old["sms"]) == 1 and old["sms"][0]["state_short"] is None  # old format: no state, never guessed
+    assert (
+        len(old["sms"]) == 1 and old["sms"][0]["state_short"] is None
+    )  # old format: no state, never guessed
     none = parsers.parse("sm-survey", fixture("sminfo/OFED-README-no-SM"))
     assert none["sms"] == [] and none["errors"]
 
@@ -37,13 +40,17 @@ def test_sm_subnet_one_master_and_a_standby_wherever_they_run():
     v = {}
     assert compare("sm-subnet", survey(MASTER, STANDBY), v) == []
     assert compare("sm-subnet", survey(MASTER), v) == [
-        "no STANDBY SM: the next failure of the master takes the subnet down (LID 1 MASTER (priority 15))"]
+        "no STANDBY SM: the next failure of the master takes the subnet down (LID 1 MASTER (priority 15))"
+    ]
     two = survey(MASTER, STANDBY.replace("state 2 SMINFO_STANDBY", "state 3 SMINFO_MASTER"))
     assert compare("sm-subnet", two, v)[0].startswith("expected exactly one MASTER, found 2")
-    assert compare("sm-subnet", survey(), v) == ["no subnet manager answers (saquery -s listed none or sminfo failed)"]
+    assert compare("sm-subnet", survey(), v) == [
+        "no subnet manager answers (saquery -s listed none or sminfo failed)"
+    ]
     designed = {"sm_master_guid": "0xb8599f0320000200"}
     assert compare("sm-subnet", survey(MASTER, STANDBY), designed) == [
-        "MASTER is GUID 0xb8599f0320000100, designed 0xb8599f0320000200 (sm_master_guid)"]
+        "MASTER is GUID 0xb8599f0320000100, designed 0xb8599f0320000200 (sm_master_guid)"
+    ]
 
 
 def test_sm_survey_refuses_other_text():
@@ -52,12 +59,16 @@ def test_sm_survey_refuses_other_text():
 
 
 def test_mirror_only_comparator():
-    record = parsers.parse("package-sources", "/etc/yum.repos.d/a.repo:[a]\n/etc/yum.repos.d/a.repo:baseurl="
-                                              "http://m.example/x/\nglobal.index-url='http://m.example/pypi/'\n")
+    record = parsers.parse(
+        "package-sources",
+        "/etc/yum.repos.d/a.repo:[a]\n/etc/yum.repos.d/a.repo:baseurl="
+        "http://m.example/x/\nglobal.index-url='http://m.example/pypi/'\n",
+    )
     assert compare("mirror-only", record, {"repo_mirror": "http://m.example/"}) == []
     assert compare("mirror-only", record, {"repo_mirror": "http://m.example.org/"}) == [
         "/etc/yum.repos.d/a.repo [a] enabled, points outside http://m.example.org/: http://m.example/x/",
-        "pip: global.index-url='http://m.example/pypi/' is outside http://m.example.org/"]
+        "pip: global.index-url='http://m.example/pypi/' is outside http://m.example.org/",
+    ]
 
 
 def test_etc_consistent_designed_digest_beats_the_vote():
@@ -67,5 +78,6 @@ def test_etc_consistent_designed_digest_beats_the_vote():
     assert all(p == [] for p in comparators()["etc-consistent"].func(records, plain).values())
     designed = {h: dict(v, managed_etc_sha256={"/etc/x.conf": b}) for h, v in plain.items()}
     out = comparators()["etc-consistent"].func(records, designed)
-    assert out["n1"] == [f"/etc/x.conf: sha256 {a[:12]}…, designed {b[:12]}… (managed_etc_sha256); "
-                         "3/3 hosts have this one"]
+    assert out["n1"] == [
+        f"/etc/x.conf: sha256 {a[:12]}…, designed {b[:12]}… (managed_etc_sha256); 3/3 hosts have this one"
+    ]

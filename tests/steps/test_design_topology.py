@@ -1,5 +1,6 @@
 """gpu-numa, gpu-nic-topology, nic-numa and irq-affinity on real outputs and
 on hand-made mismatches."""
+
 from __future__ import annotations
 
 import copy
@@ -19,8 +20,10 @@ def compare(name, record, variables):
 # 4x RTX 6000 Ada, two sockets, two dual-port NICs, one per socket (real output)
 ADA = {
     "gpu_numa": [0, 0, 1, 1],
-    "compute_nics": [{"dev": "mlx5_0", "rail": 1, "numa": 0, "gpus": [0, 1]},
-                     {"dev": "mlx5_2", "rail": 2, "numa": 1, "gpus": [2, 3]}],
+    "compute_nics": [
+        {"dev": "mlx5_0", "rail": 1, "numa": 0, "gpus": [0, 1]},
+        {"dev": "mlx5_2", "rail": 2, "numa": 1, "gpus": [2, 3]},
+    ],
     "nic_gpu_relation": ["NODE"],
 }
 
@@ -46,8 +49,11 @@ def test_real_topology_names_every_cell_that_differs():
 
 def test_real_topology_nic_on_the_wrong_socket_is_sys():
     record = parse_fixture("nvidia-smi-topo", "nvidia-smi-topo-m/8xRTXA6000")
-    design = {"gpu_numa": [0, 0, 0, 0, 1, 1, 1, 1], "nic_gpu_relation": ["PIX", "PXB", "PHB"],
-              "compute_nics": [{"dev": "mlx5_0", "gpus": [0, 6]}, {"dev": "mlx5_7", "gpus": [1]}]}
+    design = {
+        "gpu_numa": [0, 0, 0, 0, 1, 1, 1, 1],
+        "nic_gpu_relation": ["PIX", "PXB", "PHB"],
+        "compute_nics": [{"dev": "mlx5_0", "gpus": [0, 6]}, {"dev": "mlx5_7", "gpus": [1]}],
+    }
     assert compare("gpu-nic-topology", record, design) == [
         "mlx5_0 vs GPU0: expected PIX/PXB/PHB, found SYS",
         "mlx5_7: not in nvidia-smi topo -m (no NIC row/column for it)",
@@ -57,9 +63,15 @@ def test_real_topology_nic_on_the_wrong_socket_is_sys():
 def test_old_driver_matrix_without_legend_reads_device_columns():
     # TAB-separated, NIC columns named mlx5_N, both GPUs on NUMA node 1
     record = parse_fixture("nvidia-smi-topo", "nvidia-smi-topo-m/2xA100")
-    design = {"gpu_numa": [1, 1], "nic_gpu_relation": ["PIX", "PXB"],
-              "compute_nics": [{"dev": "mlx5_6", "gpus": [0, 1]}, {"dev": "mlx5_0", "gpus": [0]},
-                               {"dev": "mlx5_4", "gpus": [1]}]}
+    design = {
+        "gpu_numa": [1, 1],
+        "nic_gpu_relation": ["PIX", "PXB"],
+        "compute_nics": [
+            {"dev": "mlx5_6", "gpus": [0, 1]},
+            {"dev": "mlx5_0", "gpus": [0]},
+            {"dev": "mlx5_4", "gpus": [1]},
+        ],
+    }
     assert compare("gpu-nic-topology", record, design) == [
         "mlx5_0 vs GPU0: expected PIX/PXB, found SYS",
         "mlx5_4 vs GPU1: expected PIX/PXB, found NODE",
@@ -78,8 +90,10 @@ def test_gpu_numa_unknown_when_topo_shows_no_affinity():
 def test_gpu_missing_from_topology():
     record = copy.deepcopy(parse_fixture("nvidia-smi-topo", "nvidia-smi-topo-m/4xRTX6000Ada"))
     del record["gpus"][3]
-    assert compare("gpu-numa", record, ADA) == ["GPU count: expected 4, found 3",
-                                                "GPU3: not in nvidia-smi topo -m (expected on NUMA 1)"]
+    assert compare("gpu-numa", record, ADA) == [
+        "GPU count: expected 4, found 3",
+        "GPU3: not in nvidia-smi topo -m (expected on NUMA 1)",
+    ]
 
 
 SEED_NICS = {
@@ -91,8 +105,9 @@ SEED_NICS = {
 def test_nic_numa_real_sysfs_and_mismatch():
     record = parse_fixture("sysfs-numa-node", "sysfs-infiniband-numa_node/CX4Lx-mlx5_0")
     assert compare("nic-numa", record, {"compute_nics": [{"dev": "mlx5_0", "numa": 0}]}) == []
-    grep = ("/sys/class/infiniband/mlx5_0/device/numa_node:0\n"
-            "/sys/class/infiniband/mlx5_2/device/numa_node:0\n")
+    grep = (
+        "/sys/class/infiniband/mlx5_0/device/numa_node:0\n/sys/class/infiniband/mlx5_2/device/numa_node:0\n"
+    )
     record = parsers.parse("sysfs-numa-node", grep)
     assert compare("nic-numa", record, SEED_NICS) == [
         "mlx5_2 NUMA: expected 1, found 0",
@@ -107,8 +122,12 @@ STOPPED = ["irqbalance active inactive enabled disabled", "irqbalance args"]
 
 
 def _irqs(mlx5_2_lists: list[str], head: list[str] = STOPPED) -> dict:
-    lines = head + ["mlx5_0 numa_node 0 local_cpulist 0-31,64-95", "mlx5_0 irq 120 0-31,64-95", "mlx5_0 irq 121 3",
-                    "mlx5_2 numa_node 1 local_cpulist 32-63,96-127"]
+    lines = head + [
+        "mlx5_0 numa_node 0 local_cpulist 0-31,64-95",
+        "mlx5_0 irq 120 0-31,64-95",
+        "mlx5_0 irq 121 3",
+        "mlx5_2 numa_node 1 local_cpulist 32-63,96-127",
+    ]
     lines += [f"mlx5_2 irq {140 + i} {cpus}" for i, cpus in enumerate(mlx5_2_lists)]
     return parsers.parse("irq-affinity", "\n".join(lines) + "\n")
 
@@ -119,13 +138,18 @@ def test_irq_affinity_subset_of_the_measured_node_passes():
 
 def test_irq_affinity_names_the_irqs_outside_the_node():
     problems = compare("irq-affinity", _irqs(["0-31,64-95", "40", "5", "32-64"]), IRQ_DESIGN)
-    assert problems == ["mlx5_2 (NUMA node 1, CPUs 32-63,96-127): 3 of 4 IRQs may run outside it: "
-                        "140→0-31,64-95, 142→5, 143→32-64"]
+    assert problems == [
+        "mlx5_2 (NUMA node 1, CPUs 32-63,96-127): 3 of 4 IRQs may run outside it: "
+        "140→0-31,64-95, 142→5, 143→32-64"
+    ]
 
 
 def test_irq_affinity_device_without_sysfs_or_irqs():
-    record = parsers.parse("irq-affinity", "irqbalance active inactive enabled disabled\nirqbalance args\n"
-                           "mlx5_0 numa_node 0 local_cpulist 0-3\nmlx5_2 numa_node  local_cpulist \n")
+    record = parsers.parse(
+        "irq-affinity",
+        "irqbalance active inactive enabled disabled\nirqbalance args\n"
+        "mlx5_0 numa_node 0 local_cpulist 0-3\nmlx5_2 numa_node  local_cpulist \n",
+    )
     assert compare("irq-affinity", record, IRQ_DESIGN) == [
         "mlx5_0: no MSI-X interrupts listed (driver not bound?)",
         "mlx5_2: no numa_node/local_cpulist in sysfs (device missing?)",
@@ -139,12 +163,17 @@ def test_irqbalance_running_unbanned_fails_banned_passes():
     running = ["irqbalance active active enabled enabled", "irqbalance args"]
     assert compare("irq-affinity", _irqs(["40"], running), BAN) == [
         "irqbalance is active and does not leave the NIC interrupts alone (IRQBALANCE_ARGS=unset; the design "
-        "bans them: --policyscript=/usr/local/sbin/ban-mlx5.sh): it moves them at its next pass"]
-    banned = ["irqbalance active active enabled enabled",
-              'irqbalance args IRQBALANCE_ARGS="--policyscript=/usr/local/sbin/ban-mlx5.sh"']
+        "bans them: --policyscript=/usr/local/sbin/ban-mlx5.sh): it moves them at its next pass"
+    ]
+    banned = [
+        "irqbalance active active enabled enabled",
+        'irqbalance args IRQBALANCE_ARGS="--policyscript=/usr/local/sbin/ban-mlx5.sh"',
+    ]
     assert compare("irq-affinity", _irqs(["40"], banned), BAN) == []
-    every_irq = ["irqbalance active active enabled enabled",
-                 "irqbalance args IRQBALANCE_ARGS=--banirq=120 --banirq=121 --banirq=140"]
+    every_irq = [
+        "irqbalance active active enabled enabled",
+        "irqbalance args IRQBALANCE_ARGS=--banirq=120 --banirq=121 --banirq=140",
+    ]
     assert compare("irq-affinity", _irqs(["40"], every_irq), BAN) == []
     one_missing = ["irqbalance active active enabled enabled", "irqbalance args IRQBALANCE_ARGS=--banirq=120"]
     assert compare("irq-affinity", _irqs(["40"], one_missing), BAN)[0].startswith("irqbalance is active")
@@ -156,7 +185,8 @@ def test_irqbalance_policy_stop_wants_it_stopped_and_disabled():
     enabled_only = ["irqbalance active inactive enabled enabled", "irqbalance args"]
     assert compare("irq-affinity", _irqs(["40"], enabled_only), stop) == [
         "irqbalance is inactive/enabled, the design stops it (irqbalance_policy: stop): it would move the "
-        "pinned NIC interrupts at its next pass"]
+        "pinned NIC interrupts at its next pass"
+    ]
 
 
 def test_irq_listing_without_irqbalance_state_is_unknown_not_pass():
@@ -170,6 +200,7 @@ def test_irq_pinning_must_survive_a_boot():
     assert compare("irq-affinity", _irqs(["40"], enabled), unit) == []
     missing = STOPPED + ["boot unit nic-irq-affinity "]
     assert compare("irq-affinity", _irqs(["40"], missing), unit) == [
-        "boot-time unit nic-irq-affinity: not installed, expected enabled (the pinning is lost at the next boot)"]
+        "boot-time unit nic-irq-affinity: not installed, expected enabled (the pinning is lost at the next boot)"
+    ]
     with pytest.raises(ValueError, match="boot-time unit"):
         compare("irq-affinity", _irqs(["40"]), unit)

@@ -7,6 +7,7 @@ Two levels: each NIC step's own verify, run on the faulty simulated node and
 judged as the engine judges it (so steps gated behind link-type-ib are judged
 too), and the whole runbook through the engine on a lab (the fault lands on
 its host only)."""
+
 from __future__ import annotations
 
 import re
@@ -25,8 +26,13 @@ SLOT = re.compile(r"0000:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]")
 
 # the NIC steps that find each card by its PCI address, and whether the dead card fails them
 BY_SLOT = {
-    "mellanox-functions": True, "ib-link-layer": True, "nic-numa-affinity": True, "gpu-nic-topology": True,
-    "ib-ports-active": True, "pkey-membership": True, "rail-cabling": True,
+    "mellanox-functions": True,
+    "ib-link-layer": True,
+    "nic-numa-affinity": True,
+    "gpu-nic-topology": True,
+    "ib-ports-active": True,
+    "pkey-membership": True,
+    "rail-cabling": True,
     "ipoib-storage": False,  # the storage card is alive: its IPoIB child is untouched
 }
 # Steps that still loop over mlx5_N names (their loops belong to other work in
@@ -83,18 +89,30 @@ def test_nic_dead_and_firmware_drift_land_on_their_hosts_only(table):
         for host, (status, reason) in hosts.items():
             if host == "gpu03" and step_id == "ib-ports-active":
                 assert status == "fail"
-                assert "storage NIC 0000:2c:00.0 (mlx5_4) port 1: firmware 20.38.1002, expected 20.39.1002" in reason
+                assert (
+                    "storage NIC 0000:2c:00.0 (mlx5_4) port 1: firmware 20.38.1002, expected 20.39.1002"
+                    in reason
+                )
                 assert "firmware: found 'MT4123 20.38.1002, MT4123 20.39.1002, MT4129 28.39.1002'" in reason
                 continue
             if host == "gpu03" and step_id == "hca-firmware":
                 # the same running firmware (node.firmware), read by mlxfwmanager against the same design
                 assert status == "fail"
-                assert reason == ("adapter #5 (0000:2c:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002 "
-                                  "(ConnectX-6), found 20.38.1002"), reason
+                assert reason == (
+                    "adapter #5 (0000:2c:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002 "
+                    "(ConnectX-6), found 20.38.1002"
+                ), reason
                 continue
-            if host == "gpu03" and step_id in ("pkey-membership", "ib-write-bw", "fabric-health", "link-ber",
-                                               "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
-                                               "nccl-inter-node"):
+            if host == "gpu03" and step_id in (
+                "pkey-membership",
+                "ib-write-bw",
+                "fabric-health",
+                "link-ber",
+                "ib-pair-bw",
+                "ib-cross-rail-bw",
+                "nccl-alltoall",
+                "nccl-inter-node",
+            ):
                 assert status == "blocked", (step_id, reason)  # they wait for ib-ports-active
                 continue
             if host != "gpu02":  # the launches split until the slow nodes are named (docs/step-kinds.md)

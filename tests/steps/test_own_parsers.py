@@ -1,5 +1,6 @@
 """The parsers written for the runbook's own scripts (sha256sum, ip addr, the
 IRQ listing, per-device loops of mlxconfig and ib_write_bw)."""
+
 from __future__ import annotations
 
 import pytest
@@ -90,15 +91,21 @@ Configurations:                                          Default         Current
 
 
 def test_mlxconfig_per_device_merges_blocks_and_gives_restore_words():
-    text = (_mlx_block("mlx5_0", "LINK_TYPE_P1", "ETH(2)", "IB(1)", "IB(1)")
-            + _mlx_block("mlx5_3", "LINK_TYPE_P1", "ETH(2)", "ETH(2)", "IB(1)")
-            + _mlx_block("mlx5_6", "LINK_TYPE_P1", "ETH(2)", "IB(1)", "IB(1)")
-            + _mlx_block("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "ETH(2)", "ETH(2)"))
+    text = (
+        _mlx_block("mlx5_0", "LINK_TYPE_P1", "ETH(2)", "IB(1)", "IB(1)")
+        + _mlx_block("mlx5_3", "LINK_TYPE_P1", "ETH(2)", "ETH(2)", "IB(1)")
+        + _mlx_block("mlx5_6", "LINK_TYPE_P1", "ETH(2)", "IB(1)", "IB(1)")
+        + _mlx_block("mlx5_6", "LINK_TYPE_P2", "ETH(2)", "ETH(2)", "ETH(2)")
+    )
     rec = parsers.parse("mlxconfig-per-device", text)
     assert rec["by_device"]["mlx5_3"] == {"LINK_TYPE_P1": "ETH(2)"}  # Current, the value in force
     assert rec["by_device"]["mlx5_6"] == {"LINK_TYPE_P1": "IB(1)", "LINK_TYPE_P2": "ETH(2)"}
-    assert rec["restore"] == ["mlx5_0:LINK_TYPE_P1=1", "mlx5_3:LINK_TYPE_P1=2",
-                              "mlx5_6:LINK_TYPE_P1=1", "mlx5_6:LINK_TYPE_P2=2"]
+    assert rec["restore"] == [
+        "mlx5_0:LINK_TYPE_P1=1",
+        "mlx5_3:LINK_TYPE_P1=2",
+        "mlx5_6:LINK_TYPE_P1=1",
+        "mlx5_6:LINK_TYPE_P2=2",
+    ]
 
 
 def test_mlxconfig_per_device_on_the_real_full_query():

@@ -1,6 +1,7 @@
 """The shipped runbook (steps/*.yaml) against its contract: the step ids
 customers and logs refer to, structure, inventory vars, command rendering and
 shell-quoting safety."""
+
 from __future__ import annotations
 
 import shutil
@@ -18,29 +19,73 @@ from .helpers import inventory, runbook, seed_vars
 
 CONTRACT = {
     "10-preflight.yaml": ["ssh-reachable", "hostname-matches", "clock-sync", "os-kernel-consistent"],
-    "20-hardware.yaml": ["dimm-population", "gpu-inventory", "pcie-link-gpu", "pcie-bandwidth-gpu",
-                         "pcie-link-nic", "mellanox-functions"],
+    "20-hardware.yaml": [
+        "dimm-population",
+        "gpu-inventory",
+        "pcie-link-gpu",
+        "pcie-bandwidth-gpu",
+        "pcie-link-nic",
+        "mellanox-functions",
+    ],
     "30-nic-mode.yaml": ["mst-started", "link-type-ib", "ib-link-layer"],
-    "40-software.yaml": ["mirror-only", "ofed-version", "ofed-kernel-match", "nvidia-driver-version",
-                         "cuda-version", "etc-consistent", "nvidia-peermem"],
+    "40-software.yaml": [
+        "mirror-only",
+        "ofed-version",
+        "ofed-kernel-match",
+        "nvidia-driver-version",
+        "cuda-version",
+        "etc-consistent",
+        "nvidia-peermem",
+    ],
     "50-topology.yaml": ["gpu-numa-affinity", "nic-numa-affinity", "gpu-nic-topology", "irq-affinity"],
-    "60-fabric.yaml": ["opensm-active", "sm-master-standby", "sm-seen-from-compute", "partitions-conf", "ib-ports-active",
-                       "pkey-membership", "rail-cabling", "ipoib-storage"],
-    "66-fabric-acceptance.yaml": ["fabric-health", "link-ber", "leaf-spine-links", "ib-pair-bw", "ib-cross-rail-bw", "nccl-alltoall",
-                                  "sm-failover-drill"],
+    "60-fabric.yaml": [
+        "opensm-active",
+        "sm-master-standby",
+        "sm-seen-from-compute",
+        "partitions-conf",
+        "ib-ports-active",
+        "pkey-membership",
+        "rail-cabling",
+        "ipoib-storage",
+    ],
+    "66-fabric-acceptance.yaml": [
+        "fabric-health",
+        "link-ber",
+        "leaf-spine-links",
+        "ib-pair-bw",
+        "ib-cross-rail-bw",
+        "nccl-alltoall",
+        "sm-failover-drill",
+    ],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
     # issue 15: GPU health, platform, firmware, OS settings, storage plane, burn-in
     "25-platform.yaml": ["bios-version", "hca-firmware", "pcie-acs-disabled", "iommu-mode"],
-    "45-gpu-health.yaml": ["gpu-persistence-power", "gpu-ecc-health", "gpu-xid-scan", "gpu-bar1", "gpu-vbios",
-                           "dcgm-diag", "gpu-p2p-bandwidth"],
+    "45-gpu-health.yaml": [
+        "gpu-persistence-power",
+        "gpu-ecc-health",
+        "gpu-xid-scan",
+        "gpu-bar1",
+        "gpu-vbios",
+        "dcgm-diag",
+        "gpu-p2p-bandwidth",
+    ],
     "48-os-settings.yaml": ["memlock-unlimited", "tuned-profile"],
     "65-storage.yaml": ["storage-reachable", "storage-mounts"],
     "80-burn-in.yaml": ["gpu-burn-in"],
     "90-handover.yaml": ["customer-walkthrough"],
 }
 # Applies the brief asks for (the tool can fix these); every other step only verifies.
-APPLIES = {"link-type-ib", "nvidia-peermem", "irq-affinity", "opensm-active", "partitions-conf",
-           "pcie-acs-disabled", "iommu-mode", "gpu-persistence-power", "tuned-profile"}
+APPLIES = {
+    "link-type-ib",
+    "nvidia-peermem",
+    "irq-affinity",
+    "opensm-active",
+    "partitions-conf",
+    "pcie-acs-disabled",
+    "iommu-mode",
+    "gpu-persistence-power",
+    "tuned-profile",
+}
 
 
 def test_every_contract_id_is_in_its_phase_file_in_order():
@@ -78,21 +123,26 @@ def test_design_lists_agree_with_each_other():
     assert sorted(g for n in v["compute_nics"] for g in n["gpus"]) == list(range(v["gpus_per_node"]))
     plan = parsers.parse("partitions-conf", seed_vars("sm01")["partitions_conf"])
     compute_hosts = select_hosts(inventory(), "compute")
-    members = {p["pkey"]: {m["guid"] for m in p["members"] if m["membership"] == "full"}
-               for p in plan["partitions"]}
+    members = {
+        p["pkey"]: {m["guid"] for m in p["members"] if m["membership"] == "full"} for p in plan["partitions"]
+    }
     assert len(members["0x0100"]) == len(compute_hosts) * len(v["compute_nics"])
     # the storage partition: every node's storage ports plus the storage targets
     assert len(v["storage_nics"]) == len(v["ib_mode_devices"]) - len(v["compute_nics"])
-    assert members["0x0200"] == ({m for m in members["0x0200"] if m not in v["storage_target_guids"]}
-                                 | set(v["storage_target_guids"]))
-    assert len(members["0x0200"]) == len(compute_hosts) * len(v["storage_nics"]) + len(v["storage_target_guids"])
+    assert members["0x0200"] == (
+        {m for m in members["0x0200"] if m not in v["storage_target_guids"]} | set(v["storage_target_guids"])
+    )
+    assert len(members["0x0200"]) == len(compute_hosts) * len(v["storage_nics"]) + len(
+        v["storage_target_guids"]
+    )
     # every NIC keyed by a distinct PCI address
     pcis = [n["pci"] for n in v["compute_nics"] + v["storage_nics"]]
     assert len(set(pcis)) == len(pcis) == v["mellanox_functions"]
     assert not members["0x0100"] & members["0x0200"]
     assert comparators()["partitions"].func(plan, seed_vars("sm01")) == []
-    assert select_hosts(inventory(), "nccl_launcher") and set(select_hosts(inventory(), "nccl_launcher")) <= set(
-        compute_hosts)
+    assert select_hosts(inventory(), "nccl_launcher") and set(
+        select_hosts(inventory(), "nccl_launcher")
+    ) <= set(compute_hosts)
 
 
 # Steps on compute nodes that wait for an SM-node step (gated on ALL SM nodes):
@@ -153,8 +203,11 @@ def _commands():
                 yield step.id, name, action.run
 
 
-@pytest.mark.parametrize("step_id,action,template", list(_commands()), ids=lambda x: x if isinstance(x, str) and
-                         len(x) < 30 else None)
+@pytest.mark.parametrize(
+    "step_id,action,template",
+    list(_commands()),
+    ids=lambda x: x if isinstance(x, str) and len(x) < 30 else None,
+)
 def test_every_placeholder_is_a_plain_shell_word(step_id, action, template):
     """A value substituted inside "..." would have its shell quoting undone."""
     for m in PLACEHOLDER.finditer(template):
@@ -181,21 +234,34 @@ def _before(step_id: str, text: str):
 
 def test_rollbacks_render_from_the_recorded_before():
     v = seed_vars("gpu01")
-    mlx = "".join(f"\nDevice #1:\n----------\n\nDevice:         {d}\n\nConfigurations:      Default   Current   "
-                  f"Next Boot\n         LINK_TYPE_P1         ETH(2)    {c}    {c}\n"
-                  for d, c in (("mlx5_0", "IB(1)"), ("mlx5_3", "ETH(2)")))
-    cmd = render_command(runbook().step("link-type-ib").rollback.run, dict(v, before=_before("link-type-ib", mlx)))
-    assert "for r in mlx5_0:LINK_TYPE_P1=1 mlx5_3:LINK_TYPE_P1=2; do mlxconfig -y -d $(echo $r | cut -d: -f1)" in cmd
-    irq = ("irqbalance active active enabled enabled\nirqbalance args\nboot unit nic-irq-affinity disabled\n"
-           "mlx5_0 numa_node 0 local_cpulist 0-31\nmlx5_0 irq 120 0-31\nmlx5_0 irq 121 40\n")
-    cmd = render_command(runbook().step("irq-affinity").rollback.run, dict(v, before=_before("irq-affinity", irq)))
+    mlx = "".join(
+        f"\nDevice #1:\n----------\n\nDevice:         {d}\n\nConfigurations:      Default   Current   "
+        f"Next Boot\n         LINK_TYPE_P1         ETH(2)    {c}    {c}\n"
+        for d, c in (("mlx5_0", "IB(1)"), ("mlx5_3", "ETH(2)"))
+    )
+    cmd = render_command(
+        runbook().step("link-type-ib").rollback.run, dict(v, before=_before("link-type-ib", mlx))
+    )
+    assert (
+        "for r in mlx5_0:LINK_TYPE_P1=1 mlx5_3:LINK_TYPE_P1=2; do mlxconfig -y -d $(echo $r | cut -d: -f1)"
+        in cmd
+    )
+    irq = (
+        "irqbalance active active enabled enabled\nirqbalance args\nboot unit nic-irq-affinity disabled\n"
+        "mlx5_0 numa_node 0 local_cpulist 0-31\nmlx5_0 irq 120 0-31\nmlx5_0 irq 121 40\n"
+    )
+    cmd = render_command(
+        runbook().step("irq-affinity").rollback.run, dict(v, before=_before("irq-affinity", irq))
+    )
     assert "for r in 120=0-31 121=40; do echo $r | cut -d= -f2 > /proc/irq/$(echo $r | cut -d= -f1)/" in cmd
     assert "if [ active = active ]; then systemctl restart irqbalance" in cmd
     assert "if [ disabled = enabled ]; then systemctl enable $u; else systemctl disable $u; fi" in cmd
     sm = "LoadState=loaded\nActiveState=inactive\nUnitFileState=enabled\n"
-    cmd = render_command(runbook().step("opensm-active").rollback.run,
-                         dict(seed_vars("sm01"), before=_before("opensm-active", sm)))
-    assert "if [ inactive != active ] && [ \"$(systemctl is-active $u)\" = active ]; then" in cmd
+    cmd = render_command(
+        runbook().step("opensm-active").rollback.run,
+        dict(seed_vars("sm01"), before=_before("opensm-active", sm)),
+    )
+    assert 'if [ inactive != active ] && [ "$(systemctl is-active $u)" = active ]; then' in cmd
     assert "if [ enabled = enabled ]; then systemctl enable $u; fi" in cmd
 
 
@@ -215,18 +281,28 @@ def test_every_parser_named_by_a_step_reads_something():
 
 def _rendered():
     """Every command of the runbook as it would run on each kind of host."""
-    befores = {"link-type-ib": {"restore": ["mlx5_3:LINK_TYPE_P1=2"]},
-               "irq-affinity": {"restore": ["121=0"], "irqbalance": {"active": "active", "enabled": "enabled"},
-                                "boot_unit": {"name": "nic-irq-affinity", "enabled": ""}},
-               "opensm-active": {"unit_file_state": "enabled", "active_state": "active"}}
+    befores = {
+        "link-type-ib": {"restore": ["mlx5_3:LINK_TYPE_P1=2"]},
+        "irq-affinity": {
+            "restore": ["121=0"],
+            "irqbalance": {"active": "active", "enabled": "enabled"},
+            "boot_unit": {"name": "nic-irq-affinity", "enabled": ""},
+        },
+        "opensm-active": {"unit_file_state": "enabled", "active_state": "active"},
+    }
     for step in runbook().steps:
         hosts = select_hosts(inventory(), step.hosts)
         host = hosts[0]
         kind = {}  # what a step kind adds (docs/step-kinds.md)
         if step.pairs is not None:
             nic = seed_vars(host)["compute_nics"][0]
-            kind = {"nic": nic, "peer_nic": nic, "rail": nic["rail"], "port": 18516,
-                    "peer": dict(seed_vars(hosts[1]), name=hosts[1], address=hosts[1])}
+            kind = {
+                "nic": nic,
+                "peer_nic": nic,
+                "rail": nic["rail"],
+                "port": 18516,
+                "peer": dict(seed_vars(hosts[1]), name=hosts[1], address=hosts[1]),
+            }
         if step.launch is not None:
             kind = {"launch_hosts": hosts, "launch_count": len(hosts)}
         for name in ("verify", "apply", "rollback"):

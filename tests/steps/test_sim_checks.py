@@ -4,15 +4,31 @@
 engine and SSH: each fault of theirs is caught by its step on its host and
 nowhere else; the applies fix what they can and their rollbacks restore what
 verify found. (The compliant lab passing every step is test_sim_lab's.)"""
+
 from __future__ import annotations
 
 import pytest
 
 from .simlab import LabRun, run_scenarios
 
-NEW_STEPS = ["bios-version", "hca-firmware", "pcie-acs-disabled", "iommu-mode", "gpu-persistence-power",
-             "gpu-ecc-health", "gpu-xid-scan", "gpu-bar1", "gpu-vbios", "dcgm-diag", "gpu-p2p-bandwidth",
-             "memlock-unlimited", "tuned-profile", "storage-reachable", "storage-mounts", "gpu-burn-in"]
+NEW_STEPS = [
+    "bios-version",
+    "hca-firmware",
+    "pcie-acs-disabled",
+    "iommu-mode",
+    "gpu-persistence-power",
+    "gpu-ecc-health",
+    "gpu-xid-scan",
+    "gpu-bar1",
+    "gpu-vbios",
+    "dcgm-diag",
+    "gpu-p2p-bandwidth",
+    "memlock-unlimited",
+    "tuned-profile",
+    "storage-reachable",
+    "storage-mounts",
+    "gpu-burn-in",
+]
 # the steps they need (per host), run first
 PREREQUISITES = ["mst-started", "link-type-ib", "nvidia-driver-version", "ipoib-storage"]
 
@@ -41,14 +57,21 @@ NODES = 19  # gpu01 and gpu19 stay healthy
 
 # Failures that follow from another step's fault, as on real hardware.
 CONSEQUENCES = {
-    "gpu-xid-scan": {"gpu05"},        # the double-bit error was logged as Xid 48
-    "dcgm-diag": {"gpu05"},           # DCGM's deployment test fails on a pending row remap
-    "gpu-p2p-bandwidth": {"gpu11"},   # ACS redirects peer copies up to the root complex
-    "bios-version": {"sm01"}, "hca-firmware": {"sm02"}, "iommu-mode": {"sm02"},
+    "gpu-xid-scan": {"gpu05"},  # the double-bit error was logged as Xid 48
+    "dcgm-diag": {"gpu05"},  # DCGM's deployment test fails on a pending row remap
+    "gpu-p2p-bandwidth": {"gpu11"},  # ACS redirects peer copies up to the root complex
+    "bios-version": {"sm01"},
+    "hca-firmware": {"sm02"},
+    "iommu-mode": {"sm02"},
 }
 # Steps that wait on a failed prerequisite instead of running (needs:).
-BLOCKED = {("gpu-burn-in", "gpu02"), ("gpu-burn-in", "gpu03"), ("gpu-burn-in", "gpu04"),
-           ("gpu-burn-in", "gpu05"), ("storage-mounts", "gpu17")}
+BLOCKED = {
+    ("gpu-burn-in", "gpu02"),
+    ("gpu-burn-in", "gpu03"),
+    ("gpu-burn-in", "gpu04"),
+    ("gpu-burn-in", "gpu05"),
+    ("storage-mounts", "gpu17"),
+}
 
 REASONS = {
     "gpu_persistence_off": "found '0, Disabled, 350.00 W, 0x0000000000000001'",
@@ -64,7 +87,7 @@ REASONS = {
     "iommu_on": "/(^|\\s)iommu=pt(\\s|$)/, no match",
     # the storage card mlx5_4 (ConnectX-6) one release behind its family's design firmware
     "hca_fw_drift": "adapter #5 (0000:2c:00.0, MCX653105A-HDA_Ax): FW expected 20.39.1002 (ConnectX-6), "
-                    "found 20.38.1002",
+    "found 20.38.1002",
     "bios_drift": "/^\\s*Version: 2\\.1\\s*$/, no match",
     "memlock_limited": "/^memlock soft: unlimited$/, no match",
     "tuned_wrong_profile": "found 'governor: powersave on 128 CPUs'",
@@ -72,17 +95,23 @@ REASONS = {
     "storage_mount_missing": "found 'NOT MOUNTED: /checkpoints'",
 }
 
-APPLY = {"pcie-acs-disabled": ["gpu11"], "tuned-profile": ["gpu16"],
-         "gpu-persistence-power": ["gpu02", "gpu03"], "iommu-mode": ["gpu12"]}
+APPLY = {
+    "pcie-acs-disabled": ["gpu11"],
+    "tuned-profile": ["gpu16"],
+    "gpu-persistence-power": ["gpu02", "gpu03"],
+    "iommu-mode": ["gpu12"],
+}
 
 
 def _state(run: LabRun) -> dict:
-    return {"acs": run.node("gpu11").platform.acs_ctl.copy(),
-            "tuned": run.node("gpu16").platform.tuned_profile,
-            "persistence": [g.persistence for g in run.node("gpu02").platform.gpus],
-            "power": [g.power_limit_w for g in run.node("gpu03").platform.gpus],
-            "cmdline": run.node("gpu12").platform.kernel_args,
-            "gpu12_boots": run.node("gpu12").boot_count}
+    return {
+        "acs": run.node("gpu11").platform.acs_ctl.copy(),
+        "tuned": run.node("gpu16").platform.tuned_profile,
+        "persistence": [g.persistence for g in run.node("gpu02").platform.gpus],
+        "power": [g.power_limit_w for g in run.node("gpu03").platform.gpus],
+        "cmdline": run.node("gpu12").platform.kernel_args,
+        "gpu12_boots": run.node("gpu12").boot_count,
+    }
 
 
 async def _faults(directory):
@@ -128,14 +157,16 @@ def test_each_step_fails_exactly_its_faults_hosts(lab, step_id):
     table = lab["verify"]
     expected = {h for h, s in FAULTS.values() if s == step_id} | CONSEQUENCES.get(step_id, set())
     assert _hosts(table, step_id, "fail") == expected
-    assert {(step_id, h) for h in _hosts(table, step_id, "blocked")} == {b for b in BLOCKED if b[0] == step_id}
+    assert {(step_id, h) for h in _hosts(table, step_id, "blocked")} == {
+        b for b in BLOCKED if b[0] == step_id
+    }
     healthy = {h: table[step_id][h] for h in ("gpu01", "gpu19") if h in table[step_id]}
     assert healthy and all(row[0] == "pass" for row in healthy.values()), healthy
 
 
 def test_sm_nodes_are_judged_against_their_own_design(lab):
     table = lab["verify"]
-    assert table["bios-version"]["sm02"][0] == "pass"          # the SM model's BIOS design value, not compute's
+    assert table["bios-version"]["sm02"][0] == "pass"  # the SM model's BIOS design value, not compute's
     assert table["hca-firmware"]["sm01"][0] == "pass"
     assert "gpu-ecc-health" in table and "sm01" not in table["gpu-ecc-health"]
 

@@ -6,6 +6,7 @@ fault fix it, and their rollbacks restore the recorded state.
 Four labs run at once (one event loop, module-scoped): a compliant one, one
 with a compute fault per node, one with the SM-node faults, one with the SSH
 behaviour faults."""
+
 from __future__ import annotations
 
 import pytest
@@ -44,9 +45,9 @@ COMPUTE_NODES = 22  # gpu01 and gpu18 stay healthy; gpu01 launches the fleet NCC
 
 # Failures that follow from another step's fault, by design of the checks.
 CONSEQUENCES = {
-    "gpu-nic-topology": {"gpu04"},   # the moved NIC is SYS to its rail's GPUs
-    "irq-affinity": {"gpu04"},       # its IRQs stayed on the designed node, the NIC did not
-    "rail-cabling": {"gpu14"},       # a port without link is on no switch
+    "gpu-nic-topology": {"gpu04"},  # the moved NIC is SYS to its rail's GPUs
+    "irq-affinity": {"gpu04"},  # its IRQs stayed on the designed node, the NIC did not
+    "rail-cabling": {"gpu14"},  # a port without link is on no switch
     # one job over every node, split until the slow ones are named: a cable in the wrong
     # rail (-15 %), a NIC on the other socket (-25 %), a GPU link at x8 / Gen3 (-50 %)
     "nccl-inter-node": {"gpu03", "gpu04", "gpu05", "gpu06"},
@@ -59,8 +60,11 @@ CONSEQUENCES = {
     "gpu-p2p-bandwidth": {"gpu05", "gpu06"},
     "dcgm-diag": {"gpu05", "gpu06"},
 }
-FIXES = {"link-type-ib": ["gpu02", "gpu19"], "irq-affinity": ["gpu04", "gpu16", "gpu21", "gpu22"],
-         "nvidia-peermem": ["gpu17"]}
+FIXES = {
+    "link-type-ib": ["gpu02", "gpu19"],
+    "irq-affinity": ["gpu04", "gpu16", "gpu21", "gpu22"],
+    "nvidia-peermem": ["gpu17"],
+}
 
 
 async def _compliant(directory):
@@ -97,18 +101,22 @@ async def _compute_faults(directory):
 
 def _irqs(run: LabRun) -> dict:
     """Every IRQ's affinity as the kernel reports it (irqbalance's doing included)."""
-    return {h: {i.number: effective_cpus(run.node(h), i) for i in run.node(h).irqs} for h in FIXES["irq-affinity"]}
+    return {
+        h: {i.number: effective_cpus(run.node(h), i) for i in run.node(h).irqs} for h in FIXES["irq-affinity"]
+    }
 
 
 def _state(run: LabRun) -> dict:
     gpu02, gpu19 = run.node("gpu02"), run.node("gpu19")
-    return {"gpu02_link_type": [c.link_type for c in gpu02.cards][0],
-            "gpu19_mlx5_1": gpu19.link_type(gpu19.nic("mlx5_1")),
-            "irqs": _irqs(run),
-            "irqbalance_gpu21": (gpu21 := run.node("gpu21")).irqbalance.running and
-                                "--policyscript=" in gpu21.files["/etc/sysconfig/irqbalance"],
-            "boot_unit_gpu22": "nic-irq-affinity" in run.node("gpu22").units_enabled,
-            "gpu17_modules": list(run.node("gpu17").modules)}
+    return {
+        "gpu02_link_type": [c.link_type for c in gpu02.cards][0],
+        "gpu19_mlx5_1": gpu19.link_type(gpu19.nic("mlx5_1")),
+        "irqs": _irqs(run),
+        "irqbalance_gpu21": (gpu21 := run.node("gpu21")).irqbalance.running
+        and "--policyscript=" in gpu21.files["/etc/sysconfig/irqbalance"],
+        "boot_unit_gpu22": "nic-irq-affinity" in run.node("gpu22").units_enabled,
+        "gpu17_modules": list(run.node("gpu17").modules),
+    }
 
 
 async def _sm_faults(directory):
@@ -140,7 +148,9 @@ async def _behaviour(directory):
     try:
         await run.run(None, steps=[run.step("ssh-reachable", timeout=8)])
         out = {"patient": run.table()}
-        await run.run(None, steps=[run.step("ssh-reachable", timeout=1.5)], hosts=["gpu04", "gpu06"], again=True)
+        await run.run(
+            None, steps=[run.step("ssh-reachable", timeout=1.5)], hosts=["gpu04", "gpu06"], again=True
+        )
         out["impatient"] = run.table()
         return out
     finally:
@@ -149,8 +159,10 @@ async def _behaviour(directory):
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    return run_scenarios(tmp_path_factory.mktemp("labs"), {
-        "compliant": _compliant, "compute": _compute_faults, "sm": _sm_faults, "behaviour": _behaviour})
+    return run_scenarios(
+        tmp_path_factory.mktemp("labs"),
+        {"compliant": _compliant, "compute": _compute_faults, "sm": _sm_faults, "behaviour": _behaviour},
+    )
 
 
 def _failing(table, step_id):
@@ -216,10 +228,10 @@ def test_compute_fault_reason_says_expected_and_found(lab, fault):
 
 def test_downstream_steps_wait_instead_of_failing(lab):
     table = lab["compute"]["verify"]
-    assert table["ib-link-layer"]["gpu02"][0] == "blocked"     # needs link-type-ib
+    assert table["ib-link-layer"]["gpu02"][0] == "blocked"  # needs link-type-ib
     assert table["ib-ports-active"]["gpu02"][0] == "blocked"
     assert table["ofed-kernel-match"]["gpu08"][0] == "blocked"  # needs ofed-version
-    assert table["pkey-membership"]["gpu14"][0] == "blocked"    # needs ib-ports-active
+    assert table["pkey-membership"]["gpu14"][0] == "blocked"  # needs ib-ports-active
 
 
 @pytest.mark.parametrize("fault", sorted(SM_FAULTS))
@@ -236,8 +248,10 @@ def test_sm_faults_reasons_and_gating(lab):
     assert "partition 0x0200 (storage) missing from partitions.conf" in table["partitions-conf"]["sm02"][1]
     # sm01's role is not judged while its OpenSM is down; sm02 took over and says so
     assert table["sm-master-standby"]["sm01"][0] == "blocked"
-    assert ("sm02: expected STANDBY, found MASTER (MASTER is sm02; designed master sm01)"
-            in table["sm-master-standby"]["sm02"][1])
+    assert (
+        "sm02: expected STANDBY, found MASTER (MASTER is sm02; designed master sm01)"
+        in table["sm-master-standby"]["sm02"][1]
+    )
     # compute ports wait for every SM node's OpenSM, not just any
     assert {s for s, _ in table["ib-ports-active"].values()} == {"blocked"}
 
@@ -257,8 +271,11 @@ def test_behaviour_faults_are_unknown_never_fail(lab, fault):
         assert status == "unknown" and BEHAVIOUR_REASONS[fault] in reason, (status, reason)
 
 
-BEHAVIOUR_REASONS = {"unreachable": "connection refused", "hang": "timeout after 8s",
-                     "host_key_changed": "host key for gpu05 changed"}
+BEHAVIOUR_REASONS = {
+    "unreachable": "connection refused",
+    "hang": "timeout after 8s",
+    "host_key_changed": "host key for gpu05 changed",
+}
 
 
 def test_applies_fix_their_faults(lab):

@@ -12,6 +12,7 @@ engine over SSH against a lab whose simulated nodes behave like the real ones.
 - a card a warm reboot does not reset: a plain reboot leaves it pending, the
   apply's mlxfwreset puts it in force;
 - etc-consistent: a fleet uniformly different from a designed digest fails."""
+
 from __future__ import annotations
 
 import asyncio
@@ -68,11 +69,15 @@ async def _partitions(directory):
         await run.run(["partitions-conf"])
         await run.run(["partitions-conf"], "apply", hosts=["sm02"])
         # someone hand-edits the file again; a second apply must not take this as "before"
-        run.node("sm02").files["/etc/opensm/partitions.conf"] = "# hand edit\nDefault=0x7fff, ipoib : ALL=full;\n"
+        run.node("sm02").files["/etc/opensm/partitions.conf"] = (
+            "# hand edit\nDefault=0x7fff, ipoib : ALL=full;\n"
+        )
         await run.run(["partitions-conf"], again=True, hosts=["sm02"])
         await run.run(["partitions-conf"], "apply", hosts=["sm02"])
-        out = {"backup": run.node("sm02").files.get("/etc/runbook/partitions.conf.before") == original,
-               "no_temp": not any(p.endswith(".runbook-new") for p in run.node("sm02").files)}
+        out = {
+            "backup": run.node("sm02").files.get("/etc/runbook/partitions.conf.before") == original,
+            "no_temp": not any(p.endswith(".runbook-new") for p in run.node("sm02").files),
+        }
         await run.run(["partitions-conf"], "rollback", hosts=["sm02"])
         out["restored"] = run.node("sm02").files["/etc/opensm/partitions.conf"] == original
         out["backup_gone"] = "/etc/runbook/partitions.conf.before" not in run.node("sm02").files
@@ -85,11 +90,20 @@ async def _nccl_bootstrap(directory):
     run = await LabRun.start(directory, nodes=2)
     try:
         srv = run.lab.node("gpu01")
-        base = ("mpirun --allow-run-as-root -H gpu01:8,gpu02:8 --map-by ppr:8:node -x NCCL_DEBUG=INFO {env} "
-                "/opt/nccl-tests/build/all_reduce_perf -b 8G -e 8G -f 2 -g 1 | grep -e Bootstrap -e 'NET/IB : Using'")
-        return {"unset": (await srv.run(base.format(env="")))[0],
-                "set": (await srv.run(base.format(env="-x NCCL_SOCKET_IFNAME==eno1 -x NCCL_IB_HCA==mlx5_0:1,"
-                                                      "mlx5_1:1,mlx5_2:1,mlx5_3:1")))[0]}
+        base = (
+            "mpirun --allow-run-as-root -H gpu01:8,gpu02:8 --map-by ppr:8:node -x NCCL_DEBUG=INFO {env} "
+            "/opt/nccl-tests/build/all_reduce_perf -b 8G -e 8G -f 2 -g 1 | grep -e Bootstrap -e 'NET/IB : Using'"
+        )
+        return {
+            "unset": (await srv.run(base.format(env="")))[0],
+            "set": (
+                await srv.run(
+                    base.format(
+                        env="-x NCCL_SOCKET_IFNAME==eno1 -x NCCL_IB_HCA==mlx5_0:1,mlx5_1:1,mlx5_2:1,mlx5_3:1"
+                    )
+                )
+            )[0],
+        }
     finally:
         await run.stop()
 
@@ -126,9 +140,17 @@ async def _etc(directory):
 
 @pytest.fixture(scope="module")
 def labs(tmp_path_factory):
-    return run_scenarios(tmp_path_factory.mktemp("hostlabs"), {
-        "pcie": _pcie, "sm": _sm, "partitions": _partitions, "nccl": _nccl_bootstrap, "fw": _fw_reset,
-        "etc": _etc})
+    return run_scenarios(
+        tmp_path_factory.mktemp("hostlabs"),
+        {
+            "pcie": _pcie,
+            "sm": _sm,
+            "partitions": _partitions,
+            "nccl": _nccl_bootstrap,
+            "fw": _fw_reset,
+            "etc": _etc,
+        },
+    )
 
 
 def test_idle_gpu_links_sit_at_gen1_and_retrain_under_load(labs):

@@ -1,6 +1,7 @@
 """Damaged or foreign files: a clear error naming the file and what is wrong,
 never a traceback, never a silent reset -- except an incomplete last line,
 which was never acknowledged and is dropped."""
+
 from __future__ import annotations
 
 import hashlib
@@ -88,7 +89,7 @@ def test_missing_lines_break_the_chain(run):
 
 def test_wrong_prev_breaks_the_chain(run):
     ls = lines(run)
-    batch = json.loads(ls[2][ls[2].index(b'"batch":') + 8:-2])
+    batch = json.loads(ls[2][ls[2].index(b'"batch":') + 8 : -2])
     batch[0]["prev"] = "f" * 64
     ls[2] = encode_batch(batch)  # a well-formed line, re-summed: only the chain tells
     run.write_bytes(b"".join(ls))
@@ -97,7 +98,7 @@ def test_wrong_prev_breaks_the_chain(run):
 
 def test_edited_event_with_a_fresh_checksum_fails_verify_chain(run):
     ls = lines(run)
-    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8:-2])
+    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8 : -2])
     batch[0]["event"]["status"] = "pass" if batch[0]["event"]["status"] != "pass" else "fail"
     ls[3] = encode_batch(batch)
     run.write_bytes(b"".join(ls))
@@ -151,7 +152,7 @@ def test_changed_blob(run):
 
 def test_unknown_event_type(run):
     ls = lines(run)
-    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8:-2])
+    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8 : -2])
     batch[0]["event"]["type"] = "FromTheFuture"
     ls[3] = encode_batch(batch)
     run.write_bytes(b"".join(ls))
@@ -161,19 +162,24 @@ def test_unknown_event_type(run):
 def test_cli_style_message_without_traceback(run, tmp_path):
     """What a user sees: one line naming the file, exit code 2."""
     run.write_bytes(b"")
-    code = ("import sys\nfrom runbook.store import Store\nfrom runbook.errors import RunbookError\n"
-            "try:\n    Store.open(sys.argv[1])\nexcept RunbookError as e:\n"
-            "    print(e, file=sys.stderr); sys.exit(e.exit_code)\n")
-    p = subprocess.run([sys.executable, "-c", code, str(run.parent.parent)],
-                       capture_output=True, text=True, timeout=30)
+    code = (
+        "import sys\nfrom runbook.store import Store\nfrom runbook.errors import RunbookError\n"
+        "try:\n    Store.open(sys.argv[1])\nexcept RunbookError as e:\n"
+        "    print(e, file=sys.stderr); sys.exit(e.exit_code)\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code, str(run.parent.parent)], capture_output=True, text=True, timeout=30
+    )
     assert p.returncode == 2
-    assert p.stderr.strip() == f"{run}: the file is empty: not a runbook journal (a journal " \
-                               "starts with a runbook_store header line)"
+    assert (
+        p.stderr.strip() == f"{run}: the file is empty: not a runbook journal (a journal "
+        "starts with a runbook_store header line)"
+    )
 
 
 def test_event_missing_a_field(run):
     ls = lines(run)
-    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8:-2])
+    batch = json.loads(ls[3][ls[3].index(b'"batch":') + 8 : -2])
     del batch[0]["event"]["host"]
     ls[3] = encode_batch(batch)
     run.write_bytes(b"".join(ls))
@@ -188,5 +194,6 @@ def test_a_changed_header_breaks_the_chain(run):
     header["created"] += 3600
     ls[0] = json.dumps(header, sort_keys=True, separators=(",", ":")).encode() + b"\n"
     run.write_bytes(b"".join(ls))
-    open_fails(run.parent.parent, "event 1: hash chain broken: its prev is not the hash of the "
-                                  "journal's header line")
+    open_fails(
+        run.parent.parent, "event 1: hash chain broken: its prev is not the hash of the journal's header line"
+    )

@@ -13,6 +13,7 @@ SIGKILL tests the order of operations (nothing acknowledged before its
 write); it cannot test what fsync adds against a power cut (the page cache
 survives a killed process) -- test_durability checks fsync is called.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,11 +47,24 @@ def _child(state, wfd: int, seed: int) -> None:
             batch = []
         for h in hosts:
             size = rng.choice([10, 300, 5000, 40000])
-            batch.append(HostFinished(step, "verify", h, rng.choice(["pass", "fail"]), f"n={n}",
-                                      f"check {n}", 0, f"{n}:{h}:" + "o" * size, "", 1.0, 2.0))
+            batch.append(
+                HostFinished(
+                    step,
+                    "verify",
+                    h,
+                    rng.choice(["pass", "fail"]),
+                    f"n={n}",
+                    f"check {n}",
+                    0,
+                    f"{n}:{h}:" + "o" * size,
+                    "",
+                    1.0,
+                    2.0,
+                )
+            )
         if rng.random() < 0.2:
             batch.append(PendingActionChanged(step, hosts[0], "reboot", "owed"))
-        for part in ([batch] if rng.random() < 0.5 else [[e] for e in batch]):
+        for part in [batch] if rng.random() < 0.5 else [[e] for e in batch]:
             last = store.append_many(part)[-1]
             os.write(wfd, f"{last['seq']} {last['hash']}\n".encode())
 
@@ -128,8 +142,10 @@ def test_kill_minus_9_loses_nothing_acknowledged(tmp_path):
             if kills % 8 == 0:
                 assert store.verify_chain() == store.head()  # every hash recomputed, blobs read
     total += len(acked)
-    print(f"{kills} kills ({during_open} while opening), {total} acknowledged appends, {torn} torn tails cut, "
-          f"{time.monotonic() - started:.1f} s")
+    print(
+        f"{kills} kills ({during_open} while opening), {total} acknowledged appends, {torn} torn tails cut, "
+        f"{time.monotonic() - started:.1f} s"
+    )
     assert kills >= 24, f"only {kills} kills fit in the time budget"
     assert total > kills  # the children did get work done between kills
     with Store.open(tmp_path, read_only=True) as store:

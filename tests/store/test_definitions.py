@@ -1,6 +1,7 @@
 """The run's own record of its step definitions and inventory
 (runbook/store/definitions.py): content-addressed, one version per change,
 rebuilt into the same steps and targets, secrets left out, damage detected."""
+
 import hashlib
 import json
 import shutil
@@ -28,10 +29,31 @@ def test_recorded_definitions_rebuild_the_same_steps_and_targets(tmp_path, shipp
     assert runbook.sha256 == shipped.runbook.sha256 and inventory.sha256 == shipped.inventory.sha256
     assert [p.title for p in runbook.phases] == [p.title for p in shipped.runbook.phases]
     for mine, theirs in zip(runbook.steps, shipped.runbook.steps, strict=True):
-        assert (mine.id, mine.sha256, mine.phase, mine.phase_title, mine.title, mine.why, mine.hosts,
-                mine.needs, mine.manual, mine.file, mine.line) == \
-               (theirs.id, theirs.sha256, theirs.phase, theirs.phase_title, theirs.title, theirs.why,
-                theirs.hosts, theirs.needs, theirs.manual, theirs.file, theirs.line)
+        assert (
+            mine.id,
+            mine.sha256,
+            mine.phase,
+            mine.phase_title,
+            mine.title,
+            mine.why,
+            mine.hosts,
+            mine.needs,
+            mine.manual,
+            mine.file,
+            mine.line,
+        ) == (
+            theirs.id,
+            theirs.sha256,
+            theirs.phase,
+            theirs.phase_title,
+            theirs.title,
+            theirs.why,
+            theirs.hosts,
+            theirs.needs,
+            theirs.manual,
+            theirs.file,
+            theirs.line,
+        )
         assert mine.definition == theirs.definition
         assert select_hosts(inventory, mine.hosts) == select_hosts(shipped.inventory, theirs.hosts), mine.id
     assert list(inventory.hosts) == list(shipped.inventory.hosts)  # inventory order kept
@@ -55,7 +77,9 @@ def test_a_version_is_added_only_when_something_changed(tmp_path, shipped):
     record.record(shipped.runbook, shipped.inventory, now=1.0)
     assert record.record(shipped.runbook, shipped.inventory, now=2.0) is False
     text = (steps / "40-software.yaml").read_text()
-    (steps / "40-software.yaml").write_text(text.replace("run: ofed_info -s", "run: ofed_info -s | head -1", 1))
+    (steps / "40-software.yaml").write_text(
+        text.replace("run: ofed_info -s", "run: ofed_info -s | head -1", 1)
+    )
     changed = load_project(steps, REPO / "inventory", check=False)
     assert record.record(changed.runbook, changed.inventory, now=3.0) is True
     versions = record.versions()
@@ -71,9 +95,11 @@ def test_a_version_is_added_only_when_something_changed(tmp_path, shipped):
 
 def test_secrets_stay_out_and_addressing_stays_in(tmp_path):
     inv = tmp_path / "inv.yaml"
-    inv.write_text("all:\n  vars:\n    bmc_password: hunter2\n    ofed_version: '23.10'\n"
-                   "  children:\n    compute:\n      hosts:\n        gpu01:\n          ansible_host: 127.0.0.9\n"
-                   "          ansible_port: 2222\n          api_token: s3cr3t-token\n")
+    inv.write_text(
+        "all:\n  vars:\n    bmc_password: hunter2\n    ofed_version: '23.10'\n"
+        "  children:\n    compute:\n      hosts:\n        gpu01:\n          ansible_host: 127.0.0.9\n"
+        "          ansible_port: 2222\n          api_token: s3cr3t-token\n"
+    )
     project = load_project(REPO / "steps", inv, check=False)
     record = RunDefinitions(tmp_path / "run")
     record.record(project.runbook, project.inventory)
@@ -106,8 +132,10 @@ def test_an_incomplete_last_version_line_is_ignored(tmp_path, shipped):
     assert RunDefinitions(tmp_path).current()[0].sha256 == shipped.runbook.sha256
     other = load_project(REPO / "tests" / "tui" / "data" / "lab-steps", REPO / "inventory", check=False)
     assert RunDefinitions(tmp_path).record(other.runbook, other.inventory) is True  # cuts the torn tail
-    assert [v.runbook_sha256 for v in RunDefinitions(tmp_path).versions()] == \
-           [shipped.runbook.sha256, other.runbook.sha256]
-    (tmp_path / "definitions" / "versions.jsonl").write_text('not json\n' + json.dumps({}) + "\n")
+    assert [v.runbook_sha256 for v in RunDefinitions(tmp_path).versions()] == [
+        shipped.runbook.sha256,
+        other.runbook.sha256,
+    ]
+    (tmp_path / "definitions" / "versions.jsonl").write_text("not json\n" + json.dumps({}) + "\n")
     with pytest.raises(StoreCorrupt):
         RunDefinitions(tmp_path).versions()

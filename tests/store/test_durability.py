@@ -1,4 +1,5 @@
 """What makes an append durable, in order, at a flat cost."""
+
 from __future__ import annotations
 
 import errno
@@ -24,6 +25,7 @@ def syscalls(monkeypatch):
             path = os.readlink(f"/proc/self/fd/{fd}")
             calls.append((name, path, len(args[0]) if args else 0))
             return out
+
         return call
 
     for name in real:
@@ -34,30 +36,34 @@ def syscalls(monkeypatch):
 def test_append_syncs_blobs_then_the_journal_line_before_returning(tmp_path, syscalls):
     store = new_store(tmp_path)
     syscalls.clear()
-    store.append(HostFinished("topo", "verify", "gpu01", "pass", "", "nvidia-smi topo -m", 0,
-                              "x" * 5000, "", 1.0, 2.0))
+    store.append(
+        HostFinished("topo", "verify", "gpu01", "pass", "", "nvidia-smi topo -m", 0, "x" * 5000, "", 1.0, 2.0)
+    )
     run = str(tmp_path / "run-1")
 
     def what(path):
         return "blob" if path.startswith(f"{run}/blobs/.tmp-") else path.replace(run, "RUN")
 
     assert [(name, what(path)) for name, path, _ in syscalls] == [
-        ("write", "blob"), ("fsync", "blob"),  # the blob, in a temp file then renamed
+        ("write", "blob"),
+        ("fsync", "blob"),  # the blob, in a temp file then renamed
         ("fsync", "RUN/blobs"),  # the rename made durable
-        ("write", "RUN/journal.jsonl"), ("fdatasync", "RUN/journal.jsonl")]  # then the line
+        ("write", "RUN/journal.jsonl"),
+        ("fdatasync", "RUN/journal.jsonl"),
+    ]  # then the line
     store.close()
 
 
 def test_append_many_is_one_write_and_one_sync(tmp_path, syscalls):
     with new_store(tmp_path) as store:
         syscalls.clear()
-        store.append_many([HostKeyRecorded(f"gpu{i:02d}", f"SHA256:{i}", "known_hosts")
-                           for i in range(100)])
+        store.append_many([HostKeyRecorded(f"gpu{i:02d}", f"SHA256:{i}", "known_hosts") for i in range(100)])
         assert [c[0] for c in syscalls] == ["write", "fdatasync"]
 
 
 def test_cost_per_append_does_not_grow_with_the_run(tmp_path, syscalls):
     """Never rewrite the file: an append writes its own line and nothing else."""
+
     def one_append_bytes(store):
         syscalls.clear()
         store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
@@ -66,8 +72,7 @@ def test_cost_per_append_does_not_grow_with_the_run(tmp_path, syscalls):
     with new_store(tmp_path) as store:
         early = one_append_bytes(store)
         for _ in range(20):
-            store.append_many([HostKeyRecorded(f"gpu{i:03d}", f"SHA256:{i}", "pinned")
-                               for i in range(100)])
+            store.append_many([HostKeyRecorded(f"gpu{i:03d}", f"SHA256:{i}", "pinned") for i in range(100)])
         late = one_append_bytes(store)
     assert early < 1000 and abs(late - early) <= 8  # only the seq digits differ
 
@@ -85,7 +90,9 @@ def test_failed_write_is_undone_and_reported(tmp_path, monkeypatch):
         return real_write(fd, data)
 
     monkeypatch.setattr(os, "write", disk_full)
-    with pytest.raises(StoreError, match=r"could not write \(No space left on device\); nothing was recorded"):
+    with pytest.raises(
+        StoreError, match=r"could not write \(No space left on device\); nothing was recorded"
+    ):
         store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
     monkeypatch.setattr(os, "write", real_write)
     assert journal.stat().st_size == size and store.head() == head  # ... and was cut back off

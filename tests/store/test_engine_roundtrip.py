@@ -1,5 +1,6 @@
 """The engine's real event stream goes into the store batch by batch (as the
 session does); reopening the run gives back exactly the state the engine had."""
+
 from __future__ import annotations
 
 from runbook.definition.loader import load_runbook
@@ -32,8 +33,7 @@ async def test_reopened_run_has_the_engines_state(tmp_path):
         return True
 
     store = new_store(tmp_path / "state", inventory_sha256=inv.sha256, runbook_sha256=rb.sha256)
-    for action, steps in (("verify", ordered(rb)), ("apply", [rb.step("link")]),
-                          ("verify", ordered(rb))):
+    for action, steps in (("verify", ordered(rb)), ("apply", [rb.step("link")]), ("verify", ordered(rb))):
         async for batch in engine.run(steps, action, confirm=yes):
             store.append_many(batch)  # HostOutput and all: the store drops what is live-only
     store.close()

@@ -1,5 +1,6 @@
 """One owner per state directory; a clear message naming the holder; a lock
 left by a dead process is taken over."""
+
 from __future__ import annotations
 
 import os
@@ -29,8 +30,7 @@ HOLDER = textwrap.dedent("""
 @pytest.fixture
 def holder_process(tmp_path):
     new_store(tmp_path).close()
-    p = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdout=subprocess.PIPE,
-                         text=True)
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "locked"
         yield p

@@ -1,6 +1,7 @@
 """The run's progress database (store/progress.py): a checkpoint of the
 journal's projection in tinydb, and the journal's head recorded outside the
 journal, so that a cut journal is named instead of shown as a shorter run."""
+
 from __future__ import annotations
 
 import contextlib
@@ -54,8 +55,9 @@ def test_opening_reads_the_checkpoint_and_only_the_journal_after_it(tmp_path):
         checkpointed = store.run_info()["events"]
         # a long step: results between checkpoints are covered by the journal
         store.append(HostFinished("ofed", "verify", "gpu01", "pass", "", stdout="23.10\n"))
-        assert ProgressStorage(tmp_path / "run-1" / PROGRESS_NAME).read()["meta"]["1"]["events"] \
-            == checkpointed
+        assert (
+            ProgressStorage(tmp_path / "run-1" / PROGRESS_NAME).read()["meta"]["1"]["events"] == checkpointed
+        )
         ro, said = _open_quietly(tmp_path, read_only=True)  # the writer is still open (no close)
         with ro:
             assert said == "" and ro.progress_note is None
@@ -144,8 +146,12 @@ def test_killed_while_writing_the_progress_database_opens_with_the_same_state(tm
     rng = random.Random(12)
     env = dict(os.environ, PYTHONPATH=str(REPO))
     for _ in range(6):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             assert proc.stdout.readline() == b"ready\n"
             time.sleep(rng.uniform(0.2, 0.8))
@@ -182,8 +188,11 @@ def test_a_journal_with_its_last_lines_dropped_is_named(tmp_path, also_lost):
         assert ro.run_info()["events"] == 6
         return
     for read_only in (True, False):
-        with pytest.raises(StoreCorrupt, match=r"the journal ends at event 6, but 11 events were "
-                                               r"recorded .*events 7 to 11 are missing"):
+        with pytest.raises(
+            StoreCorrupt,
+            match=r"the journal ends at event 6, but 11 events were "
+            r"recorded .*events 7 to 11 are missing",
+        ):
             _open_quietly(tmp_path, read_only=read_only)
 
 
@@ -192,22 +201,38 @@ def test_a_journal_cut_in_the_middle_of_a_line_is_named_not_dropped(tmp_path):
         verify_on(store, "ofed", ["gpu01", "gpu02"], "fail")
     journal = tmp_path / "run-1" / "journal.jsonl"
     data = journal.read_bytes()
-    journal.write_bytes(data[:len(data) - 40])  # an acknowledged write, half gone
+    journal.write_bytes(data[: len(data) - 40])  # an acknowledged write, half gone
     with pytest.raises(StoreCorrupt, match="events 5 to 6 are missing"):
         _open_quietly(tmp_path, read_only=True)
 
 
 def _cli(*args: str, state: Path, steps: Path, inventory: Path) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_OPERATOR="tester")
-    return subprocess.run([sys.executable, "-m", "runbook", *args, "--state", str(state),
-                           "--steps", str(steps), "--inventory", str(inventory)],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            *args,
+            "--state",
+            str(state),
+            "--steps",
+            str(steps),
+            "--inventory",
+            str(inventory),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 @pytest.fixture
 def project(tmp_path):
     (tmp_path / "steps").mkdir()
-    (tmp_path / "steps" / "10-p.yaml").write_text(textwrap.dedent("""\
+    (tmp_path / "steps" / "10-p.yaml").write_text(
+        textwrap.dedent("""\
         phase: p
         title: P
         steps:
@@ -219,7 +244,8 @@ def project(tmp_path):
               run: ofed_info -s
               expect:
                 - {contains: "23.10"}
-    """))
+    """)
+    )
     (tmp_path / "inv.yaml").write_text("all:\n  hosts:\n    gpu[01:02]:\n")
     return tmp_path / "steps", tmp_path / "inv.yaml"
 

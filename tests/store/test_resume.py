@@ -1,5 +1,6 @@
 """Reopening a run: every step's state as it was, running -> interrupted,
 pending actions kept until done, stale results named."""
+
 from __future__ import annotations
 
 from runbook.definition.model import Status
@@ -19,8 +20,11 @@ def test_running_hosts_come_back_interrupted_once(tmp_path):
     with Store.open(tmp_path) as store:
         assert store.came_back == {"link-type": ["gpu01", "gpu03"]}
         assert store.interrupted() == {"link-type": ["gpu01", "gpu03"]}
-        assert store.step_hosts("link-type") == {"gpu01": Status.INTERRUPTED, "gpu02": Status.FAIL,
-                                                 "gpu03": Status.INTERRUPTED}
+        assert store.step_hosts("link-type") == {
+            "gpu01": Status.INTERRUPTED,
+            "gpu02": Status.FAIL,
+            "gpu03": Status.INTERRUPTED,
+        }
         assert store.step_hosts("ofed") == dict.fromkeys(["gpu01", "gpu02", "gpu03"], Status.PASS)
         ev = store.journal()[-1]["event"]
         assert ev["type"] == "RunInterrupted"
@@ -48,11 +52,17 @@ def test_read_only_view_of_a_dead_run_shows_interrupted_without_writing(tmp_path
 
 def test_pending_actions_survive_until_done(tmp_path):
     with new_store(tmp_path) as store:
-        store.append_many([PendingActionChanged("link-type", h, "reboot", "owed", "LINK_TYPE set")
-                           for h in ("gpu07", "gpu31")])
+        store.append_many(
+            [
+                PendingActionChanged("link-type", h, "reboot", "owed", "LINK_TYPE set")
+                for h in ("gpu07", "gpu31")
+            ]
+        )
     with Store.open(tmp_path) as store:
-        assert [(p["host"], p["state"]) for p in store.pending_actions()] == \
-            [("gpu07", "owed"), ("gpu31", "owed")]
+        assert [(p["host"], p["state"]) for p in store.pending_actions()] == [
+            ("gpu07", "owed"),
+            ("gpu31", "owed"),
+        ]
         store.append(PendingActionChanged("link-type", "gpu07", "reboot", "failed", "no ping after 900 s"))
         store.append(PendingActionChanged("link-type", "gpu31", "reboot", "done"))
     with Store.open(tmp_path) as store:
@@ -72,9 +82,10 @@ def test_stale_steps(tmp_path):
         current = {"ofed": "1" * 64, "topo": "9" * 64}
         assert store.stale_steps(current, INV) == {
             "topo": "the definition of step topo changed since the results for gpu01 were recorded "
-                    "(recorded 222222222222, now 999999999999)",
+            "(recorded 222222222222, now 999999999999)",
             "gone": "step gone is no longer in the runbook; its results for gpu01 were recorded for "
-                    "a definition that is gone"}
+            "a definition that is gone",
+        }
         assert store.results()[("topo", "gpu01")]["stale"].startswith("the definition of step topo")
         assert store.results()[("ofed", "gpu01")]["stale"] is None
         verify_on(store, "topo", ["gpu01"], sha="9" * 64)  # re-verified with the new definition

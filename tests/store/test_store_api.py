@@ -1,4 +1,5 @@
 """The Store API as the engine, CLI, TUI and exporter call it."""
+
 from __future__ import annotations
 
 import hashlib
@@ -32,8 +33,12 @@ def test_create_records_the_run_and_reopens_it(tmp_path):
         run_id = store.run_id
         assert re.fullmatch(r"\d{8}-\d{6}-[0-9a-f]{4}", run_id)
         info = store.run_info()
-    assert (info["site"], info["operator"], info["inventory_sha256"], info["runbook_sha256"]) == \
-        ("seed-dc", "alice", INV, BOOK)
+    assert (info["site"], info["operator"], info["inventory_sha256"], info["runbook_sha256"]) == (
+        "seed-dc",
+        "alice",
+        INV,
+        BOOK,
+    )
     assert info["events"] == 1 and info["ended"] is None
     with Store.open(tmp_path) as store:
         assert store.run_info()["run_id"] == run_id
@@ -80,8 +85,12 @@ def test_append_returns_chained_entries_and_skips_live_output(tmp_path):
         assert store.append(HostOutput("s", "verify", "gpu01", "stdout", "line")) is None
         e = store.append(HostKeyRecorded("gpu01", "SHA256:abc", "known_hosts"))
         assert e["seq"] == 2 and e["hash"] == journal_entry_hash(2, e["prev"], e["event"])
-        entries = store.append_many([HostOutput("s", "verify", "gpu01", "stdout", "x"),
-                                     HostKeyRecorded("gpu02", "SHA256:def", "pinned")])
+        entries = store.append_many(
+            [
+                HostOutput("s", "verify", "gpu01", "stdout", "x"),
+                HostKeyRecorded("gpu02", "SHA256:def", "pinned"),
+            ]
+        )
         assert [x["seq"] for x in entries] == [3]
         assert store.head() == entries[-1]["hash"]
         assert store.append_many([]) == []
@@ -102,7 +111,12 @@ def test_results_keep_details_and_move_big_outputs_to_blobs(tmp_path):
     with Store.open(tmp_path) as store:
         r = store.results()[("topo", "gpu01")]
         assert r["stdout"] == big and r["output_sha256"] == sha
-        assert (r["status"], r["exit_status"], r["command"], r["action"]) == ("fail", 1, "check topo", "verify")
+        assert (r["status"], r["exit_status"], r["command"], r["action"]) == (
+            "fail",
+            1,
+            "check topo",
+            "verify",
+        )
         assert r["reason"] == "GPU0-GPU1: expected NV12, found SYS"
         assert (r["started"], r["ended"], r["attempts"], r["runs"]) == (1.0, 2.0, 1, 1)
         assert store.results(outputs=False)[("topo", "gpu01")].get("stdout") is None
@@ -117,8 +131,7 @@ def test_status_rules_skip_waive_expiry_and_later_results(tmp_path):
     with new_store(tmp_path) as store:
         verify_on(store, "nccl", ["gpu01", "gpu02", "gpu03"], "fail", reason="busbw low")
         verify_on(store, "nccl", ["gpu01"], "pass")
-        assert store.step_hosts("nccl") == {"gpu01": Status.PASS, "gpu02": Status.FAIL,
-                                            "gpu03": Status.FAIL}
+        assert store.step_hosts("nccl") == {"gpu01": Status.PASS, "gpu02": Status.FAIL, "gpu03": Status.FAIL}
         store.append(OperatorDecision("waive", "nccl", "gpu[01-02]", "bob", "RMA 4411"))
         store.append(OperatorDecision("waive", "nccl", "gpu03", "bob", "old", expires=time.time() - 1))
         assert store.host_status("nccl", "gpu01") == Status.PASS  # a pass needs no waiver
@@ -173,11 +186,29 @@ def test_snapshot_exports_and_verifies(tmp_path):
     from runbook.export.checks import check_document
     from runbook.export.completion_log import build_document
 
-    steps = [Step(i, i.upper(), "sw", "Software", "why", "compute", None,
-                  definition={"id": i, "verify": {"run": f"{i} -s"}}) for i in ("ofed", "link")]
+    steps = [
+        Step(
+            i,
+            i.upper(),
+            "sw",
+            "Software",
+            "why",
+            "compute",
+            None,
+            definition={"id": i, "verify": {"run": f"{i} -s"}},
+        )
+        for i in ("ofed", "link")
+    ]
     book = Runbook((Phase("sw", "Software", "10-sw.yaml", tuple(steps)),))
-    inv = Inventory({h: Host(h, {"ansible_host": "127.0.0.2", "ansible_password": "hunter2"})
-                     for h in ("gpu01", "gpu02")}, {}, ["inventory/x.yaml"], INV)
+    inv = Inventory(
+        {
+            h: Host(h, {"ansible_host": "127.0.0.2", "ansible_password": "hunter2"})
+            for h in ("gpu01", "gpu02")
+        },
+        {},
+        ["inventory/x.yaml"],
+        INV,
+    )
     with new_store(tmp_path) as store:
         store.append(HostKeyRecorded("gpu01", "SHA256:k1", "known_hosts"))
         verify_on(store, "ofed", ["gpu01", "gpu02"], sha=steps[0].sha256, stdout="y" * 3000)
@@ -192,8 +223,16 @@ def test_snapshot_exports_and_verifies(tmp_path):
         store.append(RunFinished("unknown"))
         snap = store.snapshot(book, inv)
     assert "hunter2" not in json.dumps(snap)
-    doc = build_document(snap, {"identity": "t", "key_type": "ssh-ed25519", "fingerprint": "SHA256:x",
-                                "public_key": "", "allowed_signers": ""})
+    doc = build_document(
+        snap,
+        {
+            "identity": "t",
+            "key_type": "ssh-ed25519",
+            "fingerprint": "SHA256:x",
+            "public_key": "",
+            "allowed_signers": "",
+        },
+    )
     assert check_document(json.loads(json.dumps(doc))).problems == []
     assert doc["run"]["ended"] == snap["run"]["ended"] is not None
 
@@ -229,9 +268,23 @@ def test_operator_name(monkeypatch):
 
 def test_unjsonable_values_are_stored_not_lost(tmp_path):
     with new_store(tmp_path) as store:
-        store.append(HostFinished("nccl", "verify", "gpu01", "fail", "busbw nan", "x", 0,
-                                  "bad \udcff byte", "", 1.0, 2.0,
-                                  record={"busbw": 1.0}, before={"busbw": float("nan"), 3: "three"}))
+        store.append(
+            HostFinished(
+                "nccl",
+                "verify",
+                "gpu01",
+                "fail",
+                "busbw nan",
+                "x",
+                0,
+                "bad \udcff byte",
+                "",
+                1.0,
+                2.0,
+                record={"busbw": 1.0},
+                before={"busbw": float("nan"), 3: "three"},
+            )
+        )
     with Store.open(tmp_path) as store:
         r = store.results()[("nccl", "gpu01")]
         assert r["before"] == {"busbw": "nan", "3": "three"}
@@ -246,8 +299,12 @@ def test_events_that_could_not_be_replayed_are_refused_before_writing(tmp_path):
         with pytest.raises(StoreError, match="cannot record HostFinished: status 'done' is not one of"):
             store.append(HostFinished("s", "verify", "gpu01", "done", "", "", 0))
         with pytest.raises(StoreError, match=r"hosts 'gpu\[01-' is not a NodeSet"):
-            store.append_many([HostKeyRecorded("gpu01", "SHA256:a", "pinned"),
-                               OperatorDecision("skip", "s", "gpu[01-", "bob", "why")])
+            store.append_many(
+                [
+                    HostKeyRecorded("gpu01", "SHA256:a", "pinned"),
+                    OperatorDecision("skip", "s", "gpu[01-", "bob", "why"),
+                ]
+            )
         assert store.head() == head  # the whole batch was refused
     with Store.open(tmp_path) as store:
         assert store.run_info()["events"] == 1

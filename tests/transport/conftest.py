@@ -1,6 +1,7 @@
 """Fixtures for transport tests: generated keys, an instrumented in-process
 SSH server on loopback, a Transport factory that closes what it opened, and
 the real OpenSSH sshd fixture (shared in tests/sshd_server.py)."""
+
 from __future__ import annotations
 
 import os
@@ -38,9 +39,12 @@ async def server(keys):
 
 
 def inventory(*entries: tuple[str, LoopbackServer], **extra_vars) -> dict[str, Host]:
-    return {name: Host(name, {"ansible_host": srv.addr, "ansible_port": srv.port,
-                              "ansible_user": "root", **extra_vars})
-            for name, srv in entries}
+    return {
+        name: Host(
+            name, {"ansible_host": srv.addr, "ansible_port": srv.port, "ansible_user": "root", **extra_vars}
+        )
+        for name, srv in entries
+    }
 
 
 def known_hosts(tmp_path: Path, *servers: LoopbackServer, name: str = "known_hosts") -> Path:

@@ -2,6 +2,7 @@
 tests. It answers a handful of commands from a table (nothing is executed) and
 counts what the client does: connections, concurrent handshakes, exec
 requests, signals and channel closes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -156,8 +157,14 @@ class LoopbackServer:
 
     async def start(self) -> LoopbackServer:
         self._acceptor = await asyncssh.create_server(
-            lambda: _Server(self), self.addr, self.port, server_host_keys=[self.host_key],
-            reuse_address=True, login_timeout=10, encoding=None)
+            lambda: _Server(self),
+            self.addr,
+            self.port,
+            server_host_keys=[self.host_key],
+            reuse_address=True,
+            login_timeout=10,
+            encoding=None,
+        )
         self.port = self._acceptor.sockets[0].getsockname()[1]
         return self
 

@@ -1,5 +1,6 @@
 """Hosts that cannot be assessed come back unknown with a reason; a command is
 retried only when it certainly never started."""
+
 from __future__ import annotations
 
 import asyncio
@@ -43,15 +44,17 @@ async def test_silent_server_hits_the_connect_timeout(make_transport, server, tm
 async def test_auth_refused(server, make_transport, tmp_path, keys):
     other = tmp_path / "other_key"
     keys.stranger.write_private_key(str(other))
-    t = make_transport(inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]),
-                       client_keys=[str(other)])
+    t = make_transport(
+        inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]), client_keys=[str(other)]
+    )
     r = await t.run("n1", "true", timeout=5)
     assert r.unknown_reason.startswith("auth refused: root@127.0.0.1")
     assert server.stats.execs == []
 
 
 async def test_timeout_is_unknown_closes_the_channel_and_keeps_a_healthy_connection(
-        server, make_transport, tmp_path):
+    server, make_transport, tmp_path
+):
     t = make_transport(inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]))
     r = await t.run("n1", "sleep 5", timeout=0.3)
     assert r.unknown_reason == "timeout after 0.3s"
@@ -65,8 +68,7 @@ async def test_timeout_is_unknown_closes_the_channel_and_keeps_a_healthy_connect
     assert server.stats.connections == 1  # close was acknowledged: connection kept
 
 
-async def test_timeout_on_a_hung_host_replaces_the_connection(server, make_transport, tmp_path,
-                                                              monkeypatch):
+async def test_timeout_on_a_hung_host_replaces_the_connection(server, make_transport, tmp_path, monkeypatch):
     monkeypatch.setattr(session, "PROBE_GRACE", 0.3)
     t = make_transport(inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]))
     r = await t.run("n1", "freeze", timeout=0.3)  # the server stops reading its socket

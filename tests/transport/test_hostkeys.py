@@ -1,5 +1,6 @@
 """Host keys are always verified: strict by default, opt-in trust-on-first-use
 that pins new keys and refuses changed ones."""
+
 from __future__ import annotations
 
 import re
@@ -22,19 +23,24 @@ def _fp(key) -> str:
 
 async def test_strict_refuses_a_host_with_no_known_key(server, make_transport, tmp_path):
     seen = []
-    t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([tmp_path / "missing"]),
-                       on_host_key=lambda *a: seen.append(a))
+    t = make_transport(
+        inventory(("gpu07", server)),
+        HostKeyPolicy([tmp_path / "missing"]),
+        on_host_key=lambda *a: seen.append(a),
+    )
     r = await t.run("gpu07", "echo hi", timeout=5)
-    assert r.unknown_reason == ("host key refused: no known key for gpu07 "
-                                "(use --trust-new-hosts to pin it)")
+    assert r.unknown_reason == ("host key refused: no known key for gpu07 (use --trust-new-hosts to pin it)")
     assert (r.exit_status, r.started_remote, r.attempts) == (None, False, 1)
     assert server.stats.execs == [] and seen == []
 
 
 async def test_a_known_key_is_accepted_and_reported_as_evidence(server, make_transport, tmp_path, keys):
     seen = []
-    t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([known_hosts(tmp_path, server)]),
-                       on_host_key=lambda *a: seen.append(a))
+    t = make_transport(
+        inventory(("gpu07", server)),
+        HostKeyPolicy([known_hosts(tmp_path, server)]),
+        on_host_key=lambda *a: seen.append(a),
+    )
     assert (await t.run("gpu07", "echo hi", timeout=5)).ok
     assert seen == [("gpu07", _fp(keys.host), "known_hosts")]
 
@@ -52,7 +58,8 @@ async def test_a_changed_key_is_refused_naming_the_file(server, make_transport, 
     r = await t.run("gpu07", "echo hi", timeout=5)
     assert r.unknown_reason == (
         f"host key refused: host key for gpu07 changed: expected {_fp(keys.host2)}, "
-        f"got {_fp(keys.host)} — if the node was reinstalled, remove the old key from {kh}")
+        f"got {_fp(keys.host)} — if the node was reinstalled, remove the old key from {kh}"
+    )
     assert server.stats.execs == []
 
 
@@ -73,11 +80,11 @@ async def test_trust_new_pins_then_refuses_a_changed_key(server, make_transport,
     await server.restart(host_key=keys.host2)
     r = await t.run("gpu07", "echo again", timeout=5)  # same run: the in-memory pin refuses
     assert r.unknown_reason.startswith(
-        f"host key refused: host key for gpu07 changed: expected {_fp(keys.host)}, got {_fp(keys.host2)}")
+        f"host key refused: host key for gpu07 changed: expected {_fp(keys.host)}, got {_fp(keys.host2)}"
+    )
     assert r.unknown_reason.endswith(f"remove the old key from {pins}")
     # A later run, reading the pin file, refuses it too, and never re-pins.
-    t2 = make_transport(inventory(("gpu07", server)),
-                        HostKeyPolicy([], trust_new=True, pin_file=pins))
+    t2 = make_transport(inventory(("gpu07", server)), HostKeyPolicy([], trust_new=True, pin_file=pins))
     r2 = await t2.run("gpu07", "echo again", timeout=5)
     assert r2.unknown_reason == r.unknown_reason
     assert pins.read_text() == pinned
@@ -89,18 +96,29 @@ async def test_trust_new_reuses_a_pin_without_pinning_again(server, make_transpo
     t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([], trust_new=True, pin_file=pins))
     assert (await t.run("gpu07", "true", timeout=5)).ok
     seen = []
-    t2 = make_transport(inventory(("gpu07", server)), HostKeyPolicy([], trust_new=True, pin_file=pins),
-                        on_host_key=lambda *a: seen.append(a))
+    t2 = make_transport(
+        inventory(("gpu07", server)),
+        HostKeyPolicy([], trust_new=True, pin_file=pins),
+        on_host_key=lambda *a: seen.append(a),
+    )
     assert (await t2.run("gpu07", "true", timeout=5)).ok
     assert seen == [("gpu07", _fp(keys.host), "known_hosts")]
     assert len(pins.read_text().splitlines()) == 1
 
 
-async def test_known_hosts_none_is_what_would_accept_any_key(server, tmp_path, make_transport, client_key_file):
+async def test_known_hosts_none_is_what_would_accept_any_key(
+    server, tmp_path, make_transport, client_key_file
+):
     """The one place `known_hosts=None` appears: proving it turns checking off."""
-    async with asyncssh.connect(server.addr, server.port, username="root",
-                                client_keys=[client_key_file], known_hosts=None,
-                                config=[], agent_path=None) as conn:
+    async with asyncssh.connect(
+        server.addr,
+        server.port,
+        username="root",
+        client_keys=[client_key_file],
+        known_hosts=None,
+        config=[],
+        agent_path=None,
+    ) as conn:
         assert (await conn.run("echo accepted", check=False)).stdout == "accepted\n"
     t = make_transport(inventory(("gpu07", server)), HostKeyPolicy([]))
     r = await t.run("gpu07", "echo accepted", timeout=5)
@@ -108,9 +126,12 @@ async def test_known_hosts_none_is_what_would_accept_any_key(server, tmp_path, m
 
 
 def test_nothing_in_runbook_turns_host_key_checking_off():
-    offenders = [f"{p}:{i}" for p in RUNBOOK_SRC.rglob("*.py")
-                 for i, line in enumerate(p.read_text().splitlines(), 1)
-                 if re.search(r"known_hosts\s*=\s*None", line)]
+    offenders = [
+        f"{p}:{i}"
+        for p in RUNBOOK_SRC.rglob("*.py")
+        for i, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"known_hosts\s*=\s*None", line)
+    ]
     assert offenders == []
 
 
@@ -118,6 +139,7 @@ def test_ssh_config_cannot_turn_checking_off(tmp_path):
     # `UserKnownHostsFile none` in ssh_config makes asyncssh skip checking; we never
     # let asyncssh read the config for known_hosts (we always pass a callable).
     from runbook.transport.options import TargetResolver
+
     cfg = tmp_path / "config"
     cfg.write_text("Host *\n  UserKnownHostsFile none\n  StrictHostKeyChecking no\n")
     t = TargetResolver([cfg]).for_host("n1", {})
@@ -147,8 +169,9 @@ def test_known_hosts_name_uses_brackets_only_off_port_22():
 
 def test_pins_of_a_burst_are_written_together_and_appended(tmp_path, keys):
     pins = tmp_path / "pins"
-    pins.write_text("# kept\n[h0]:2222 " + " ".join(
-        keys.stranger.export_public_key("openssh").decode().split()[:2]))  # no final newline
+    pins.write_text(
+        "# kept\n[h0]:2222 " + " ".join(keys.stranger.export_public_key("openssh").decode().split()[:2])
+    )  # no final newline
     policy = HostKeyPolicy([], trust_new=True, pin_file=pins)
     policy.pin("h1", 2222, keys.host)
     policy.pin("h2", None, keys.host2)

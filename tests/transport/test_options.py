@@ -1,4 +1,5 @@
 """Connection options from inventory vars and ~/.ssh/config, Ansible's precedence."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -38,9 +39,16 @@ def resolver(tmp_path) -> TargetResolver:
 
 
 def test_inventory_vars_alone(tmp_path):
-    t = TargetResolver([]).for_host("gpu07", {
-        "ansible_host": "127.0.1.7", "ansible_port": 2222, "ansible_user": "root",
-        "ansible_ssh_private_key_file": "/keys/k", "runbook_known_hosts": "/sim/known_hosts"})
+    t = TargetResolver([]).for_host(
+        "gpu07",
+        {
+            "ansible_host": "127.0.1.7",
+            "ansible_port": 2222,
+            "ansible_user": "root",
+            "ansible_ssh_private_key_file": "/keys/k",
+            "runbook_known_hosts": "/sim/known_hosts",
+        },
+    )
     assert (t.name, t.host, t.port, t.user) == ("gpu07", "127.0.1.7", 2222, "root")
     assert t.key_files == ("/keys/k",)
     assert t.known_hosts_files == ("/sim/known_hosts",)
@@ -58,16 +66,26 @@ def test_ssh_config_fills_what_the_inventory_does_not_say(resolver):
     assert t.key_files == (str(Path("~/.ssh/id_cluster").expanduser()), "/keys/sim")
     assert t.known_hosts_files == ("/etc/cluster_known_hosts",)
     assert (t.jump.name, t.jump.host, t.jump.port, t.jump.user) == (
-        "jumper@bastion:2022", "192.0.2.10", 2022, "jumper")
+        "jumper@bastion:2022",
+        "192.0.2.10",
+        2022,
+        "jumper",
+    )
     assert t.jump.key_files == ("/keys/bastion", "/keys/sim")
 
 
 def test_inventory_vars_win_over_ssh_config(resolver):
     # ansible passes these on ssh's command line, which beats ssh_config;
     # the config is matched against ansible_host, as ssh does.
-    t = resolver.for_host("gpu07", {"ansible_host": "gpu07", "ansible_port": 22,
-                                     "ansible_user": "root",
-                                     "ansible_ssh_private_key_file": "/keys/k"})
+    t = resolver.for_host(
+        "gpu07",
+        {
+            "ansible_host": "gpu07",
+            "ansible_port": 22,
+            "ansible_user": "root",
+            "ansible_ssh_private_key_file": "/keys/k",
+        },
+    )
     assert (t.host, t.port, t.user) == ("gpu07.cluster.example", 22, "root")
     assert t.key_files[0] == "/keys/k"
 
@@ -84,13 +102,16 @@ def test_proxy_command_and_host_key_alias(resolver):
     assert t.host_key_alias == "legacy-alias"
 
 
-@pytest.mark.parametrize("args,expected", [
-    ("-o ProxyJump=admin@gw", "admin@gw"),
-    ("-o 'ProxyJump=gw1,gw2' -o StrictHostKeyChecking=no", "gw1,gw2"),
-    ("-J gw:2022", "gw:2022"),
-    ("-Jgw", "gw"),
-    ("-C -o Compression=yes", None),
-])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        ("-o ProxyJump=admin@gw", "admin@gw"),
+        ("-o 'ProxyJump=gw1,gw2' -o StrictHostKeyChecking=no", "gw1,gw2"),
+        ("-J gw:2022", "gw:2022"),
+        ("-Jgw", "gw"),
+        ("-C -o Compression=yes", None),
+    ],
+)
 def test_jump_given_the_ansible_way(args, expected):
     assert jump_from_ansible_args({"ansible_ssh_common_args": args}) == expected
 

@@ -1,5 +1,6 @@
 """One connection per host, reused; concurrent first uses share one connect;
 handshakes bounded; a dropped connection is reopened on next use."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """ProxyJump: hosts behind a bastion share one bastion connection, and the
 bastion's host key is checked like any other."""
+
 from __future__ import annotations
 
 import asyncio
@@ -35,11 +36,13 @@ Host node*
     return cfg
 
 
-async def test_hosts_behind_a_bastion_share_one_bastion_connection(
-        server, bastion, make_transport, tmp_path):
+async def test_hosts_behind_a_bastion_share_one_bastion_connection(server, bastion, make_transport, tmp_path):
     hosts = {f"node{i}": Host(f"node{i}") for i in range(3)}
-    t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server, bastion)]),
-                       ssh_config=[_ssh_config(tmp_path, bastion, server)])
+    t = make_transport(
+        hosts,
+        HostKeyPolicy([known_hosts(tmp_path, server, bastion)]),
+        ssh_config=[_ssh_config(tmp_path, bastion, server)],
+    )
     results = await asyncio.gather(*(t.run(h, f"echo {h}", timeout=5) for h in hosts))
     assert [r.stdout for r in results] == [f"{h}\n" for h in hosts]
     assert bastion.stats.connections == 1
@@ -50,9 +53,17 @@ async def test_hosts_behind_a_bastion_share_one_bastion_connection(
 
 
 async def test_proxy_jump_given_in_ansible_ssh_common_args(server, bastion, make_transport, tmp_path):
-    hosts = {"n1": Host("n1", {"ansible_host": "127.0.0.1", "ansible_port": server.port,
-                               "ansible_user": "root",
-                               "ansible_ssh_common_args": f"-o ProxyJump=root@127.0.0.1:{bastion.port}"})}
+    hosts = {
+        "n1": Host(
+            "n1",
+            {
+                "ansible_host": "127.0.0.1",
+                "ansible_port": server.port,
+                "ansible_user": "root",
+                "ansible_ssh_common_args": f"-o ProxyJump=root@127.0.0.1:{bastion.port}",
+            },
+        )
+    }
     t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server, bastion)]))
     assert (await t.run("n1", "echo via", timeout=5)).stdout == "via\n"
     assert bastion.stats.forwards == [("127.0.0.1", server.port)]
@@ -60,8 +71,11 @@ async def test_proxy_jump_given_in_ansible_ssh_common_args(server, bastion, make
 
 async def test_unknown_bastion_key_is_refused(server, bastion, make_transport, tmp_path):
     hosts = {"node1": Host("node1")}
-    t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server)]),  # bastion unknown
-                       ssh_config=[_ssh_config(tmp_path, bastion, server)])
+    t = make_transport(
+        hosts,
+        HostKeyPolicy([known_hosts(tmp_path, server)]),  # bastion unknown
+        ssh_config=[_ssh_config(tmp_path, bastion, server)],
+    )
     r = await t.run("node1", "true", timeout=5)
     assert r.unknown_reason == "host key refused: no known key for bastion (use --trust-new-hosts to pin it)"
     assert server.stats.connections == 0 and bastion.stats.forwards == []
@@ -70,8 +84,11 @@ async def test_unknown_bastion_key_is_refused(server, bastion, make_transport, t
 async def test_target_unreachable_behind_the_bastion(server, bastion, make_transport, tmp_path):
     await server.stop()  # nothing listens on the target port any more
     hosts = {"node1": Host("node1")}
-    t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server, bastion)]),
-                       ssh_config=[_ssh_config(tmp_path, bastion, server)])
+    t = make_transport(
+        hosts,
+        HostKeyPolicy([known_hosts(tmp_path, server, bastion)]),
+        ssh_config=[_ssh_config(tmp_path, bastion, server)],
+    )
     r = await t.run("node1", "true", timeout=5)
     assert r.unknown_reason.startswith("unreachable")
     assert "via bastion" in r.unknown_reason

@@ -1,4 +1,5 @@
 """reboot: a dropped connection is success; wait_back reconnects until the host answers."""
+
 from __future__ import annotations
 
 import socket
@@ -66,7 +67,8 @@ async def test_exit_0_without_going_down_is_unknown(server, make_transport, tmp_
 
 
 async def test_a_hung_reboot_command_is_unknown_and_its_connection_not_reused(
-        server, make_transport, tmp_path):
+    server, make_transport, tmp_path
+):
     t = make_transport(inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]))
     r = await t.reboot("n1", "sleep 5", timeout=0.3)
     assert r.unknown_reason == "timeout after 0.3s"

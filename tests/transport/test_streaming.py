@@ -1,5 +1,6 @@
 """Output is streamed per complete line as it arrives, stdout and stderr apart,
 decoded as UTF-8 with replacement, and capped."""
+
 from __future__ import annotations
 
 import time
@@ -9,11 +10,15 @@ from tests.transport.conftest import inventory, known_hosts
 
 
 async def _run(server, make_transport, tmp_path, command, **kw):
-    t = make_transport(inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]),
-                       **kw.pop("transport_kw", {}))
+    t = make_transport(
+        inventory(("n1", server)),
+        HostKeyPolicy([known_hosts(tmp_path, server)]),
+        **kw.pop("transport_kw", {}),
+    )
     seen = []
-    r = await t.run("n1", command, timeout=5,
-                    on_line=lambda stream, line: seen.append((stream, line, time.time())))
+    r = await t.run(
+        "n1", command, timeout=5, on_line=lambda stream, line: seen.append((stream, line, time.time()))
+    )
     return r, seen
 
 
@@ -22,7 +27,11 @@ async def test_lines_arrive_as_they_are_produced(server, make_transport, tmp_pat
     server.chunks = [b"Oone\ntw", b"Eerr1\n", b"Oo\nthr", b"Oee"]
     r, seen = await _run(server, make_transport, tmp_path, "chunks")
     assert [(s, ln) for s, ln, _ in seen] == [
-        ("stdout", "one"), ("stderr", "err1"), ("stdout", "two"), ("stdout", "three")]
+        ("stdout", "one"),
+        ("stderr", "err1"),
+        ("stdout", "two"),
+        ("stdout", "three"),
+    ]
     assert (r.stdout, r.stderr, r.exit_status) == ("one\ntwo\nthree", "err1\n", 0)
     # The first line was delivered well before the command finished.
     assert r.ended - seen[0][2] > 0.25
@@ -38,8 +47,7 @@ async def test_utf8_split_across_packets_and_invalid_bytes(server, make_transpor
 
 async def test_output_is_capped_and_the_truncation_noted(server, make_transport, tmp_path):
     cap = 256 * 1024
-    r, seen = await _run(server, make_transport, tmp_path, f"big {cap * 3}",
-                         transport_kw={"output_cap": cap})
+    r, seen = await _run(server, make_transport, tmp_path, f"big {cap * 3}", transport_kw={"output_cap": cap})
     assert r.exit_status == 0
     assert len(r.stdout.encode()) == cap
     assert "[runbook: output truncated: kept the first 262144 bytes, dropped" in r.stderr
@@ -51,6 +59,7 @@ async def test_a_failing_line_consumer_does_not_break_the_command(server, make_t
 
     def boom(stream, line):
         raise RuntimeError("consumer bug")
+
     r = await t.run("n1", "echo still", timeout=5, on_line=boom)
     assert (r.exit_status, r.stdout) == (0, "still\n")
     assert (await t.run("n1", "echo next", timeout=5)).stdout == "next\n"

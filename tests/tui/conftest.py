@@ -1,5 +1,6 @@
 """Fixtures for the TUI tests: a store filled with a fixed run (snapshots, resume)
 and, for the Pilot tests that run commands, the simulated lab on loopback."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,9 +15,15 @@ from .events_fixture import DATA, fixed_events, fixed_project
 
 def fill_store(state_dir: Path, project, events) -> None:
     first = events[0]
-    store = Store.create(state_dir, first.run_id, site=first.site, operator=first.operator,
-                         tool_version=first.tool_version, inventory_sha256=first.inventory_sha256,
-                         runbook_sha256=first.runbook_sha256)
+    store = Store.create(
+        state_dir,
+        first.run_id,
+        site=first.site,
+        operator=first.operator,
+        tool_version=first.tool_version,
+        inventory_sha256=first.inventory_sha256,
+        runbook_sha256=first.runbook_sha256,
+    )
     try:
         store.append_many(events[1:])
     finally:
@@ -54,8 +61,15 @@ def sim_project(inventory: Path):
 async def start_lab(directory: Path, scenario: str, slow_seconds: float = 1.0):
     from runbook.sim.lab import Lab
 
-    return await Lab.start(directory, nodes=8, scenario=DATA / scenario, reboot_seconds=0.2,
-                           slow_seconds=slow_seconds, fresh=True, save_state=False)
+    return await Lab.start(
+        directory,
+        nodes=8,
+        scenario=DATA / scenario,
+        reboot_seconds=0.2,
+        slow_seconds=slow_seconds,
+        fresh=True,
+        save_state=False,
+    )
 
 
 @pytest.fixture
@@ -70,5 +84,6 @@ async def lab(tmp_path):
 
 def open_session(lab, state_dir: Path, **kw) -> Session:
     project = sim_project(lab.inventory)
-    return Session.open(project.runbook, project.inventory, state_dir, operator="tester",
-                        stream_output=True, **kw)
+    return Session.open(
+        project.runbook, project.inventory, state_dir, operator="tester", stream_output=True, **kw
+    )

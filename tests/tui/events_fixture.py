@@ -1,5 +1,6 @@
 """A fixed run, as events: the deterministic state the unit and snapshot tests
 stand on (fixed times, fixed run id, nothing that changes between runs)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -45,15 +46,36 @@ def fixed_events(project: Project) -> list[Event]:
             evs.append(HostStarted(step_id, "verify", h, cmd, time=T0 + 2))
             if status is None:
                 continue  # still running when the process died
-            evs.append(HostFinished(step_id, "verify", h, status, reason, command=cmd,
-                                    exit_status=None if status == "unknown" else 0, stdout=out,
-                                    started=T0 + 2, ended=T0 + 3))
+            evs.append(
+                HostFinished(
+                    step_id,
+                    "verify",
+                    h,
+                    status,
+                    reason,
+                    command=cmd,
+                    exit_status=None if status == "unknown" else 0,
+                    stdout=out,
+                    started=T0 + 2,
+                    ended=T0 + 3,
+                )
+            )
         evs.append(StepFinished(step_id, "verify", "fail", {}, time=T0 + 4))
 
-    verify("ssh-reachable", hosts, lambda h: ("unknown", "unreachable: connection refused", "")
-           if h == UNREACHABLE else ("pass", "", " 10:00:00 up 3 days, load average: 0.10"))
-    verify("ofed-version", [h for h in hosts if h != UNREACHABLE],
-           lambda h: ("pass", "", "MLNX_OFED_LINUX-23.10-1.1.9.0"))
+    verify(
+        "ssh-reachable",
+        hosts,
+        lambda h: (
+            ("unknown", "unreachable: connection refused", "")
+            if h == UNREACHABLE
+            else ("pass", "", " 10:00:00 up 3 days, load average: 0.10")
+        ),
+    )
+    verify(
+        "ofed-version",
+        [h for h in hosts if h != UNREACHABLE],
+        lambda h: ("pass", "", "MLNX_OFED_LINUX-23.10-1.1.9.0"),
+    )
 
     def link(h: str):
         if h in INTERRUPTED:
@@ -63,6 +85,10 @@ def fixed_events(project: Project) -> list[Event]:
         return "pass", "", "LINK_TYPE_P1    IB(1)"
 
     verify("link-type-ib", [h for h in compute if h != UNREACHABLE], link)
-    evs.append(PendingActionChanged("link-type-ib", "gpu07", "reboot", "owed", "changed at boot", time=T0 + 5))
-    evs.append(OperatorDecision("note", "cabling-walked", "gpu[01-04]", "alice", "walked rack 1", time=T0 + 6))
+    evs.append(
+        PendingActionChanged("link-type-ib", "gpu07", "reboot", "owed", "changed at boot", time=T0 + 5)
+    )
+    evs.append(
+        OperatorDecision("note", "cabling-walked", "gpu[01-04]", "alice", "walked rack 1", time=T0 + 6)
+    )
     return evs

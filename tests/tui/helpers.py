@@ -1,4 +1,5 @@
 """Waiting on the app, never sleeping blindly."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

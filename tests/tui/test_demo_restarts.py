@@ -8,6 +8,7 @@ The demo's own pieces are used (cli/demo.py: its directory layout, its lab on
 the addresses it keeps, its signing key, its export dialog defaults); the
 TUI is opened on them as `runbook tui` does (tui/launch.py), and driven with
 Pilot."""
+
 import argparse
 import json
 import os
@@ -41,10 +42,12 @@ async def demo_session(args, step_id: str, export: bool) -> bytes:
     sim = start_demo_lab(args)  # a new lab process each time
     try:
         project = load_project(REPO / "steps", sim.inventory)
-        session = Session.open(project.runbook, project.inventory, state, operator="tester",
-                               stream_output=True)
-        app = make_app(session, blink=False, export_output=str(log_path),
-                       export_key=str(ensure_demo_key(base)))
+        session = Session.open(
+            project.runbook, project.inventory, state, operator="tester", stream_output=True
+        )
+        app = make_app(
+            session, blink=False, export_output=str(log_path), export_key=str(ensure_demo_key(base))
+        )
         try:
             async with app.run_test(size=(160, 48)) as pilot:
                 app.main.go_to_step(step_id)
@@ -52,11 +55,13 @@ async def demo_session(args, step_id: str, export: bool) -> bytes:
                 await run_to_end(app, pilot)
                 if export:
                     await pilot.press("e")
-                    await wait_until(pilot, lambda: isinstance(app.screen, ExportScreen),
-                                     what="the export dialog")
+                    await wait_until(
+                        pilot, lambda: isinstance(app.screen, ExportScreen), what="the export dialog"
+                    )
                     await pilot.press("enter")
-                    await wait_until(pilot, lambda: Path(f"{log_path}.sig").exists(), timeout=60,
-                                     what="the signed log")
+                    await wait_until(
+                        pilot, lambda: Path(f"{log_path}.sig").exists(), timeout=60, what="the signed log"
+                    )
                     await run_to_end(app, pilot)
                 await pilot.press("q")
                 await wait_until(pilot, lambda: not app.is_running, what="the app to quit")
@@ -69,12 +74,14 @@ async def demo_session(args, step_id: str, export: bool) -> bytes:
 
 async def test_demo_restarted_three_times_exports_a_log_that_verifies(tmp_path, monkeypatch):
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)  # sign with the demo's key file
-    args = argparse.Namespace(dir=str(tmp_path / "demo"), nodes=8, scenario=str(DATA / "scenario.yaml"),
-                              headless=False)
+    args = argparse.Namespace(
+        dir=str(tmp_path / "demo"), nodes=8, scenario=str(DATA / "scenario.yaml"), headless=False
+    )
     base, _lab_dir, state = demo_paths(args)
     log_path = base / "completion-log.json"
-    inventories = [await demo_session(args, step_id, export=n == len(SESSIONS) - 1)
-                   for n, step_id in enumerate(SESSIONS)]  # the last after three restarts
+    inventories = [
+        await demo_session(args, step_id, export=n == len(SESSIONS) - 1) for n, step_id in enumerate(SESSIONS)
+    ]  # the last after three restarts
 
     # the lab came back on the same addresses: one inventory, one version of it
     assert all(inv == inventories[0] for inv in inventories)
@@ -94,9 +101,25 @@ async def test_demo_restarted_three_times_exports_a_log_that_verifies(tmp_path, 
     signer = log["signer"]
     (tmp_path / "allowed_signers").write_text(signer["allowed_signers"] + "\n")
     with open(log_path, "rb") as data:
-        keygen = subprocess.run([SSH_KEYGEN, "-Y", "verify", "-f", str(tmp_path / "allowed_signers"), "-I",
-                                 signer["identity"], "-n", "runbook", "-s", f"{log_path}.sig"],
-                                stdin=data, capture_output=True, text=True, timeout=30)
+        keygen = subprocess.run(
+            [
+                SSH_KEYGEN,
+                "-Y",
+                "verify",
+                "-f",
+                str(tmp_path / "allowed_signers"),
+                "-I",
+                signer["identity"],
+                "-n",
+                "runbook",
+                "-s",
+                f"{log_path}.sig",
+            ],
+            stdin=data,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     assert keygen.returncode == 0, keygen.stderr
     assert "Good" in keygen.stdout + keygen.stderr
 
@@ -104,9 +127,25 @@ async def test_demo_restarted_three_times_exports_a_log_that_verifies(tmp_path, 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    cli = subprocess.run([sys.executable, "-m", "runbook", "export", "--state", str(state), "--sign-key",
-                          str(ensure_demo_key(base)), "-o", str(elsewhere / "log.json")],
-                         capture_output=True, text=True, timeout=120, env=env, cwd=elsewhere,
-                         stdin=subprocess.DEVNULL)
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runbook",
+            "export",
+            "--state",
+            str(state),
+            "--sign-key",
+            str(ensure_demo_key(base)),
+            "-o",
+            str(elsewhere / "log.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=elsewhere,
+        stdin=subprocess.DEVNULL,
+    )
     assert cli.returncode == 0, cli.stderr
     assert verify_log(elsewhere / "log.json").ok

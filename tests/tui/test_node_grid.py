@@ -1,4 +1,5 @@
 """The host grid on its own: cells, partial repaints, filters, keys, mouse."""
+
 from textual.app import App, ComposeResult
 
 from runbook.tui.widgets.node_grid import NodeGrid
@@ -16,7 +17,9 @@ class GridApp(App):
         yield NodeGrid(HOSTS, self.statuses)
 
     def on_mount(self) -> None:
-        self.watch(self.query_one(NodeGrid), "cursor_host", lambda host: self.highlighted.append(host), init=False)
+        self.watch(
+            self.query_one(NodeGrid), "cursor_host", lambda host: self.highlighted.append(host), init=False
+        )
 
 
 def line_text(grid: NodeGrid, y: int) -> str:

@@ -1,4 +1,5 @@
 """Output is buffered per host and flushed on a timer; one host shown at a time."""
+
 from textual.app import App, ComposeResult
 
 from runbook.tui.widgets.output_log import OutputLog

@@ -1,5 +1,6 @@
 """Steps with a fix are marked; a waiver takes an expiry; notes and waivers show
 on their step (issue 17, TUI)."""
+
 import time
 
 from runbook.tui.app import make_app
@@ -25,7 +26,9 @@ async def test_steps_with_a_fix_are_marked_and_the_help_says_what_the_mark_means
         await pilot.pause()
         assert "link-type-ib ⚒" in prompt(app, "link-type-ib")  # it has an apply
         assert "⚒" not in prompt(app, "ofed-version")  # verify only
-        assert "cabling-walked ✎" in prompt(app, "cabling-walked") and "⚒" not in prompt(app, "cabling-walked")
+        assert "cabling-walked ✎" in prompt(app, "cabling-walked") and "⚒" not in prompt(
+            app, "cabling-walked"
+        )
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)

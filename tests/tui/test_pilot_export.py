@@ -1,5 +1,6 @@
 """Export the signed log from the app, then check it with the verifier;
 help and stop keys."""
+
 import io
 
 import asyncssh

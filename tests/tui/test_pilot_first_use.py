@@ -1,5 +1,6 @@
 """What a new user sees: the header's counts, the continue key in the footer and
 the first-start line (issue 17, TUI)."""
+
 import pytest
 from textual.widgets import Footer
 

@@ -1,4 +1,5 @@
 """The app on a fixed run (no lab): resume, skip/waive/note, palette, layout."""
+
 from runbook.tui.app import make_app
 from runbook.tui.screens.reason import ReasonScreen
 
@@ -11,8 +12,10 @@ async def test_resume_shows_the_interrupted_hosts_and_starts_on_the_first_open_s
     async with app.run_test(size=(160, 48)):
         notice = app.main.query_one("#notice")
         assert notice.display
-        assert f"{len(INTERRUPTED)} hosts were interrupted in link-type-ib (gpu[40-42]); re-verify?" in \
-            notice.render().plain
+        assert (
+            f"{len(INTERRUPTED)} hosts were interrupted in link-type-ib (gpu[40-42]); re-verify?"
+            in notice.render().plain
+        )
         assert app.main.step_id == "ssh-reachable"  # gpu12 never answered: not passed
         assert app.main.query_one("#steps").step_id == "ssh-reachable"
         app.main.go_to_step("link-type-ib")

@@ -1,5 +1,6 @@
 """The app driven by keys against the simulated lab (real SSH on loopback,
 real store, real engine): verify, apply through the confirmation, cancel."""
+
 from runbook.tui.app import make_app
 from runbook.tui.screens.confirm import ConfirmScreen
 
@@ -106,8 +107,11 @@ async def test_continue_verifies_every_step_top_to_bottom(lab, tmp_path):
             before = len(session.store.journal())
             await pilot.press("c")
             await run_to_end(app, pilot)
-            started = [e["event"]["hosts"] for e in session.store.journal()[before:]
-                       if e["event"]["type"] == "StepStarted"]
+            started = [
+                e["event"]["hosts"]
+                for e in session.store.journal()[before:]
+                if e["event"]["type"] == "StepStarted"
+            ]
             assert all(len(h) <= 2 for h in started), started  # the failing/unknown hosts, not all ten
     finally:
         await session.close()

@@ -1,5 +1,6 @@
 """Quitting while commands run, and coming back: nothing finished is lost,
 what was in flight comes back as interrupted and the app says so."""
+
 from runbook.tui.app import make_app
 from runbook.tui.screens.ask import AskScreen
 from runbook.tui.screens.confirm import ConfirmScreen
@@ -22,13 +23,18 @@ async def test_quitting_mid_run_and_reopening_loses_nothing(tmp_path):
                 app.main.go_to_step("ssh-reachable")
                 await pilot.press("v")
                 done = lambda: [h for h in hosts if session.state.status("ssh-reachable", h).value == "pass"]
-                await wait_until(pilot, lambda: len(done()) == len(hosts) - 1, what="every host but the hung one")
+                await wait_until(
+                    pilot, lambda: len(done()) == len(hosts) - 1, what="every host but the hung one"
+                )
                 assert session.state.status("ssh-reachable", HANGING).value == "running"
                 await pilot.press("q")
                 await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")
                 assert "Commands are running" in app.screen.question
                 progress = app.screen.query_one("#quit-progress").render().plain
-                assert progress == f"now: verify ssh-reachable {len(hosts) - 1}/{len(hosts)} · still running on {HANGING}"
+                assert (
+                    progress
+                    == f"now: verify ssh-reachable {len(hosts) - 1}/{len(hosts)} · still running on {HANGING}"
+                )
                 await pilot.press("y")
                 await wait_until(pilot, lambda: app.return_code is not None, what="the app to exit")
         finally:
@@ -69,7 +75,9 @@ async def test_rollback_confirmation_shows_the_recorded_values(lab, tmp_path):
             await pilot.press("y")
             await run_to_end(app, pilot)
             await pilot.press("r")
-            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the rollback question")
+            await wait_until(
+                pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the rollback question"
+            )
             dialog = app.screen
             assert dialog.action == "rollback" and dialog.hosts == ["gpu03"]
             assert dialog.befores["gpu03"] == {"current.LINK_TYPE_P1": "ETH(2)"}
@@ -93,7 +101,9 @@ async def test_stop_records_the_running_hosts_as_interrupted_and_the_ui_stays(tm
             async with app.run_test(size=(160, 48)) as pilot:
                 app.main.go_to_step("ssh-reachable")
                 await pilot.press("v")
-                await wait_until(pilot, lambda: app.main.grid.status_of("gpu01") == "pass", what="a first result")
+                await wait_until(
+                    pilot, lambda: app.main.grid.status_of("gpu01") == "pass", what="a first result"
+                )
                 await pilot.press("down")  # the UI answers while the hung host runs
                 assert app.main.step_id == "link-type-ib"
                 await pilot.press("up", "x")
@@ -101,8 +111,10 @@ async def test_stop_records_the_running_hosts_as_interrupted_and_the_ui_stays(tm
                 assert app.main.grid.status_of(HANGING) == "interrupted"
                 assert app.is_running and not app.main.running()
             journal = [e["event"] for e in session.store.journal()]
-            assert any(e["type"] == "HostFinished" and e["host"] == HANGING and e["status"] == "interrupted"
-                       for e in journal)
+            assert any(
+                e["type"] == "HostFinished" and e["host"] == HANGING and e["status"] == "interrupted"
+                for e in journal
+            )
         finally:
             await session.close()
     finally:
@@ -119,15 +131,23 @@ async def test_the_quit_question_shows_the_run_progress_live(tmp_path):
             async with app.run_test(size=(80, 24)) as pilot:
                 app.main.go_to_step("ssh-reachable")
                 await pilot.press("v")
-                await wait_until(pilot, lambda: app.main.feed.progress is not None
-                                 and app.main.feed.progress.done == len(hosts) - 1, what="all but the slow host")
+                await wait_until(
+                    pilot,
+                    lambda: (
+                        app.main.feed.progress is not None and app.main.feed.progress.done == len(hosts) - 1
+                    ),
+                    what="all but the slow host",
+                )
                 await pilot.press("q")
                 await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")
                 line = app.screen.query_one("#quit-progress")
                 assert f"{len(hosts) - 1}/{len(hosts)} · still running on {HANGING}" in line.render().plain
                 # the slow host answers while the question is open: the line follows
-                await wait_until(pilot, lambda: "the run has finished" in line.render().plain,
-                                 what="the progress line to follow the run")
+                await wait_until(
+                    pilot,
+                    lambda: "the run has finished" in line.render().plain,
+                    what="the progress line to follow the run",
+                )
                 await pilot.press("n")
                 await pilot.pause()
                 assert app.screen is app.main and app.return_code is None

@@ -1,5 +1,6 @@
 """At 80x24 (a laptop in tmux): the help scrolls, every dialog fits with its
 buttons, and the host grid scrolls to every host (issue 17, TUI)."""
+
 from textual.containers import VerticalScroll
 from textual.widgets import Button
 
@@ -15,8 +16,9 @@ SIZE = (80, 24)
 
 def inside_the_screen(widget) -> bool:
     r = widget.region
-    return r.width > 0 and r.height > 0 and r.x >= 0 and r.y >= 0 and r.right <= SIZE[0] \
-        and r.bottom <= SIZE[1]
+    return (
+        r.width > 0 and r.height > 0 and r.x >= 0 and r.y >= 0 and r.right <= SIZE[0] and r.bottom <= SIZE[1]
+    )
 
 
 def assert_fits_with_buttons(screen) -> None:
@@ -45,14 +47,26 @@ async def test_help_scrolls_to_its_last_line_at_80x24(fixed_session):
 async def test_every_dialog_fits_with_its_buttons_at_80x24(fixed_session):
     app = make_app(fixed_session, blink=False)
     many = [f"gpu{i:02d}" for i in range(1, 49)]
-    commands = {h: f"mlxconfig -y -d mlx5_{i % 5} set LINK_TYPE_P1=1 LINK_TYPE_P2=1" for i, h in enumerate(many)}
+    commands = {
+        h: f"mlxconfig -y -d mlx5_{i % 5} set LINK_TYPE_P1=1 LINK_TYPE_P2=1" for i, h in enumerate(many)
+    }
     befores = {h: {"LINK_TYPE_P1": "ETH(2)", "LINK_TYPE_P2": f"ETH({i % 7})"} for i, h in enumerate(many)}
     dialogs = [
-        ConfirmScreen("rollback", "link-type-ib", "ConnectX ports in InfiniBand mode (LINK_TYPE=1)", many,
-                      commands, befores=befores, then="reboot"),
-        AskScreen("Commands are running (verify link-type-ib 3/48).\nQuit anyway? Every finished result is "
-                  "saved; hosts still running are recorded as interrupted and re-run with f next time.",
-                  yes="Quit", no="Keep running"),
+        ConfirmScreen(
+            "rollback",
+            "link-type-ib",
+            "ConnectX ports in InfiniBand mode (LINK_TYPE=1)",
+            many,
+            commands,
+            befores=befores,
+            then="reboot",
+        ),
+        AskScreen(
+            "Commands are running (verify link-type-ib 3/48).\nQuit anyway? Every finished result is "
+            "saved; hosts still running are recorded as interrupted and re-run with f next time.",
+            yes="Quit",
+            no="Keep running",
+        ),
         ReasonScreen("waive", "link-type-ib", "gpu[07,31]", blink=False),
         ReasonScreen("skip", "link-type-ib", blink=False),
         ExportScreen("completion-log-run-0001.json", blink=False),

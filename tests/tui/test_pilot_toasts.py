@@ -1,4 +1,5 @@
 """Toasts never cover a dialog and never stack deep (issue 17, TUI)."""
+
 from textual.widgets._toast import Toast, ToastRack
 
 from runbook.tui.app import MAX_TOASTS, make_app

@@ -1,4 +1,5 @@
 """The numbers the screen shows, computed from a fixed run (no terminal)."""
+
 from runbook.run.events import HostFinished, StepStarted
 from runbook.run.state import RunState
 from runbook.tui.feed import Feed
@@ -46,8 +47,9 @@ def test_resume_puts_cursor_on_first_step_not_passed_and_names_interrupted_hosts
 
 def test_first_open_step_skips_passed_steps():
     project = fixed_project()
-    events = fixed_events(project) + [HostFinished(s, "verify", "gpu12", "pass", "")
-                                      for s in ("ssh-reachable", "ofed-version")]
+    events = fixed_events(project) + [
+        HostFinished(s, "verify", "gpu12", "pass", "") for s in ("ssh-reachable", "ofed-version")
+    ]
     view = view_of(events, project)
     assert view.first_open_step() == "link-type-ib"
 
@@ -62,8 +64,10 @@ def test_step_text_renders_commands_for_the_selected_host_and_the_recorded_befor
     assert "<before>" in commands["rollback"]  # nothing recorded yet for gpu07
     assert text.criteria == ["LINK_TYPE_P1 eq IB(1)"] and text.then == "reboot"
     view.state.befores[("link-type-ib", "gpu07")] = {"LINK_TYPE_P1": "2"}
-    assert dict(view.step_text("link-type-ib", "gpu07").commands)["rollback"] == \
-        "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=2"
+    assert (
+        dict(view.step_text("link-type-ib", "gpu07").commands)["rollback"]
+        == "mlxconfig -y -d mlx5_0 set LINK_TYPE_P1=2"
+    )
 
 
 def test_host_facts_say_expected_vs_found():
@@ -95,9 +99,12 @@ def test_restored_values_are_the_paths_the_rollback_uses():
 
 def test_a_step_changed_since_its_results_were_recorded_is_called_stale():
     project = fixed_project()
-    events = [StepStarted(e.step_id, e.action, e.hosts, "0" * 64, e.time)
-              if isinstance(e, StepStarted) and e.step_id == "ofed-version" else e
-              for e in fixed_events(project)]
+    events = [
+        StepStarted(e.step_id, e.action, e.hosts, "0" * 64, e.time)
+        if isinstance(e, StepStarted) and e.step_id == "ofed-version"
+        else e
+        for e in fixed_events(project)
+    ]
     view = view_of(events, project)
     assert view.stale_steps() == ["ofed-version"]
     assert view.step_text("ofed-version", "gpu01").stale
@@ -123,7 +130,8 @@ def test_header_counts_passes_only_and_shows_skipped_and_waived_beside():
     events = fixed_events(project) + [
         HostFinished("ofed-version", "verify", "gpu12", "pass", ""),
         OperatorDecision("waive", "ssh-reachable", "gpu12", "alice", "PSU swap tomorrow"),
-        OperatorDecision("skip", "link-type-ib", "", "alice", "cards on order")]
+        OperatorDecision("skip", "link-type-ib", "", "alice", "cards on order"),
+    ]
     view = view_of(events, project)
     statuses = {r.step_id: r.status for r in view.rows()}
     assert statuses["ssh-reachable"] == "waived" and statuses["ofed-version"] == "pass"

@@ -1,6 +1,7 @@
 """Snapshots of the main screen at 80x24 and 160x48 and of the confirmation
 dialog, on a fixed run (no clock on screen, cursor blink off).
 Update after a deliberate change: pytest tests/tui --snapshot-update"""
+
 from runbook.tui.app import make_app
 from runbook.tui.screens.confirm import ConfirmScreen
 

@@ -1,4 +1,5 @@
 """Small helpers shared by the design comparators (not a comparator module)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -63,5 +64,7 @@ def designed_nics(record: Any, v: dict, roles: tuple[str, ...] = ("compute", "st
 
 def missing_card(label: str, nic: dict) -> str:
     slot = pci_address(nic["pci"])[5:] if nic.get("pci") else "?"
-    return (f"{label}: no RDMA device at this PCI address (card dead, unseated or its driver not bound: "
-            f"`lspci -s {slot}`, `dmesg | grep {slot}`)")
+    return (
+        f"{label}: no RDMA device at this PCI address (card dead, unseated or its driver not bound: "
+        f"`lspci -s {slot}`, `dmesg | grep {slot}`)"
+    )

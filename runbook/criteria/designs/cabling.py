@@ -9,6 +9,7 @@ lines of this node's own GUIDs) a port is found on the switches by its port
 GUID from the node's own ibstat, never by node description (which may be the
 FQDN, or the firmware default "MT4129 ConnectX7 ..." when rdma-ndd does not
 run), and each designed NIC by its PCI address."""
+
 from __future__ import annotations
 
 import re
@@ -55,8 +56,10 @@ def rail_cabling_by_guid(record: Any, v: dict) -> list[str]:
         guids = _guids(ca)
         where = [link for link in record["ca_links"] if link["guid"] in guids]
         if not where:
-            out.append(f"{label}: port GUID {', '.join(sorted(guids))} not seen on any switch "
-                       f"(expected on {expected}; link down or not cabled)")
+            out.append(
+                f"{label}: port GUID {', '.join(sorted(guids))} not seen on any switch "
+                f"(expected on {expected}; link down or not cabled)"
+            )
             continue
         for link in where:
             leaf = _switch_name(link["remote"])
@@ -83,8 +86,10 @@ def rail_cabling(record: Any, v: dict) -> list[str]:
         expected = str(by_key(v["rail_leaves"], rail))
         where = seen.get(dev)
         if not where:
-            out.append(f"{host} {dev} (rail {rail}): not seen on any switch port "
-                       f"(expected on {expected}; link down or not cabled)")
+            out.append(
+                f"{host} {dev} (rail {rail}): not seen on any switch port "
+                f"(expected on {expected}; link down or not cabled)"
+            )
             continue
         for leaf, port in where:
             if leaf != expected:
@@ -92,5 +97,8 @@ def rail_cabling(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("rail-cabling", "host", rail_cabling,
-                          "each compute NIC cabled to its rail's leaf (rail_leaves)")]
+COMPARATORS = [
+    Comparator(
+        "rail-cabling", "host", rail_cabling, "each compute NIC cabled to its rail's leaf (rail_leaves)"
+    )
+]

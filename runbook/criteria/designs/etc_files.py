@@ -7,6 +7,7 @@ the digest of what the Ansible role renders), that digest is the reference
 instead of the majority: a fleet that is uniformly wrong (the role changed and
 never ran, or ran with an old template) fails everywhere rather than passing
 a vote."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -25,16 +26,19 @@ def etc_consistent(records: dict[str, Any], variables: dict[str, dict]) -> dict[
                 paths.append(p)
     for path in paths:
         digests = {h: r["files"].get(path) for h, r in records.items()}
-        designed = {h: str((variables[h].get("managed_etc_sha256") or {}).get(path) or "").lower()
-                    for h in records}
+        designed = {
+            h: str((variables[h].get("managed_etc_sha256") or {}).get(path) or "").lower() for h in records
+        }
         if any(designed.values()):
             for h, d in digests.items():
                 want = designed[h]
                 if want and d != want:
                     found = f"sha256 {d[:12]}…" if d else "not read"
                     same = [x for x, y in digests.items() if y == d]
-                    out[h].append(f"{path}: {found}, designed {want[:12]}… (managed_etc_sha256); "
-                                  f"{len(same)}/{len(records)} hosts have this one")
+                    out[h].append(
+                        f"{path}: {found}, designed {want[:12]}… (managed_etc_sha256); "
+                        f"{len(same)}/{len(records)} hosts have this one"
+                    )
             continue
         counts = Counter(d for d in digests.values() if d)
         if not counts:
@@ -42,18 +46,28 @@ def etc_consistent(records: dict[str, Any], variables: dict[str, dict]) -> dict[
         ranked = counts.most_common(2)
         top, n_top = ranked[0]
         if len(ranked) > 1 and ranked[1][1] == n_top:
-            groups = "; ".join(f"{d[:12]}… on {fold([h for h, x in digests.items() if x == d])}"
-                               for d, _ in counts.most_common())
+            groups = "; ".join(
+                f"{d[:12]}… on {fold([h for h, x in digests.items() if x == d])}"
+                for d, _ in counts.most_common()
+            )
             for h in records:
                 out[h].append(f"{path}: no majority version ({groups})")
             continue
         outliers = [h for h, d in digests.items() if d != top]
         for h in outliers:
             found = f"sha256 {digests[h][:12]}…" if digests[h] else "not read"
-            out[h].append(f"{path}: {found}, fleet has {top[:12]}… on {n_top}/{len(records)} hosts; "
-                          f"outliers {fold(outliers)}")
+            out[h].append(
+                f"{path}: {found}, fleet has {top[:12]}… on {n_top}/{len(records)} hosts; "
+                f"outliers {fold(outliers)}"
+            )
     return out
 
 
-COMPARATORS = [Comparator("etc-consistent", "fleet", etc_consistent,
-                          "every managed_etc_files file has the fleet's majority sha256")]
+COMPARATORS = [
+    Comparator(
+        "etc-consistent",
+        "fleet",
+        etc_consistent,
+        "every managed_etc_files file has the fleet's majority sha256",
+    )
+]

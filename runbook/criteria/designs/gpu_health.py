@@ -3,6 +3,7 @@ ECC,PAGE_RETIREMENT,ROW_REMAPPER`), BAR1 size (`-q -d MEMORY`), Xids in the
 kernel log (`dmesg`), DCGM's diagnostic (`dcgmi diag`) and the PCIe copy
 bandwidth (`nvbandwidth`). Each mismatch names the GPU (its PCI address as the
 tool prints it) and what was found."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,7 +42,9 @@ def gpu_ecc(record: Any, v: dict) -> list[str]:
             out.append(f"{gpu}: ECC {ecc.get('mode_current')} (expected Enabled)")
         vol, agg = _uncorrectable(ecc.get("volatile")), _uncorrectable(ecc.get("aggregate"))
         if vol or agg:
-            out.append(f"{gpu}: uncorrectable ECC errors: {vol} since boot, {agg} in its lifetime (expected 0)")
+            out.append(
+                f"{gpu}: uncorrectable ECC errors: {vol} since boot, {agg} in its lifetime (expected 0)"
+            )
         rows = g.get("remapped_rows") or {}
         if rows.get("pending"):
             out.append(f"{gpu}: row remapping pending (applied at the next GPU reset)")
@@ -60,10 +63,14 @@ def gpu_bar1(record: Any, v: dict) -> list[str]:
     for g in gpus:
         found = g.get("bar1_total_mib")
         if found is None or int(found) != want:
-            by_size.setdefault("not read" if found is None else f"{found} MiB", []).append(g.get("bus_id") or "?")
+            by_size.setdefault("not read" if found is None else f"{found} MiB", []).append(
+                g.get("bus_id") or "?"
+            )
     for found, bus_ids in by_size.items():
-        out.append(f"{len(bus_ids)} of {len(gpus)} GPUs: BAR1 expected {want} MiB, found {found} "
-                   f"({examples(bus_ids)})")
+        out.append(
+            f"{len(bus_ids)} of {len(gpus)} GPUs: BAR1 expected {want} MiB, found {found} "
+            f"({examples(bus_ids)})"
+        )
     return out
 
 
@@ -91,8 +98,11 @@ def dcgm_diag(record: Any, v: dict) -> list[str]:
             continue
         gpus = ", ".join(f"GPU{g}" for g in t.get("failed_gpus") or [])
         texts = "; ".join(m["text"] for m in t.get("messages") or [] if m.get("text"))
-        out.append(f"{t.get('category') or ''} {t['name']}: {t['result']}".strip() + (f" on {gpus}" if gpus else "")
-                   + (f" — {texts}" if texts else ""))
+        out.append(
+            f"{t.get('category') or ''} {t['name']}: {t['result']}".strip()
+            + (f" on {gpus}" if gpus else "")
+            + (f" — {texts}" if texts else "")
+        )
     for m in record.get("messages") or []:
         out.append(f"{m.get('level', 'error')}: {m.get('text', '')}")
     if not record.get("complete", True):
@@ -122,10 +132,16 @@ def gpu_copy_bandwidth(record: Any, v: dict) -> list[str]:
 
 
 COMPARATORS = [
-    Comparator("gpu-ecc", "host", gpu_ecc, "ECC enabled, no uncorrectable error, no pending or failed row remap"),
+    Comparator(
+        "gpu-ecc", "host", gpu_ecc, "ECC enabled, no uncorrectable error, no pending or failed row remap"
+    ),
     Comparator("gpu-bar1", "host", gpu_bar1, "every GPU's BAR1 size equals gpu_bar1_mib"),
     Comparator("gpu-xid", "host", gpu_xid, "no Xid in the kernel log; each one found named with its meaning"),
     Comparator("dcgm-diag", "host", dcgm_diag, "no DCGM test Fail or Warn, no error message"),
-    Comparator("gpu-copy-bandwidth", "host", gpu_copy_bandwidth,
-               "every nvbandwidth copy at or above gpu_pcie_min_gbps"),
+    Comparator(
+        "gpu-copy-bandwidth",
+        "host",
+        gpu_copy_bandwidth,
+        "every nvbandwidth copy at or above gpu_pcie_min_gbps",
+    ),
 ]

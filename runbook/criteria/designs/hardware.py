@@ -1,4 +1,5 @@
 """What is in the box: GPUs by PCI id (before any driver) and DIMMs."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,11 @@ def gpu_inventory(record: Any, v: dict) -> list[str]:
     match = [d for d in devices if f"{d['vendor_id']}:{d['device_id']}" == want_id]
     if len(match) == want:
         return []
-    others = [f"{d['slot']} [{d['vendor_id']}:{d['device_id']}] {d.get('model') or d['description']}"
-              for d in devices if d not in match]
+    others = [
+        f"{d['slot']} [{d['vendor_id']}:{d['device_id']}] {d.get('model') or d['description']}"
+        for d in devices
+        if d not in match
+    ]
     extra = f"; other NVIDIA functions: {examples(others)}" if others else ""
     return [f"expected {want} x {want_id} ({v.get('gpu_model', 'GPU')}), found {len(match)}{extra}"]
 
@@ -37,8 +41,11 @@ def dimm_population(record: Any, v: dict) -> list[str]:
         out.append(f"populated DIMMs: expected {count}, found {record['populated']}{where}")
     if record["total_mb"] != total_mb:
         out.append(f"total memory: expected {total_mb // 1024} GB, found {record['total_mb'] / 1024:g} GB")
-    odd = [f"{d['locator']} {d['size_mb'] // 1024} GB" for d in devices
-           if d["size_mb"] is not None and d["size_mb"] != size_mb]
+    odd = [
+        f"{d['locator']} {d['size_mb'] // 1024} GB"
+        for d in devices
+        if d["size_mb"] is not None and d["size_mb"] != size_mb
+    ]
     if odd:
         out.append(f"DIMM size: expected {size_mb // 1024} GB each, found {examples(odd)}")
     return out
@@ -46,5 +53,7 @@ def dimm_population(record: Any, v: dict) -> list[str]:
 
 COMPARATORS = [
     Comparator("gpu-inventory", "host", gpu_inventory, "gpus_per_node GPUs with PCI id gpu_pci_id"),
-    Comparator("dimm-population", "host", dimm_population, "dimm_count x dimm_size_gb, memory_total_gb in all"),
+    Comparator(
+        "dimm-population", "host", dimm_population, "dimm_count x dimm_size_gb, memory_total_gb in all"
+    ),
 ]

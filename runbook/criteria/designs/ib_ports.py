@@ -7,6 +7,7 @@ are `consistent:` checks); each card of the family the design names
 With the `ibstat-by-pci` parser the NICs are found by PCI address, so a dead
 card is reported at its own slot and its renumbered neighbours are judged as
 themselves."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,19 +16,29 @@ from ..design import Comparator
 from ._util import designed_nics, missing_card
 
 # ibstat "CA type" (the PCI device ID in decimal) of the ConnectX families
-CA_FAMILY = {"MT4119": "ConnectX-5", "MT4123": "ConnectX-6", "MT4125": "ConnectX-6 Dx",
-             "MT4127": "ConnectX-6 Lx", "MT4129": "ConnectX-7", "MT4131": "ConnectX-8"}
+CA_FAMILY = {
+    "MT4119": "ConnectX-5",
+    "MT4123": "ConnectX-6",
+    "MT4125": "ConnectX-6 Dx",
+    "MT4127": "ConnectX-6 Lx",
+    "MT4129": "ConnectX-7",
+    "MT4131": "ConnectX-8",
+}
 
 
 def _port_problems(port: dict, rate: float) -> list[str]:
     bad = []
     state, phys, layer = port.get("state"), port.get("physical_state"), port.get("link_layer")
     if layer not in (None, "InfiniBand"):
-        bad.append(f"link layer {layer}, expected InfiniBand (the port is in Ethernet mode: see link-type-ib; "
-                   "cabled to an IB switch it never gets link)")
+        bad.append(
+            f"link layer {layer}, expected InfiniBand (the port is in Ethernet mode: see link-type-ib; "
+            "cabled to an IB switch it never gets link)"
+        )
     elif phys == "LinkUp" and state == "Initializing":
-        bad.append("state Initializing with link up: no subnet manager has configured the port "
-                   "(see opensm-active / sm-master-standby)")
+        bad.append(
+            "state Initializing with link up: no subnet manager has configured the port "
+            "(see opensm-active / sm-master-standby)"
+        )
     elif state != "Active":
         bad.append(f"state {state}, expected Active")
     if phys != "LinkUp":
@@ -73,6 +84,12 @@ def ib_ports(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("ib-ports", "host", ib_ports,
-                          "every designed port (compute and storage) Active/LinkUp at ib_rate_gbps with a LID, "
-                          "one SM LID, the designed HCA family and firmware")]
+COMPARATORS = [
+    Comparator(
+        "ib-ports",
+        "host",
+        ib_ports,
+        "every designed port (compute and storage) Active/LinkUp at ib_rate_gbps with a LID, "
+        "one SM LID, the designed HCA family and firmware",
+    )
+]

@@ -4,6 +4,7 @@ interface of the storage PKey (storage_ipoib_parent / _pkey / _mode / _mtu),
 `ip -d addr` must show that child with that P_Key, mode and MTU: on the parent
 (P_Key 0xffff, the default partition, MTU 2044) storage traffic would share the
 partition every port is in."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -20,8 +21,9 @@ def ipoib_storage(record: Any, v: dict) -> list[str]:
         return [f"{name}: no such interface"]
     out = []
     if not iface["up"] or not iface["lower_up"] or iface["state"] not in ("UP", "UNKNOWN"):
-        out.append(f"{name}: expected UP with carrier, found state {iface['state']} "
-                   f"<{','.join(iface['flags'])}>")
+        out.append(
+            f"{name}: expected UP with carrier, found state {iface['state']} <{','.join(iface['flags'])}>"
+        )
     if iface["link_type"] != "infiniband":
         out.append(f"{name}: expected link/infiniband, found link/{iface['link_type']}")
     parent = v.get("storage_ipoib_parent")
@@ -30,16 +32,24 @@ def ipoib_storage(record: Any, v: dict) -> list[str]:
     ipoib = iface.get("ipoib")
     want_pkey, want_mode = v.get("storage_ipoib_pkey"), v.get("storage_ipoib_mode")
     if (want_pkey or want_mode) and ipoib is None:
-        out.append(f"{name}: no IPoIB details in the output (`ip -d addr show dev {name}` prints the P_Key and mode)")
+        out.append(
+            f"{name}: no IPoIB details in the output (`ip -d addr show dev {name}` prints the P_Key and mode)"
+        )
     elif ipoib is not None:
         if want_pkey and int(ipoib["pkey"], 16) != int(str(want_pkey), 16):
-            note = " (the default partition: storage IPoIB is not isolated)" if ipoib["pkey"] == "0xffff" else ""
+            note = (
+                " (the default partition: storage IPoIB is not isolated)" if ipoib["pkey"] == "0xffff" else ""
+            )
             out.append(f"{name}: P_Key {ipoib['pkey']}, expected {want_pkey}{note}")
         if want_mode and ipoib["mode"] != str(want_mode):
             out.append(f"{name}: IPoIB mode {ipoib['mode']}, expected {want_mode}")
     want_mtu = v.get("storage_ipoib_mtu")
     if want_mtu and iface.get("mtu") != int(want_mtu):
-        hint = " (the partition's IPoIB group is 2048: mtu=5 missing in partitions.conf)" if iface.get("mtu") == 2044 else ""
+        hint = (
+            " (the partition's IPoIB group is 2048: mtu=5 missing in partitions.conf)"
+            if iface.get("mtu") == 2044
+            else ""
+        )
         out.append(f"{name}: MTU {iface.get('mtu')}, expected {want_mtu}{hint}")
     inside = [a for a in iface["inet"] if ipaddress.ip_interface(a).ip in subnet]
     if not inside:
@@ -48,5 +58,11 @@ def ipoib_storage(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("ipoib-storage", "host", ipoib_storage,
-                          "storage_ipoib_if up on InfiniBand with an address in storage_subnet")]
+COMPARATORS = [
+    Comparator(
+        "ipoib-storage",
+        "host",
+        ipoib_storage,
+        "storage_ipoib_if up on InfiniBand with an address in storage_subnet",
+    )
+]

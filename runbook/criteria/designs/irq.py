@@ -13,6 +13,7 @@ state is judged too, by the site's irqbalance_policy:
   stop  irqbalance stopped and disabled (NVIDIA's tuning guides, before
         set_irq_affinity*.sh).
 A listing without irqbalance lines cannot show either: unknown, not pass."""
+
 from __future__ import annotations
 
 import re
@@ -30,8 +31,10 @@ def _irqbalance(record: Any, v: dict) -> list[str]:
     active, enabled, args = state.get("active"), state.get("enabled"), state.get("args") or ""
     if policy == "stop":
         if active == "active" or enabled == "enabled":
-            return [f"irqbalance is {active}/{enabled}, the design stops it (irqbalance_policy: stop): "
-                    "it would move the pinned NIC interrupts at its next pass"]
+            return [
+                f"irqbalance is {active}/{enabled}, the design stops it (irqbalance_policy: stop): "
+                "it would move the pinned NIC interrupts at its next pass"
+            ]
         return []
     if policy != "ban":
         raise ValueError(f"irqbalance_policy {policy!r} is not 'ban' or 'stop'")
@@ -43,8 +46,10 @@ def _irqbalance(record: Any, v: dict) -> list[str]:
     if script and f"--policyscript={script}" in args or (nic_irqs and nic_irqs <= banned):
         return []
     want = f"--policyscript={script}" if script else "--banirq for every NIC IRQ"
-    return [f"irqbalance is active and does not leave the NIC interrupts alone (IRQBALANCE_ARGS="
-            f"{args or 'unset'}; the design bans them: {want}): it moves them at its next pass"]
+    return [
+        f"irqbalance is active and does not leave the NIC interrupts alone (IRQBALANCE_ARGS="
+        f"{args or 'unset'}; the design bans them: {want}): it moves them at its next pass"
+    ]
 
 
 def _boot_unit(record: Any, v: dict) -> list[str]:
@@ -74,13 +79,21 @@ def irq_affinity(record: Any, v: dict) -> list[str]:
             out.append(f"{dev}: no MSI-X interrupts listed (driver not bound?)")
             continue
         local = set(d["local_cpus"])
-        wrong = [f"{irq}→{d['irqs'][irq] or '?'}" for irq in d["irqs"]
-                 if not d["irq_cpus"][irq] or not set(d["irq_cpus"][irq]) <= local]
+        wrong = [
+            f"{irq}→{d['irqs'][irq] or '?'}"
+            for irq in d["irqs"]
+            if not d["irq_cpus"][irq] or not set(d["irq_cpus"][irq]) <= local
+        ]
         if wrong:
-            out.append(f"{dev} (NUMA node {d['numa_node']}, CPUs {d['local_cpulist']}): {len(wrong)} of "
-                       f"{len(d['irqs'])} IRQs may run outside it: {examples(wrong, 3)}")
+            out.append(
+                f"{dev} (NUMA node {d['numa_node']}, CPUs {d['local_cpulist']}): {len(wrong)} of "
+                f"{len(d['irqs'])} IRQs may run outside it: {examples(wrong, 3)}"
+            )
     return out
 
 
-COMPARATORS = [Comparator("irq-affinity", "host", irq_affinity,
-                          "every NIC interrupt pinned to CPUs of the NIC's own NUMA node")]
+COMPARATORS = [
+    Comparator(
+        "irq-affinity", "host", irq_affinity, "every NIC interrupt pinned to CPUs of the NIC's own NUMA node"
+    )
+]

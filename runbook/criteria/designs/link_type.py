@@ -1,6 +1,7 @@
 """NIC mode: every VPI port in InfiniBand mode, as mlxconfig has it in force
 (LINK_TYPE_P1, and LINK_TYPE_P2 for the functions that are port 2 of a
 dual-port card) and as the kernel reports the port's link layer."""
+
 from __future__ import annotations
 
 import re
@@ -33,10 +34,13 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
             continue
         if _number(value) != _IB:
             pending = next_boot.get(dev, {}).get(param)
-            owed = (" (IB(1) is set for the next boot: a reboot is owed; if the node has rebooted since,"
-                    " the warm reboot did not reset the card's firmware: the apply resets it with"
-                    " mlxfwreset, or a power cycle is owed)"
-                    if pending is not None and _number(pending) == _IB else "")
+            owed = (
+                " (IB(1) is set for the next boot: a reboot is owed; if the node has rebooted since,"
+                " the warm reboot did not reset the card's firmware: the apply resets it with"
+                " mlxfwreset, or a power cycle is owed)"
+                if pending is not None and _number(pending) == _IB
+                else ""
+            )
             out.append(f"{dev} {param}: expected IB(1), found {value}{owed}")
     return out
 
@@ -46,6 +50,7 @@ def ib_link_layer(record: Any, v: dict) -> list[str]:
     out = []
     if record.get("pci_map") is not None:  # sysfs-link-layer-by-pci: each designed NIC by its slot
         from ._util import designed_nics, missing_card
+
         for nic, _, dev, label in designed_nics(record, v):
             layer = (found.get(dev) or {}).get("1") if dev else None
             if dev is None:
@@ -66,5 +71,7 @@ def ib_link_layer(record: Any, v: dict) -> list[str]:
 
 COMPARATORS = [
     Comparator("link-type-ib", "host", link_type_ib, "LINK_TYPE_P1 (and P2 where designed) = IB(1) in force"),
-    Comparator("ib-link-layer", "host", ib_link_layer, "port 1 of every ib_mode_devices function is InfiniBand"),
+    Comparator(
+        "ib-link-layer", "host", ib_link_layer, "port 1 of every ib_mode_devices function is InfiniBand"
+    ),
 ]

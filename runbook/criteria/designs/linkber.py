@@ -3,6 +3,7 @@ mlxlink-per-device): each port Active with the designed FEC mode, its
 effective (post-FEC) and raw (pre-FEC) BER at or under the design's limits,
 and no symbol errors beyond link_symbol_errors_max. A port whose output has no
 BER (mlxlink without -c, or an older MFT) cannot be judged: unknown."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,10 @@ def link_ber(record: Any, v: dict) -> list[str]:
         fec = str(v.get("link_fec") or "")
         if fec and fec not in str(p.get("fec") or ""):
             out.append(f"{where}: FEC {p.get('fec')!r}, designed {fec}")
-        for key, limit, label in (("effective_ber", "link_effective_ber_max", "effective BER"),
-                                  ("raw_ber", "link_raw_ber_max", "raw BER")):
+        for key, limit, label in (
+            ("effective_ber", "link_effective_ber_max", "effective BER"),
+            ("raw_ber", "link_raw_ber_max", "raw BER"),
+        ):
             value = p.get(key)
             if value is None:
                 raise ValueError(f"{where}: mlxlink printed no {label} (needs -c)")
@@ -42,5 +45,11 @@ def link_ber(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("link-ber", "host", link_ber,
-                          "each compute NIC's FEC, effective and raw BER and symbol errors as designed")]
+COMPARATORS = [
+    Comparator(
+        "link-ber",
+        "host",
+        link_ber,
+        "each compute NIC's FEC, effective and raw BER and symbol errors as designed",
+    )
+]

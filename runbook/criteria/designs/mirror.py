@@ -3,6 +3,7 @@ ENABLED yum/dnf repository and apt source, and pip's index, must start with the
 mirror. Disabled sections (the distribution's stock repository files, kept with
 enabled=0) are not sources and are ignored. A plain prefix comparison: the
 inventory value is never used as a regular expression."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,5 +34,11 @@ def mirror_only(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("mirror-only", "host", mirror_only,
-                          "every enabled repository, apt source and pip index on repo_mirror")]
+COMPARATORS = [
+    Comparator(
+        "mirror-only",
+        "host",
+        mirror_only,
+        "every enabled repository, apt source and pip index on repo_mirror",
+    )
+]

@@ -2,6 +2,7 @@
 storage_nics in the inventory. With `sysfs-numa-node-by-pci` each NIC is found
 by its PCI address (a dead card is named at its slot, not through its
 renumbered neighbour)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,4 +28,6 @@ def nic_numa(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("nic-numa", "host", nic_numa, "each NIC on the NUMA node of compute_nics/storage_nics")]
+COMPARATORS = [
+    Comparator("nic-numa", "host", nic_numa, "each NIC on the NUMA node of compute_nics/storage_nics")
+]

@@ -13,6 +13,7 @@ wrong (NVML documents the current link generation as reduced when the GPU is
 not in use). So the idle GPU check judges what idling does not change - the
 width and the link capability (LnkCap) - and the speed is judged under load by
 pcie-bandwidth-gpu (host-to-device copy bandwidth of each GPU)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,8 +37,10 @@ def _links(record: dict, speed: str, width: str, count: int, what: str) -> list[
             mark = " (downgraded)" if sta.get("downgraded") else ""
             cap = d.get("lnkcap") or {}
             capable = f"; LnkCap {cap.get('speed')} {cap.get('width')}" if cap else ""
-            out.append(f"{d['slot']} {d.get('model') or d['class']}: LnkSta expected {speed} {width}, "
-                       f"found {sta['speed']} {sta['width']}{mark}{capable}")
+            out.append(
+                f"{d['slot']} {d.get('model') or d['class']}: LnkSta expected {speed} {width}, "
+                f"found {sta['speed']} {sta['width']}{mark}{capable}"
+            )
     return out
 
 
@@ -58,14 +61,18 @@ def _idle_gpu_links(record: dict, speed: str, width: str, count: int) -> list[st
             out.append(f"{name}: LnkCap expected {speed} {width}, found {cap['speed']} {cap['width']}")
         if sta["width"] != width:
             mark = " (downgraded)" if sta.get("downgraded") else ""
-            out.append(f"{name}: LnkSta width expected {width}, found {sta['width']}{mark} "
-                       f"(speed {sta['speed']}; LnkCap {cap['speed']} {cap['width']})")
+            out.append(
+                f"{name}: LnkSta width expected {width}, found {sta['width']}{mark} "
+                f"(speed {sta['speed']}; LnkCap {cap['speed']} {cap['width']})"
+            )
     return out
 
 
 def pcie_link_gpu(record: Any, v: dict) -> list[str]:
     """Width and capability only: the speed of an idle GPU's link says nothing."""
-    return _idle_gpu_links(record, str(v["pcie_gpu_speed"]), str(v["pcie_gpu_width"]), int(v["gpus_per_node"]))
+    return _idle_gpu_links(
+        record, str(v["pcie_gpu_speed"]), str(v["pcie_gpu_width"]), int(v["gpus_per_node"])
+    )
 
 
 def pcie_bandwidth_gpu(record: Any, v: dict) -> list[str]:
@@ -75,8 +82,10 @@ def pcie_bandwidth_gpu(record: Any, v: dict) -> list[str]:
     index = record["by_name"].get("host_to_device_memcpy_ce")
     if index is None:
         names = [t["name"] for t in record["testcases"]]
-        raise ValueError("no host_to_device_memcpy_ce result in the nvbandwidth output "
-                         f"(found {', '.join(names) or 'none'})")
+        raise ValueError(
+            "no host_to_device_memcpy_ce result in the nvbandwidth output "
+            f"(found {', '.join(names) or 'none'})"
+        )
     case = record["testcases"][index]
     columns = case["columns"]
     row = case["matrix"][0] if case["matrix"] else []
@@ -87,20 +96,37 @@ def pcie_bandwidth_gpu(record: Any, v: dict) -> list[str]:
         if value is None:
             out.append(f"GPU {gpu}: no host-to-device bandwidth (N/A)")
         elif value < minimum:
-            out.append(f"GPU {gpu}: host-to-device {value:g} GB/s, expected ≥ {minimum:g} "
-                       "(a link at Gen3 or x8 under load carries about half)")
+            out.append(
+                f"GPU {gpu}: host-to-device {value:g} GB/s, expected ≥ {minimum:g} "
+                "(a link at Gen3 or x8 under load carries about half)"
+            )
     return out
 
 
 def pcie_link_nic(record: Any, v: dict) -> list[str]:
-    return _links(record, str(v["pcie_nic_speed"]), str(v["pcie_nic_width"]),
-                  int(v["mellanox_functions"]), "Mellanox functions")
+    return _links(
+        record,
+        str(v["pcie_nic_speed"]),
+        str(v["pcie_nic_width"]),
+        int(v["mellanox_functions"]),
+        "Mellanox functions",
+    )
 
 
 COMPARATORS = [
-    Comparator("pcie-link-gpu", "host", pcie_link_gpu,
-               "every GPU link x pcie_gpu_width, LnkCap pcie_gpu_speed / pcie_gpu_width (speed judged under load)"),
-    Comparator("pcie-bandwidth-gpu", "host", pcie_bandwidth_gpu,
-               "every GPU's host-to-device copy bandwidth at or above pcie_gpu_h2d_min_gbs"),
-    Comparator("pcie-link-nic", "host", pcie_link_nic, "every Mellanox function at pcie_nic_speed / pcie_nic_width"),
+    Comparator(
+        "pcie-link-gpu",
+        "host",
+        pcie_link_gpu,
+        "every GPU link x pcie_gpu_width, LnkCap pcie_gpu_speed / pcie_gpu_width (speed judged under load)",
+    ),
+    Comparator(
+        "pcie-bandwidth-gpu",
+        "host",
+        pcie_bandwidth_gpu,
+        "every GPU's host-to-device copy bandwidth at or above pcie_gpu_h2d_min_gbs",
+    ),
+    Comparator(
+        "pcie-link-nic", "host", pcie_link_nic, "every Mellanox function at pcie_nic_speed / pcie_nic_width"
+    ),
 ]

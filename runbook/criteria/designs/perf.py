@@ -1,5 +1,6 @@
 """ib_write_bw per compute link against the designed minimum
 (ib_write_bw_min_gbps, a tolerance below the line rate ib_rate_gbps)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,5 +24,6 @@ def ib_write_bw(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("ib-write-bw", "host", ib_write_bw,
-                          "every compute link at or above ib_write_bw_min_gbps")]
+COMPARATORS = [
+    Comparator("ib-write-bw", "host", ib_write_bw, "every compute link at or above ib_write_bw_min_gbps")
+]

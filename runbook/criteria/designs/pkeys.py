@@ -4,6 +4,7 @@ PKey tables the SM programmed into each port (compute nodes).
 A port is a *full* member of a partition when its PKey table holds the PKey
 with the top bit set (0x8100 for 0x100); a limited member (0x0100) can still
 talk to full members, so "not a member" means neither."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -57,19 +58,27 @@ def pkey_membership(record: Any, v: dict) -> list[str]:
         shown = ", ".join(table)
         if m.get(member) != "full":
             found = f"a {m[member]} member" if member in m else "not a member"
-            out.append(f"{label} ({role}): expected full member of 0x{member:04x}, found {found} (PKeys {shown})")
+            out.append(
+                f"{label} ({role}): expected full member of 0x{member:04x}, found {found} (PKeys {shown})"
+            )
         if other in m:
-            out.append(f"{label} ({role}): can talk on the {'storage' if role == 'compute' else 'compute'} "
-                       f"partition: a {m[other]} member of 0x{other:04x}, expected none (PKeys {shown})")
+            out.append(
+                f"{label} ({role}): can talk on the {'storage' if role == 'compute' else 'compute'} "
+                f"partition: a {m[other]} member of 0x{other:04x}, expected none (PKeys {shown})"
+            )
         if m.get(0x7FFF) == "full":
-            out.append(f"{label} ({role}): a full member of the default partition 0x7fff, so it reaches every "
-                       f"port over it; expected limited (partitions.conf: Default=0x7fff : ALL=limited, SELF=full) "
-                       f"(PKeys {shown})")
+            out.append(
+                f"{label} ({role}): a full member of the default partition 0x7fff, so it reaches every "
+                f"port over it; expected limited (partitions.conf: Default=0x7fff : ALL=limited, SELF=full) "
+                f"(PKeys {shown})"
+            )
         if role == "compute" and nccl_index is not None:
             at = _index_of(record, dev, int(nccl_index))
             if at is not None and int(at, 16) != member | 0x8000:
-                out.append(f"{label}: PKey index {nccl_index} (NCCL_IB_PKEY) holds {at}, expected 0x{member | 0x8000:04x}: "
-                           "NCCL would run on another partition")
+                out.append(
+                    f"{label}: PKey index {nccl_index} (NCCL_IB_PKEY) holds {at}, expected 0x{member | 0x8000:04x}: "
+                    "NCCL would run on another partition"
+                )
     return out
 
 
@@ -127,10 +136,14 @@ def partitions(record: Any, v: dict) -> list[str]:
             out.append(f"partition {key} ({got['name'] or 'unnamed'}) is not in the plan")
     compute, storage = live.get(pkey_text(v["pkey_compute"])), live.get(pkey_text(v["pkey_storage"]))
     default = live.get("0x7fff")
-    if default is None or any(m["guid"] in _KEYWORDS and m["membership"] in ("full", "both")
-                              for m in default["members"]):
-        how = "no Default rule: OpenSM makes every port a limited member" if default is None else \
-            "every port a full member of the default partition 0x7fff: compute and storage ports reach each other over it"
+    if default is None or any(
+        m["guid"] in _KEYWORDS and m["membership"] in ("full", "both") for m in default["members"]
+    ):
+        how = (
+            "no Default rule: OpenSM makes every port a limited member"
+            if default is None
+            else "every port a full member of the default partition 0x7fff: compute and storage ports reach each other over it"
+        )
         if default is not None:
             out.append(f"0x7fff ({default['name'] or 'Default'}): {how}; expected ALL=limited, SELF=full")
     if storage:
@@ -138,31 +151,47 @@ def partitions(record: Any, v: dict) -> list[str]:
         targets = [f"0x{int(str(g), 16):016x}" for g in v.get("storage_target_guids") or []]
         lost = [g for g in targets if g not in have_full]
         if lost:
-            out.append(f"{storage['pkey']} ({storage['name']}): storage target port(s) not full members: "
-                       f"{examples(lost)}")
+            out.append(
+                f"{storage['pkey']} ({storage['name']}): storage target port(s) not full members: "
+                f"{examples(lost)}"
+            )
         want_mtu = v.get("storage_ipoib_mtu")
         if want_mtu:
             code = {2044: 4, 4092: 5}.get(int(want_mtu))
             got = storage["flags"].get("mtu", 4)
             if code and str(got) != str(code):
-                out.append(f"{storage['pkey']} ({storage['name']}): IPoIB mtu={got}, expected mtu={code} "
-                           f"(storage_ipoib_mtu {want_mtu})")
+                out.append(
+                    f"{storage['pkey']} ({storage['name']}): IPoIB mtu={got}, expected mtu={code} "
+                    f"(storage_ipoib_mtu {want_mtu})"
+                )
     for part in (p for p in (compute, storage) if p):
         wide = sorted(m["guid"] for m in part["members"] if m["guid"] in _KEYWORDS)
         if wide:
-            out.append(f"{part['pkey']} ({part['name']}): member {', '.join(wide)} makes every port a member "
-                       "(compute/storage separation lost)")
+            out.append(
+                f"{part['pkey']} ({part['name']}): member {', '.join(wide)} makes every port a member "
+                "(compute/storage separation lost)"
+            )
     if compute and storage:
         both = sorted(_members(compute)[0] & _members(storage)[0])
         if both:
-            out.append(f"{len(both)} port(s) full members of both {compute['pkey']} and {storage['pkey']}: "
-                       f"{examples(both)}")
+            out.append(
+                f"{len(both)} port(s) full members of both {compute['pkey']} and {storage['pkey']}: "
+                f"{examples(both)}"
+            )
     return out
 
 
 COMPARATORS = [
-    Comparator("pkey-membership", "host", pkey_membership,
-               "compute ports full members of pkey_compute only, storage ports of pkey_storage only"),
-    Comparator("partitions", "host", partitions,
-               "partitions.conf as the design's partitions_conf: every partition, member and flag"),
+    Comparator(
+        "pkey-membership",
+        "host",
+        pkey_membership,
+        "compute ports full members of pkey_compute only, storage ports of pkey_storage only",
+    ),
+    Comparator(
+        "partitions",
+        "host",
+        partitions,
+        "partitions.conf as the design's partitions_conf: every partition, member and flag",
+    ),
 ]

@@ -2,6 +2,7 @@
 (`lspci -vvv -d SWITCH`, every ACSCtl bit off so peer-to-peer traffic crosses
 the switch instead of detouring through the root complex), and the firmware
 and PSID of every ConnectX adapter (`mlxfwmanager --query`)."""
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,17 @@ from ._util import examples
 def pcie_acs(record: Any, v: dict) -> list[str]:
     ports = [d for d in record.get("devices", []) if d.get("acsctl") is not None]
     if not ports:
-        raise ValueError("no ACSCtl read on any switch port (lspci not run as root, or not the designed switch)")
+        raise ValueError(
+            "no ACSCtl read on any switch port (lspci not run as root, or not the designed switch)"
+        )
     on = [d for d in ports if d.get("acs_enabled")]
     if not on:
         return []
     flags = sorted({f for d in on for f in d["acs_enabled"]})
-    return [f"ACS on at {len(on)} of {len(ports)} switch ports ({examples([d['slot'] for d in on])}): "
-            f"{' '.join(f + '+' for f in flags)} (expected every ACSCtl bit off)"]
+    return [
+        f"ACS on at {len(on)} of {len(ports)} switch ports ({examples([d['slot'] for d in on])}): "
+        f"{' '.join(f + '+' for f in flags)} (expected every ACSCtl bit off)"
+    ]
 
 
 def _family(device_type: str | None) -> str | None:
@@ -47,17 +52,27 @@ def hca_firmware(record: Any, v: dict) -> list[str]:
         card = f"adapter #{d.get('index')} ({d.get('pci_device_name') or '?'}, {d.get('part_number') or '?'})"
         family = next((f for f, x in psids.items() if d.get("psid") in x), None)
         if family is None:
-            out.append(f"{card}: PSID {d.get('psid')} is not a designed part (expected {' or '.join(planned)})")
+            out.append(
+                f"{card}: PSID {d.get('psid')} is not a designed part (expected {' or '.join(planned)})"
+            )
             family = _family(d.get("device_type"))
         want = firmware.get(family or "")
         if want is None:
-            out.append(f"{card}: no designed firmware for {family or d.get('device_type') or 'an unknown type'} "
-                       f"(hca_firmware has {', '.join(firmware)})")
+            out.append(
+                f"{card}: no designed firmware for {family or d.get('device_type') or 'an unknown type'} "
+                f"(hca_firmware has {', '.join(firmware)})"
+            )
         elif d.get("fw_current") != want:
             out.append(f"{card}: FW expected {want} ({family}), found {d.get('fw_current')}")
     return out
 
 
-COMPARATORS = [Comparator("pcie-acs", "host", pcie_acs, "every ACSCtl bit off on the PCIe switch ports"),
-               Comparator("hca-firmware", "host", hca_firmware,
-                          "every ConnectX adapter on its family's hca_firmware with a PSID of its hca_psids")]
+COMPARATORS = [
+    Comparator("pcie-acs", "host", pcie_acs, "every ACSCtl bit off on the PCIe switch ports"),
+    Comparator(
+        "hca-firmware",
+        "host",
+        hca_firmware,
+        "every ConnectX adapter on its family's hca_firmware with a PSID of its hca_psids",
+    ),
+]

@@ -4,6 +4,7 @@ node (sm_master), the others are STANDBY, each at its designed sm_priority.
 Each node is judged against its designed role, with the fleet's picture in the
 reason (a failed-over standby is not a fault of the standby, but the subnet is
 not as designed, so it is named)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,7 +29,9 @@ def sm_master_standby(records: dict[str, Any], variables: dict[str, dict]) -> di
         problems = []
         if states[host] != role:
             where = f"MASTER is {fold(masters)}" if masters else "no node is MASTER"
-            problems.append(f"{host}: expected {role}, found {states[host]} ({where}; designed master {v['sm_master']})")
+            problems.append(
+                f"{host}: expected {role}, found {states[host]} ({where}; designed master {v['sm_master']})"
+            )
         elif role == "MASTER" and len(masters) > 1:
             problems.append(f"{len(masters)} masters in one subnet: {fold(masters)}")
         want = v.get("sm_priority")
@@ -60,7 +63,17 @@ def sm_subnet(record: Any, v: dict) -> list[str]:
     return out
 
 
-COMPARATORS = [Comparator("sm-master-standby", "fleet", sm_master_standby,
-                          "one MASTER (sm_master), the other SM nodes STANDBY, at their sm_priority"),
-               Comparator("sm-subnet", "host", sm_subnet,
-                          "as seen from a compute node: one MASTER and a STANDBY SM, wherever they run")]
+COMPARATORS = [
+    Comparator(
+        "sm-master-standby",
+        "fleet",
+        sm_master_standby,
+        "one MASTER (sm_master), the other SM nodes STANDBY, at their sm_priority",
+    ),
+    Comparator(
+        "sm-subnet",
+        "host",
+        sm_subnet,
+        "as seen from a compute node: one MASTER and a STANDBY SM, wherever they run",
+    ),
+]

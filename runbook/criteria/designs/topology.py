@@ -1,6 +1,7 @@
 """`nvidia-smi topo -m` against the design: each GPU's NUMA node and each
 compute NIC's PCIe relation to the GPUs of its rail (gpu_numa, compute_nics,
 nic_gpu_relation in the inventory). Each mismatch names the cell."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -60,6 +61,10 @@ def gpu_nic_topology(record: Any, v: dict) -> list[str]:
 
 COMPARATORS = [
     Comparator("gpu-numa", "host", gpu_numa, "each GPU on the NUMA node of gpu_numa"),
-    Comparator("gpu-nic-topology", "host", gpu_nic_topology,
-               "gpu_numa, and each compute NIC's relation to its rail's GPUs in nic_gpu_relation"),
+    Comparator(
+        "gpu-nic-topology",
+        "host",
+        gpu_nic_topology,
+        "gpu_numa, and each compute NIC's relation to its rail's GPUs in nic_gpu_relation",
+    ),
 ]

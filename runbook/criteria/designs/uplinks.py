@@ -2,6 +2,7 @@
 has `leaf_spine_links` (or `leaf_uplinks.per_spine`) Active links to every
 spine (spines), all of one width and speed. Each inter-switch link is printed from both ends; it is counted
 from the leaf's side."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,21 +26,39 @@ def leaf_spine_links(record: Any, v: dict) -> list[str]:
             up.setdefault((a, b), []).append(link)
     out = []
     shapes = {(link.get("width"), link.get("speed")) for links in up.values() for link in links}
-    common = max(shapes, key=lambda s: sum(1 for links in up.values() for link in links
-                                           if (link.get("width"), link.get("speed")) == s)) if shapes else None
+    common = (
+        max(
+            shapes,
+            key=lambda s: sum(
+                1 for links in up.values() for link in links if (link.get("width"), link.get("speed")) == s
+            ),
+        )
+        if shapes
+        else None
+    )
     for leaf in leaves:
         for spine in spines:
             links = up.get((leaf, spine), [])
             active = [link for link in links if link.get("state") == "Active"]
             if len(active) != per:
                 ports = ", ".join(str(link["port"]) for link in links) or "none"
-                out.append(f"{leaf} → {spine}: expected {per} Active link(s), found {len(active)} (ports: {ports})")
+                out.append(
+                    f"{leaf} → {spine}: expected {per} Active link(s), found {len(active)} (ports: {ports})"
+                )
             for link in active:
                 if (link.get("width"), link.get("speed")) != common:
-                    out.append(f"{leaf} port {link['port']} → {spine}: {link.get('width')} {link.get('speed')}, "
-                               f"the other uplinks {common[0]} {common[1]}")
+                    out.append(
+                        f"{leaf} port {link['port']} → {spine}: {link.get('width')} {link.get('speed')}, "
+                        f"the other uplinks {common[0]} {common[1]}"
+                    )
     return out
 
 
-COMPARATORS = [Comparator("leaf-spine-links", "host", leaf_spine_links,
-                          "every rail leaf has leaf_spine_links Active uplinks to every spine")]
+COMPARATORS = [
+    Comparator(
+        "leaf-spine-links",
+        "host",
+        leaf_spine_links,
+        "every rail leaf has leaf_spine_links Active uplinks to every spine",
+    )
+]

@@ -4,6 +4,7 @@ Each kind turns its commands' results into ordinary per-host events
 (HostStarted / HostFinished, with the optional `via`, `peer`, `link`), so the
 run state judges them like any other step. The runner calls `run_kind` from
 its verify; nothing else of the engine changes."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """What every step kind needs from the engine: the hosts' vars, running one
 command, and emitting per-host events."""
+
 from __future__ import annotations
 
 import asyncio
@@ -60,7 +61,9 @@ class Ctx:
             else:
                 runnable.append(h)
         self.selected = set(runnable)
-        e._emit(StepStarted(step.id, "verify", tuple(runnable), step.sha256, inventory_sha256=e.inventory.sha256))
+        e._emit(
+            StepStarted(step.id, "verify", tuple(runnable), step.sha256, inventory_sha256=e.inventory.sha256)
+        )
         return runnable
 
     def running(self, host: str, command: str) -> None:
@@ -73,11 +76,24 @@ class Ctx:
         """Targets that may take part: the hosts judged now and those already satisfied
         (a blocked or unselected host never serves as a partner)."""
         state = self.engine.state
-        return [h for h in self.engine._all_targets(self.step)
-                if h in self.selected or state.status(self.step.id, h) in SATISFIED]
+        return [
+            h
+            for h in self.engine._all_targets(self.step)
+            if h in self.selected or state.status(self.step.id, h) in SATISFIED
+        ]
 
-    def finish(self, host: str, status: Status, reason: str, res: Result | None = None, *,
-               via: str = "", peer: str = "", link: str = "", record: Any = None) -> None:
+    def finish(
+        self,
+        host: str,
+        status: Status,
+        reason: str,
+        res: Result | None = None,
+        *,
+        via: str = "",
+        peer: str = "",
+        link: str = "",
+        record: Any = None,
+    ) -> None:
         if host not in self.selected:
             return
         self.open.discard(host)
@@ -85,13 +101,25 @@ class Ctx:
         if stale is not None:
             stale.discard((self.step.id, host))  # fresh evidence now
         r = res
-        self.engine._emit(HostFinished(
-            self.step.id, "verify", host, status.value, reason,
-            command=r.command if r else "", exit_status=r.exit_status if r else None,
-            stdout=r.stdout if r else "", stderr=r.stderr if r else "",
-            started=r.started if r else 0.0, ended=(r.ended if r and r.ended else time.time()),
-            record=record if record is not None else (r.record if r else None),
-            via=via if via != host else "", peer=peer, link=link))
+        self.engine._emit(
+            HostFinished(
+                self.step.id,
+                "verify",
+                host,
+                status.value,
+                reason,
+                command=r.command if r else "",
+                exit_status=r.exit_status if r else None,
+                stdout=r.stdout if r else "",
+                stderr=r.stderr if r else "",
+                started=r.started if r else 0.0,
+                ended=(r.ended if r and r.ended else time.time()),
+                record=record if record is not None else (r.record if r else None),
+                via=via if via != host else "",
+                peer=peer,
+                link=link,
+            )
+        )
 
     def unfinished_unknown(self) -> None:
         for h in sorted(self.open):
@@ -103,26 +131,53 @@ class Ctx:
         values.update(extra or {})
         return render_command(template, values)
 
-    async def run(self, host: str, template: str, extra: dict[str, Any] | None = None, *,
-                  action: Action | None = None, timeout: float | None = None, on_line=None,
-                  judge_vars: dict[str, Any] | None = None) -> Result:
+    async def run(
+        self,
+        host: str,
+        template: str,
+        extra: dict[str, Any] | None = None,
+        *,
+        action: Action | None = None,
+        timeout: float | None = None,
+        on_line=None,
+        judge_vars: dict[str, Any] | None = None,
+    ) -> Result:
         """Run a template on `host`; parse and judge with `action` (default: verify)."""
         action = action or self.step.verify
         try:
             command = self.render(template, host, extra)
         except TemplateError as exc:
-            return Result(host, template, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False)
+            return Result(
+                host, template, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False
+            )
         try:
-            res = await self.engine.transport.run(host, command, timeout=timeout or action.timeout, on_line=on_line)
+            res = await self.engine.transport.run(
+                host, command, timeout=timeout or action.timeout, on_line=on_line
+            )
         except asyncio.CancelledError:
             self.cancelled = True
             raise
-        base = dict(exit_status=res.exit_status, stdout=res.stdout, stderr=res.stderr,
-                    started=res.started, ended=res.ended)
+        base = dict(
+            exit_status=res.exit_status,
+            stdout=res.stdout,
+            stderr=res.stderr,
+            started=res.started,
+            ended=res.ended,
+        )
         if res.unknown_reason:
-            return Result(host, command, Verdict(Status.UNKNOWN, f"{host}: {res.unknown_reason}"), assessed=False, **base)
-        record, problem = parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
-        verdict = judge_host(action, res.exit_status, res.stdout, judge_vars or self.vars(host), record, problem)
+            return Result(
+                host,
+                command,
+                Verdict(Status.UNKNOWN, f"{host}: {res.unknown_reason}"),
+                assessed=False,
+                **base,
+            )
+        record, problem = (
+            parse_output(action.parse, res.stdout) if res.exit_status == 0 or action.parse else (None, None)
+        )
+        verdict = judge_host(
+            action, res.exit_status, res.stdout, judge_vars or self.vars(host), record, problem
+        )
         if verdict.status == Status.FAIL and res.stderr.strip() and res.exit_status not in (0, None):
             verdict.reason += f" — stderr: {res.stderr.strip().splitlines()[-1][:160]}"
         return Result(host, command, verdict, record=record, **base)

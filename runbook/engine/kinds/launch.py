@@ -1,6 +1,7 @@
 """`launch:`: one job (mpirun over a host file) run from a launcher host over
 the step's hosts; below the threshold, split until the slow hosts are named
 (split.py). Every host gets its own verdict: slow, cleared, or unknown."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -48,21 +49,49 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             res, group = out.slow[h]
             others = [g for g in group if g != h]
             if not spec.split:
-                ctx.finish(h, Status.FAIL, f"{_summary(res)} (job over {len(group)} hosts, not split){took}",
-                           res, via=res.host, peer=_fold(others), record=_record(res, group, out))
+                ctx.finish(
+                    h,
+                    Status.FAIL,
+                    f"{_summary(res)} (job over {len(group)} hosts, not split){took}",
+                    res,
+                    via=res.host,
+                    peer=_fold(others),
+                    record=_record(res, group, out),
+                )
                 continue
-            ctx.finish(h, Status.FAIL, f"slow: {_summary(res)} with {_fold(others)} (the others run at the "
-                       f"threshold without it; named in round {_round(out, group)}/{out.rounds}){took}",
-                       res, via=res.host, peer=_fold(others), record=_record(res, group, out))
+            ctx.finish(
+                h,
+                Status.FAIL,
+                f"slow: {_summary(res)} with {_fold(others)} (the others run at the "
+                f"threshold without it; named in round {_round(out, group)}/{out.rounds}){took}",
+                res,
+                via=res.host,
+                peer=_fold(others),
+                record=_record(res, group, out),
+            )
         elif h in out.fine and (whole_ok or not nobody_named):
             res, group = out.fine[h]
-            ctx.finish(h, Status.PASS, f"at the threshold in a job over {len(group)} host(s){took}",
-                       res, via=res.host, peer=_fold([g for g in group if g != h]), record=_record(res, group, out))
+            ctx.finish(
+                h,
+                Status.PASS,
+                f"at the threshold in a job over {len(group)} host(s){took}",
+                res,
+                via=res.host,
+                peer=_fold([g for g in group if g != h]),
+                record=_record(res, group, out),
+            )
         elif h in out.fine:  # every part at the threshold, the whole below it
             res, group = out.whole[1]
-            ctx.finish(h, Status.FAIL, f"below the threshold over {len(group)} hosts, yet every smaller group "
-                       f"is at it: the fabric between them (spines), not one host ({_summary(res)}){took}",
-                       res, via=res.host, peer=_fold(group), record=_record(res, group, out))
+            ctx.finish(
+                h,
+                Status.FAIL,
+                f"below the threshold over {len(group)} hosts, yet every smaller group "
+                f"is at it: the fabric between them (spines), not one host ({_summary(res)}){took}",
+                res,
+                via=res.host,
+                peer=_fold(group),
+                record=_record(res, group, out),
+            )
         else:
             ev = out.unknown.get(h)
             res = ev[0] if ev else None
@@ -85,5 +114,9 @@ def _round(out, group) -> int:
 
 
 def _record(res: Result | None, group: list[str], out) -> dict:
-    return {"job": _fold(group), "result": res.record if res is not None else None, "rounds": out.rounds,
-            "jobs": [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs]}
+    return {
+        "job": _fold(group),
+        "result": res.record if res is not None else None,
+        "rounds": out.rounds,
+        "jobs": [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs],
+    }

@@ -9,6 +9,7 @@ A slow pair fails both ends at first; then each end of a slow pair is tested
 again against a partner that was fast, on the same NIC. An end slow again is
 the culprit: its link (host NIC ↔ leaf) when it is slow on one rail, the host
 when on several. An end fast with another partner is cleared."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,6 +28,7 @@ def _nics(ctx: Ctx):
     def of(host: str) -> list[dict[str, Any]]:
         v = ctx.vars(host).get("compute_nics") or []
         return [n for n in v if isinstance(n, dict)]
+
     return of
 
 
@@ -45,25 +47,45 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
             ready.set()
 
     port = port_of(t.snic)
-    server_vars = {"peer": _peer(ctx, t.client), "nic": t.snic, "peer_nic": t.cnic, "rail": t.snic.get("rail"),
-                   "port": port}
-    client_vars = {"peer": _peer(ctx, t.server), "nic": t.cnic, "peer_nic": t.snic, "rail": t.cnic.get("rail"),
-                   "port": port}
+    server_vars = {
+        "peer": _peer(ctx, t.client),
+        "nic": t.snic,
+        "peer_nic": t.cnic,
+        "rail": t.snic.get("rail"),
+        "port": port,
+    }
+    client_vars = {
+        "peer": _peer(ctx, t.server),
+        "nic": t.cnic,
+        "peer_nic": t.snic,
+        "rail": t.cnic.get("rail"),
+        "port": port,
+    }
     server_action = Action(run=spec.server, timeout=verify.timeout + spec.ready_timeout)
     for h, tmpl, extra in ((t.server, spec.server, server_vars), (t.client, verify.run, client_vars)):
         try:
             ctx.running(h, ctx.render(tmpl, h, extra))
         except Exception:  # the command error is reported by ctx.run below
             ctx.running(h, tmpl)
-    server = asyncio.create_task(ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line))
+    server = asyncio.create_task(
+        ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line)
+    )
     waiter = asyncio.create_task(ready.wait())
     try:
         await asyncio.wait({server, waiter}, timeout=spec.ready_timeout, return_when=asyncio.FIRST_COMPLETED)
         if not ready.is_set():
             srv = await _stop(server)
-            why = (srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1]) if srv else \
-                f"no `{spec.ready}` within {spec.ready_timeout:.0f}s"
-            blank = Result(t.client, "", Verdict(Status.UNKNOWN, f"server {t.server} did not listen: {why}"), assessed=False)
+            why = (
+                (srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1])
+                if srv
+                else f"no `{spec.ready}` within {spec.ready_timeout:.0f}s"
+            )
+            blank = Result(
+                t.client,
+                "",
+                Verdict(Status.UNKNOWN, f"server {t.server} did not listen: {why}"),
+                assessed=False,
+            )
             return blank, srv
         client = await ctx.run(t.client, verify.run, client_vars)
         try:
@@ -103,7 +125,9 @@ async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
         return
     action = Action(run=spec.cleanup, timeout=30.0)
     try:
-        await asyncio.wait_for(ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35)
+        await asyncio.wait_for(
+            ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35
+        )
     except (TimeoutError, OSError):
         pass
 
@@ -161,7 +185,9 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     results = await schedule(ctx, tests, spec.concurrency)
 
     slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}
-    fast_ends = {(h, d) for t, o in results.items() if o[0].verdict.status == Status.PASS for h, d in t.ends()}
+    fast_ends = {
+        (h, d) for t, o in results.items() if o[0].verdict.status == Status.PASS for h, d in t.ends()
+    }
     # Tie-break: every end of a slow pair against a fast partner on the same rail.
     second: dict[tuple[str, str], PairTest] = {}
     for t in slow:
@@ -214,22 +240,41 @@ def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
             elif not client.assessed or st == Status.UNKNOWN:
                 item = (Status.UNKNOWN, f"{t.label}: {client.verdict.reason}", client, peer, "")
             elif (host, dev) in cleared and host not in culprits:
-                item = (Status.PASS, f"{t.label} slow, but this end is fast with another partner", client, peer, "")
+                item = (
+                    Status.PASS,
+                    f"{t.label} slow, but this end is fast with another partner",
+                    client,
+                    peer,
+                    "",
+                )
             elif host in culprits:  # tested again and slow again: judged below as a culprit
                 continue
             else:
-                why = "the second test did not settle it" if (host, dev) in second else "no fast partner to break the tie"
-                item = (Status.FAIL, f"{t.label}: {client.verdict.reason} ({why})",
-                        client, peer, t.label)
+                why = (
+                    "the second test did not settle it"
+                    if (host, dev) in second
+                    else "no fast partner to break the tie"
+                )
+                item = (Status.FAIL, f"{t.label}: {client.verdict.reason} ({why})", client, peer, t.label)
             per_host.setdefault(host, []).append(item)
     for host in hosts:
         if host in culprits:
             ends = culprits[host]
             rails = {e for e in ends}
-            what = f"the host {host} (slow on {', '.join(sorted(rails))})" if len(rails) > 1 else f"the link {ends[0]}"
+            what = (
+                f"the host {host} (slow on {', '.join(sorted(rails))})"
+                if len(rails) > 1
+                else f"the link {ends[0]}"
+            )
             res, partner, reason = evidence[host]
-            ctx.finish(host, Status.FAIL, f"{what}: slow with two different partners ({reason})", res,
-                       peer=partner, link=", ".join(ends))
+            ctx.finish(
+                host,
+                Status.FAIL,
+                f"{what}: slow with two different partners ({reason})",
+                res,
+                peer=partner,
+                link=", ".join(ends),
+            )
             continue
         items = per_host.get(host, [])
         if not items:

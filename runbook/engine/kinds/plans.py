@@ -1,6 +1,7 @@
 """Pair plans (docs/step-kinds.md): which node tests against which, on which
 NIC. Rails come from the inventory's `compute_nics` ({dev, rail, ...}); a host
 without them has one unnamed port ({})."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -42,8 +43,13 @@ def end_label(host: str, nic: dict[str, Any]) -> str:
 
 def _key(nic: dict[str, Any]) -> tuple:
     """A NIC entry made hashable (lists become tuples; _unkey turns them back)."""
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in nic.items()
-                        if isinstance(v, (str, int, float, list))))
+    return tuple(
+        sorted(
+            (k, tuple(v) if isinstance(v, list) else v)
+            for k, v in nic.items()
+            if isinstance(v, (str, int, float, list))
+        )
+    )
 
 
 def _unkey(key: tuple) -> dict[str, Any]:
@@ -68,7 +74,9 @@ def _pairs_in_order(members: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def plan(kind: str, hosts: list[str], nics: Nics, explicit: tuple[tuple[str, str], ...] = ()) -> list[PairTest]:
+def plan(
+    kind: str, hosts: list[str], nics: Nics, explicit: tuple[tuple[str, str], ...] = ()
+) -> list[PairTest]:
     if kind == "list":
         first = lambda h: _key(nics(h)[0]) if nics(h) else ()
         return [PairTest(a, b, first(a), first(b)) for a, b in explicit]
@@ -78,12 +86,21 @@ def plan(kind: str, hosts: list[str], nics: Nics, explicit: tuple[tuple[str, str
     for idx, rail in enumerate(numbers):
         members = list(rails[rail])
         if kind == "rail":
-            tests += [PairTest(a, b, _key(rails[rail][a]), _key(rails[rail][b])) for a, b in _pairs_in_order(members)]
+            tests += [
+                PairTest(a, b, _key(rails[rail][a]), _key(rails[rail][b]))
+                for a, b in _pairs_in_order(members)
+            ]
         elif kind == "ring":
             if len(members) > 1:
-                tests += [PairTest(members[i], members[(i + 1) % len(members)], _key(rails[rail][members[i]]),
-                                   _key(rails[rail][members[(i + 1) % len(members)]]))
-                          for i in range(len(members) if len(members) > 2 else 1)]
+                tests += [
+                    PairTest(
+                        members[i],
+                        members[(i + 1) % len(members)],
+                        _key(rails[rail][members[i]]),
+                        _key(rails[rail][members[(i + 1) % len(members)]]),
+                    )
+                    for i in range(len(members) if len(members) > 2 else 1)
+                ]
         elif kind == "cross_rail":
             other = numbers[(idx + 1) % len(numbers)]
             if other == rail:

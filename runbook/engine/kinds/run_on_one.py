@@ -1,6 +1,7 @@
 """`run_on: one`: one host runs the command for a group; the record's items
 (links, ports) are judged one by one and each verdict goes to the hosts the
 item names. If the runner cannot be reached, the next candidate takes over."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -34,8 +35,11 @@ def _name(item: Any, fields: str) -> str:
 def judge_items(ctx: Ctx, record: Any, hosts: list[str]) -> dict[str, list[tuple[str, Status, str]]]:
     """host -> [(item name, status, reason)] for every item attributed to a host of `hosts`."""
     spec, verify = ctx.step.run_on, ctx.step.verify
-    per_item = Action(run=verify.run, parse=verify.parse or "record",
-                      expect=tuple(c for c in verify.expect if c.kind != "exit"))
+    per_item = Action(
+        run=verify.run,
+        parse=verify.parse or "record",
+        expect=tuple(c for c in verify.expect if c.kind != "exit"),
+    )
     wanted = set(hosts)
     out: dict[str, list[tuple[str, Status, str]]] = {}
     items = select(record, spec.items)
@@ -59,8 +63,12 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
     tried: list[str] = []
     res: Result | None = None
     # The whole output is judged on its exit status and parse only; the criteria are per item.
-    whole = Action(run=verify.run, parse=verify.parse, expect=tuple(c for c in verify.expect if c.kind == "exit"),
-                   timeout=verify.timeout)
+    whole = Action(
+        run=verify.run,
+        parse=verify.parse,
+        expect=tuple(c for c in verify.expect if c.kind == "exit"),
+        timeout=verify.timeout,
+    )
     for runner in candidates:
         r = await ctx.run(runner, verify.run, action=whole)
         if r.assessed:
@@ -89,23 +97,40 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
     for h in hosts:
         items = judged.get(h)
         if not items and covered is not None and covered >= len(ctx.engine._all_targets(ctx.step)):
-            ctx.finish(h, Status.PASS, f"nothing reported for it by {via} ({spec.covered} = {covered}){taken}",
-                       res, via=via, record={"items": []})
+            ctx.finish(
+                h,
+                Status.PASS,
+                f"nothing reported for it by {via} ({spec.covered} = {covered}){taken}",
+                res,
+                via=via,
+                record={"items": []},
+            )
             continue
         if not items:
-            why = f"not seen in {via}'s output" if covered is None else \
-                f"{spec.covered} = {covered}: fewer nodes checked than the hosts judged"
+            why = (
+                f"not seen in {via}'s output"
+                if covered is None
+                else f"{spec.covered} = {covered}: fewer nodes checked than the hosts judged"
+            )
             ctx.finish(h, Status.UNKNOWN, why + taken, res, via=via, record={})
             continue
         bad = [(n, s, r) for n, s, r in items if s != Status.PASS]
         record = {"items": [{"name": n, "status": s.value, "reason": r} for n, s, r in items]}
         if not bad:
-            ctx.finish(h, Status.PASS, f"{len(items)} seen by {via}, all as expected{taken}", res, via=via,
-                       record=record)
+            ctx.finish(
+                h,
+                Status.PASS,
+                f"{len(items)} seen by {via}, all as expected{taken}",
+                res,
+                via=via,
+                record=record,
+            )
             continue
         status = Status.FAIL if any(s == Status.FAIL for _n, s, _r in bad) else Status.UNKNOWN
         links = ", ".join(n for n, _s, _r in bad)
-        reason = "; ".join(f"{n}: {r}" for n, _s, r in bad[:4]) + (f"; … {len(bad) - 4} more" if len(bad) > 4 else "")
+        reason = "; ".join(f"{n}: {r}" for n, _s, r in bad[:4]) + (
+            f"; … {len(bad) - 4} more" if len(bad) > 4 else ""
+        )
         ctx.finish(h, status, reason + taken, res, via=via, link=links, record=record)
 
 

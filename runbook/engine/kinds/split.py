@@ -9,6 +9,7 @@ given N ≥ 4 (with 2 or 3 hosts there may be no cleared host to run with:
 those left are unknown, none is blamed);
 `max_rounds` bounds it whatever happens: what is not settled by then is
 unknown."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,15 @@ def bound(n: int) -> int:
     return math.ceil(math.log2(max(n, 2))) + 2
 
 
-async def isolate(hosts: list[str], probe: Probe, *, split: bool = True, max_parallel: int = 8,
-                  max_rounds: int | None = None, cleared: list[str] | None = None) -> Split:
+async def isolate(
+    hosts: list[str],
+    probe: Probe,
+    *,
+    split: bool = True,
+    max_parallel: int = 8,
+    max_rounds: int | None = None,
+    cleared: list[str] | None = None,
+) -> Split:
     """`cleared`: hosts known good before (passed earlier): partners for single hosts."""
     out = Split()
     limit = max_rounds or bound(len(hosts))

@@ -2,6 +2,7 @@
 ({name: func(ctx, args, io) -> int or awaitable int}) is picked up, and
 ONLY_ON ({name: predicate(machine)}) limits where a command is installed.
 Adding a tool is adding a file."""
+
 from __future__ import annotations
 
 import importlib

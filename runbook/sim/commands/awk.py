@@ -2,14 +2,17 @@
 assignments (= += ++), next; fields $N $NF $(expr), NR, NF, concatenation,
 arithmetic. Enough for the one-liners runbooks use (`awk '{print $2}'`,
 `awk -F: '/version/ {print $2}'`, `awk '{s+=$1} END {print s}'`)."""
+
 from __future__ import annotations
 
 import re
 
 from .base import Ctx, read_inputs
 
-TOKEN = re.compile(r'\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>"(?:\\.|[^"\\])*")|(?P<re>/(?:\\.|[^/\\])+/)'
-                   r'|(?P<op>\+\+|\+=|-=|==|!=|<=|>=|!~|&&|\|\||[-+*/%<>!~=(),;{}$])|(?P<name>[A-Za-z_]\w*))')
+TOKEN = re.compile(
+    r'\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<str>"(?:\\.|[^"\\])*")|(?P<re>/(?:\\.|[^/\\])+/)'
+    r"|(?P<op>\+\+|\+=|-=|==|!=|<=|>=|!~|&&|\|\||[-+*/%<>!~=(),;{}$])|(?P<name>[A-Za-z_]\w*))"
+)
 
 
 class AwkError(Exception):
@@ -32,7 +35,7 @@ def tokenize(src: str) -> list[tuple[str, str]]:
             continue
         m = TOKEN.match(src, i)
         if not m or m.end() == i:
-            raise AwkError(f"syntax error at source line 1 near {src[i:i + 10]!r}")
+            raise AwkError(f"syntax error at source line 1 near {src[i : i + 10]!r}")
         kind = m.lastgroup
         value = m.group(kind)
         # a / after a value is division, not a regex
@@ -56,7 +59,13 @@ class Program:
                 continue
             pattern = None
             if self.peek() != ("op", "{"):
-                pattern = "BEGIN" if self.peek() == ("name", "BEGIN") else "END" if self.peek() == ("name", "END") else None
+                pattern = (
+                    "BEGIN"
+                    if self.peek() == ("name", "BEGIN")
+                    else "END"
+                    if self.peek() == ("name", "END")
+                    else None
+                )
                 if pattern:
                     self.i += 1
                 else:
@@ -197,8 +206,13 @@ class Runner:
         self.fields: list[str] = [""]
 
     def set_record(self, line: str) -> None:
-        parts = (line.split() if self.fs in (None, " ") else
-                 re.split(self.fs, line) if len(self.fs) > 1 else line.split(self.fs))
+        parts = (
+            line.split()
+            if self.fs in (None, " ")
+            else re.split(self.fs, line)
+            if len(self.fs) > 1
+            else line.split(self.fs)
+        )
         self.fields = [line] + parts
         self.vars["NF"] = float(len(parts))
 
@@ -220,13 +234,24 @@ class Runner:
         if kind == "arith":
             a, b = _num(self.ev(node[2])), _num(self.ev(node[3]))
             op = node[1]
-            return a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else (
-                (a / b if op == "/" else a % b) if b else 0.0)
+            return (
+                a + b
+                if op == "+"
+                else a - b
+                if op == "-"
+                else a * b
+                if op == "*"
+                else ((a / b if op == "/" else a % b) if b else 0.0)
+            )
         if kind == "cmp":
             a, b = self.ev(node[2]), self.ev(node[3])
-            numeric = all(isinstance(x, float) or re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", str(x)) for x in (a, b))
+            numeric = all(
+                isinstance(x, float) or re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", str(x)) for x in (a, b)
+            )
             x, y = (_num(a), _num(b)) if numeric else (_str(a), _str(b))
-            return float({"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[node[1]])
+            return float(
+                {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[node[1]]
+            )
         if kind == "match":
             pattern = node[3][1] if node[3][0] == "re" else _str(self.ev(node[3]))
             hit = re.search(pattern, _str(self.ev(node[2]))) is not None
@@ -251,10 +276,24 @@ class Runner:
             elif st[0] == "printf":
                 fmt, *args = [self.ev(a) for a in st[1]]
                 conv = iter(args)
-                text = re.sub(r"%([-0-9.]*)([sdif%])", lambda m: "%" if m[2] == "%" else (
-                    ("%" + m[1] + ("d" if m[2] == "i" else m[2])) % (
-                        int(_num(next(conv, 0.0))) if m[2] in "di" else _num(next(conv, 0.0)) if m[2] == "f"
-                        else _str(next(conv, "")))), _str(fmt))
+                text = re.sub(
+                    r"%([-0-9.]*)([sdif%])",
+                    lambda m: (
+                        "%"
+                        if m[2] == "%"
+                        else (
+                            ("%" + m[1] + ("d" if m[2] == "i" else m[2]))
+                            % (
+                                int(_num(next(conv, 0.0)))
+                                if m[2] in "di"
+                                else _num(next(conv, 0.0))
+                                if m[2] == "f"
+                                else _str(next(conv, ""))
+                            )
+                        )
+                    ),
+                    _str(fmt),
+                )
                 self.out.write(text.replace("\\n", "\n"))
             elif st[0] == "assign":
                 _, name, op, expr = st
@@ -295,7 +334,7 @@ def awk(ctx: Ctx, args, io) -> int:
     except AwkError as exc:
         io.err.write(f"awk: {exc}\n")
         return 2
-    inputs, status = read_inputs(ctx, "awk", args[i + 1:], io)
+    inputs, status = read_inputs(ctx, "awk", args[i + 1 :], io)
     run = Runner(prog, fs, io.out)
     for name, value in assigned.items():  # -v var=value: a number when it looks like one (awk's strnum)
         try:

@@ -1,4 +1,5 @@
 """What a simulated command gets: the shell, the machine, and small helpers."""
+
 from __future__ import annotations
 
 from ..vfs import FsError
@@ -59,7 +60,7 @@ def split_opts(args: list[str], with_value: str = "") -> tuple[dict[str, str | b
     while i < len(args):
         a = args[i]
         if a == "--":
-            rest.extend(args[i + 1:])
+            rest.extend(args[i + 1 :])
             break
         if a.startswith("--"):
             key, eq, value = a[2:].partition("=")
@@ -69,7 +70,7 @@ def split_opts(args: list[str], with_value: str = "") -> tuple[dict[str, str | b
             while j < len(a):
                 letter = a[j]
                 if letter in with_value:
-                    value = a[j + 1:]
+                    value = a[j + 1 :]
                     if not value and i + 1 < len(args):
                         i += 1
                         value = args[i]

@@ -1,4 +1,5 @@
 """Shell builtins: they touch the shell itself (variables, options, jobs, exit)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -104,7 +105,9 @@ def _which(ctx: Ctx, args, io) -> int:
         if lookup(name, ctx.machine) is not None:
             io.out.write(f"/usr/bin/{name}\n")
         else:
-            io.err.write(f"/usr/bin/which: no {name} in (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin)\n")
+            io.err.write(
+                f"/usr/bin/which: no {name} in (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin)\n"
+            )
             status = 1
     return status
 
@@ -190,9 +193,23 @@ def _bracket(ctx: Ctx, args, io) -> int:
 
 
 BUILTINS = {
-    "exit": _exit, "cd": _cd, "pwd": _pwd, "export": _export, "unset": _unset, "set": _set,
-    "wait": _wait, "read": _read, "command": _command, "type": _command, "echo": _echo,
-    "printf": _printf, "test": _test, "[": _bracket, "sleep": _sleep,
-    "true": lambda ctx, args, io: 0, "false": lambda ctx, args, io: 1, ":": lambda ctx, args, io: 0,
+    "exit": _exit,
+    "cd": _cd,
+    "pwd": _pwd,
+    "export": _export,
+    "unset": _unset,
+    "set": _set,
+    "wait": _wait,
+    "read": _read,
+    "command": _command,
+    "type": _command,
+    "echo": _echo,
+    "printf": _printf,
+    "test": _test,
+    "[": _bracket,
+    "sleep": _sleep,
+    "true": lambda ctx, args, io: 0,
+    "false": lambda ctx, args, io: 1,
+    ":": lambda ctx, args, io: 0,
     "which": _which,
 }

@@ -1,4 +1,5 @@
 """File tools: ls touch rm mkdir cp sha256sum md5sum."""
+
 from __future__ import annotations
 
 import hashlib
@@ -115,8 +116,8 @@ def mv(ctx: Ctx, args, io) -> int:
             return 1
         prefix = src.rstrip("/") + "/"
         for path in [p for p in node.files if p.startswith(prefix)]:
-            node.files[dst + path[len(src):]] = node.files.pop(path)
-        node.dirs[:] = [dst + d[len(src):] if d == src or d.startswith(prefix) else d for d in node.dirs]
+            node.files[dst + path[len(src) :]] = node.files.pop(path)
+        node.dirs[:] = [dst + d[len(src) :] if d == src or d.startswith(prefix) else d for d in node.dirs]
         if dst not in node.dirs:
             node.dirs.append(dst)
         ctx.machine.changed()
@@ -148,8 +149,18 @@ def _digest(algo: str):
                 continue
             io.out.write(f"{hashlib.new(algo, text.encode()).hexdigest()}  {f}\n")
         return status
+
     return run
 
 
-COMMANDS = {"ls": ls, "touch": touch, "rm": rm, "mkdir": mkdir, "cp": cp, "mv": mv,
-            "sha256sum": _digest("sha256"), "md5sum": _digest("md5"), "sha1sum": _digest("sha1")}
+COMMANDS = {
+    "ls": ls,
+    "touch": touch,
+    "rm": rm,
+    "mkdir": mkdir,
+    "cp": cp,
+    "mv": mv,
+    "sha256sum": _digest("sha256"),
+    "md5sum": _digest("md5"),
+    "sha1sum": _digest("sha1"),
+}

@@ -2,14 +2,18 @@
 port (an ib_write_bw server waiting for its client), and `-k` kills it. As
 psmisc prints it: the name ("18515/tcp:") on stderr, the PIDs on stdout;
 exit status 0 when something was found, 1 when not."""
+
 from __future__ import annotations
 
 from .base import Ctx
 
 
 def _listeners(ctx: Ctx, port: int) -> list:
-    return [f for f in ctx.machine.rendezvous.get("ib_write_bw") or []
-            if not f.done() and getattr(f, "port", None) == port]
+    return [
+        f
+        for f in ctx.machine.rendezvous.get("ib_write_bw") or []
+        if not f.done() and getattr(f, "port", None) == port
+    ]
 
 
 def fuser(ctx: Ctx, args, io) -> int:

@@ -4,6 +4,7 @@ Xid), dcgmi diag (DCGM 4 table layout), nvbandwidth (v0.4 layout) and gpu_burn
 a degraded PCIe link or ACS redirection slows the copies and fails DCGM's pcie
 test, a pending row remap fails the deployment test, a faulty GPU fails the burn.
 Long runs take a fraction of their nominal time (SPEEDUP)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,21 +21,30 @@ H2D_GBPS = 26.0  # pinned host->device copy engine over PCIe Gen4 x16 (L40S, nvb
 # ---- dmesg ---------------------------------------------------------------------------
 def _boot_log(node) -> list[tuple[float, str]]:
     v = node.versions
-    lines = [(0.0, f"Linux version {v['kernel']} (mockbuild@iad1-prod-build001.bld.equ.rockylinux.org) "
-                   "(gcc (GCC) 11.4.1 20230605, GNU ld version 2.35.2-42.el9) #1 SMP PREEMPT_DYNAMIC"),
-             (0.0, f"Command line: {node.platform.kernel_args}")]
+    lines = [
+        (
+            0.0,
+            f"Linux version {v['kernel']} (mockbuild@iad1-prod-build001.bld.equ.rockylinux.org) "
+            "(gcc (GCC) 11.4.1 20230605, GNU ld version 2.35.2-42.el9) #1 SMP PREEMPT_DYNAMIC",
+        ),
+        (0.0, f"Command line: {node.platform.kernel_args}"),
+    ]
     if "intel_iommu=on" in node.platform.kernel_args:
         lines.append((0.61, "DMAR: IOMMU enabled"))
     if "iommu=pt" in node.platform.kernel_args:
         lines.append((1.12, "iommu: Default domain type: Passthrough (set via kernel command line)"))
     for k, nic in enumerate(node.nics):
-        lines.append((9.8 + k * 0.21, f"mlx5_core 0000:{nic.bus}: firmware version: "
-                                      f"{node.firmware(nic)}"))
+        lines.append((9.8 + k * 0.21, f"mlx5_core 0000:{nic.bus}: firmware version: {node.firmware(nic)}"))
     if node.gpus:
-        lines += [(12.31, "nvidia: loading out-of-tree module taints kernel."),
-                  (12.52, f"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {v['driver']}  "
-                          "Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jun 18 23:14:03 UTC 2024"),
-                  (14.07, "nvidia-peermem: loading out-of-tree module taints kernel.")]
+        lines += [
+            (12.31, "nvidia: loading out-of-tree module taints kernel."),
+            (
+                12.52,
+                f"NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {v['driver']}  "
+                "Release Build  (dvs-builder@U16-I3-B03-4-3)  Tue Jun 18 23:14:03 UTC 2024",
+            ),
+            (14.07, "nvidia-peermem: loading out-of-tree module taints kernel."),
+        ]
     lines.append((21.4, "IPv6: ADDRCONF(NETDEV_CHANGE): ib4: link becomes ready"))
     up = max(60.0, time.time() - node.booted_at)
     extra = node.platform.kernel_log
@@ -46,17 +56,32 @@ def dmesg(ctx: Ctx, args, io) -> int:
     node = ctx.node
     ctime = any(a in ("-T", "--ctime") for a in args)
     iso = any(a in ("--time-format=iso",) for a in args) or (
-        "--time-format" in args and args[args.index("--time-format") + 1:][:1] == ["iso"])
+        "--time-format" in args and args[args.index("--time-format") + 1 :][:1] == ["iso"]
+    )
     for a in args:
-        if a.startswith("-") and a not in ("-T", "--ctime", "--time-format", "--time-format=iso", "-x", "--nopager",
-                                           "-k", "--kernel", "iso", "-L", "--color=never"):
+        if a.startswith("-") and a not in (
+            "-T",
+            "--ctime",
+            "--time-format",
+            "--time-format=iso",
+            "-x",
+            "--nopager",
+            "-k",
+            "--kernel",
+            "iso",
+            "-L",
+            "--color=never",
+        ):
             io.err.write(f"dmesg: unrecognized option '{a}'\nTry 'dmesg --help' for more information.\n")
             return 1
     for t, text in _boot_log(node):
         if ctime:
             stamp = time.strftime("[%a %b %d %H:%M:%S %Y]", time.gmtime(node.booted_at + t))
         elif iso:
-            stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(node.booted_at + t)) + f",{int(t % 1 * 1e6):06d}+00:00"
+            stamp = (
+                time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(node.booted_at + t))
+                + f",{int(t % 1 * 1e6):06d}+00:00"
+            )
         else:
             stamp = f"[{t:12.6f}]"
         io.out.write(f"{stamp} {text}\n")
@@ -92,14 +117,30 @@ def _jitter(*keys: int) -> float:
 
 
 # ---- dcgmi diag ----------------------------------------------------------------------
-TESTS = {1: [("Deployment", "software")],
-         2: [("Deployment", "software"), ("Hardware", "memory"), ("Integration", "pcie")],
-         3: [("Deployment", "software"), ("Hardware", "memory"), ("Hardware", "diagnostic"),
-             ("Integration", "pcie"), ("Stress", "memory_bandwidth"), ("Stress", "targeted_stress"),
-             ("Stress", "targeted_power")],
-         4: [("Deployment", "software"), ("Hardware", "memory"), ("Hardware", "diagnostic"),
-             ("Hardware", "pulse_test"), ("Integration", "pcie"), ("Stress", "memory_bandwidth"),
-             ("Stress", "memtest"), ("Stress", "targeted_stress"), ("Stress", "targeted_power")]}
+TESTS = {
+    1: [("Deployment", "software")],
+    2: [("Deployment", "software"), ("Hardware", "memory"), ("Integration", "pcie")],
+    3: [
+        ("Deployment", "software"),
+        ("Hardware", "memory"),
+        ("Hardware", "diagnostic"),
+        ("Integration", "pcie"),
+        ("Stress", "memory_bandwidth"),
+        ("Stress", "targeted_stress"),
+        ("Stress", "targeted_power"),
+    ],
+    4: [
+        ("Deployment", "software"),
+        ("Hardware", "memory"),
+        ("Hardware", "diagnostic"),
+        ("Hardware", "pulse_test"),
+        ("Integration", "pcie"),
+        ("Stress", "memory_bandwidth"),
+        ("Stress", "memtest"),
+        ("Stress", "targeted_stress"),
+        ("Stress", "targeted_power"),
+    ],
+}
 SECONDS = {1: 0.2, 2: 0.5, 3: 1.0, 4: 1.5}
 
 
@@ -130,8 +171,10 @@ def _failure(node, gpu, test: str) -> str | None:
         return f"GPU {gpu.index} has uncorrectable memory errors and row remappings are pending"
     if test == "pcie" and (degraded(gpu) or "pcie" in health.dcgm_fail):
         bw = gpu_h2d(gpu) * (0.45 if not degraded(gpu) else 1.0)
-        return (f"Bandwidth of GPU {gpu.index} in direction host to device of {bw:.2f} did not exceed "
-                f"minimum required bandwidth of 19.20.")
+        return (
+            f"Bandwidth of GPU {gpu.index} in direction host to device of {bw:.2f} did not exceed "
+            f"minimum required bandwidth of 19.20."
+        )
     if test in health.dcgm_fail:
         return f"GPU {gpu.index} failed the {test} test"
     return None
@@ -154,12 +197,16 @@ async def dcgmi(ctx: Ctx, args, io) -> int:
     level_n = {"short": 1, "medium": 2, "long": 3, "xlong": 4}.get(level) or int(level)
     await asyncio.sleep(SECONDS[level_n])
     ids = ", ".join("26b9" for _ in node.gpus)
-    lines = ["Successfully ran diagnostic for group.",
-             "+---------------------------+------------------------------------------------+",
-             "| Diagnostic                | Result                                         |",
-             "+===========================+================================================+",
-             _section("Metadata", True), _row("DCGM Version", "4.0.0"),
-             _row("Driver Version Detected", node.versions["driver"]), _row("GPU Device IDs Detected", ids)]
+    lines = [
+        "Successfully ran diagnostic for group.",
+        "+---------------------------+------------------------------------------------+",
+        "| Diagnostic                | Result                                         |",
+        "+===========================+================================================+",
+        _section("Metadata", True),
+        _row("DCGM Version", "4.0.0"),
+        _row("Driver Version Detected", node.versions["driver"]),
+        _row("GPU Device IDs Detected", ids),
+    ]
     current = ""
     failed = False
     for section, test in TESTS[level_n]:
@@ -180,8 +227,12 @@ async def dcgmi(ctx: Ctx, args, io) -> int:
 
 
 # ---- nvbandwidth ---------------------------------------------------------------------
-NVB_TESTS = ("host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce",
-             "device_to_device_memcpy_write_ce")
+NVB_TESTS = (
+    "host_to_device_memcpy_ce",
+    "device_to_host_memcpy_ce",
+    "device_to_device_memcpy_read_ce",
+    "device_to_device_memcpy_write_ce",
+)
 
 
 def _matrix(title: str, cols: int, rows: list[list[float | None]]) -> list[str]:
@@ -211,25 +262,43 @@ async def nvbandwidth(ctx: Ctx, args, io) -> int:
             io.err.write(f"ERROR: Testcase {t} not found!\n")
             return 1
     v = node.versions
-    lines = ["nvbandwidth Version: v0.4", "Built from Git version: v0.4", "",
-             "NOTE: This tool reports current measured bandwidth on your system.",
-             "Additional system-specific tuning may be required to achieve maximal peak bandwidth.", "",
-             "CUDA Runtime Version: 12040", "CUDA Driver Version: 12040", f"Driver Version: {v['driver']}", ""]
+    lines = [
+        "nvbandwidth Version: v0.4",
+        "Built from Git version: v0.4",
+        "",
+        "NOTE: This tool reports current measured bandwidth on your system.",
+        "Additional system-specific tuning may be required to achieve maximal peak bandwidth.",
+        "",
+        "CUDA Runtime Version: 12040",
+        "CUDA Driver Version: 12040",
+        f"Driver Version: {v['driver']}",
+        "",
+    ]
     lines += [f"Device {g.index}: NVIDIA L40S" for g in node.gpus]
     gpus = node.gpus
     for k, t in enumerate(tests):
         lines += ["", f"Running {t}."]
         if t.startswith("host_to_device") or t.startswith("device_to_host"):
             row = [gpu_h2d(g) * (1 - 0.002 * ((g.index + k) % 3)) for g in gpus]
-            title = ("memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)" if t.startswith("host")
-                     else "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)")
+            title = (
+                "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)"
+                if t.startswith("host")
+                else "memcpy CE CPU(row) <- GPU(column) bandwidth (GB/s)"
+            )
             lines += _matrix(title, len(gpus), [row])
             total = sum(row)
         else:
-            rows = [[None if a is b else gpu_d2d(node, a, b) + _jitter(a.index, b.index) for b in gpus]
-                    for a in gpus]
-            lines += _matrix("memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)" if "read" in t
-                             else "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)", len(gpus), rows)
+            rows = [
+                [None if a is b else gpu_d2d(node, a, b) + _jitter(a.index, b.index) for b in gpus]
+                for a in gpus
+            ]
+            lines += _matrix(
+                "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)"
+                if "read" in t
+                else "memcpy CE GPU(row) <- GPU(column) bandwidth (GB/s)",
+                len(gpus),
+                rows,
+            )
             total = sum(x for r in rows for x in r if x is not None)
         lines += ["", f"SUM {t} {total:.2f}"]
     # while the copies run every GPU's link is busy: it leaves the idle 2.5GT/s
@@ -258,8 +327,10 @@ async def gpu_burn(ctx: Ctx, args, io) -> int:
         elif a == "-d":
             doubles = True
     if not ctx.fs.isfile(ctx.path("compare.ptx")):
-        io.err.write("Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:239): "
-                     "a PTX JIT compilation failed\n")
+        io.err.write(
+            "Couldn't init a GPU test: Error in load module (gpu_burn-drv.cpp:239): "
+            "a PTX JIT compilation failed\n"
+        )
         return 1
     node.platform.burn_runs += 1
     ctx.machine.changed()
@@ -268,8 +339,10 @@ async def gpu_burn(ctx: Ctx, args, io) -> int:
         io.out.write(f"GPU {g.index}: NVIDIA L40S (UUID: {g.uuid})\n")
     kind = "DOUBLES" if doubles else "FLOATS"
     for g in node.gpus:
-        io.out.write(f"Initialized device {g.index} with 45589 MB of memory (44950 MB available, using 40455 MB "
-                     f"of it), using {kind}{', using Tensor Cores' if tensor else ''}\n")
+        io.out.write(
+            f"Initialized device {g.index} with 45589 MB of memory (44950 MB available, using 40455 MB "
+            f"of it), using {kind}{', using Tensor Cores' if tensor else ''}\n"
+        )
     io.out.write("Results are 268435456 bytes each, thus performing 148 iterations\n")
     gflops = 90000 if tensor else 45000
     steps = 10
@@ -277,13 +350,15 @@ async def gpu_burn(ctx: Ctx, args, io) -> int:
     for step in range(1, steps + 1):
         await asyncio.sleep(seconds / SPEEDUP / steps)
         done = step * 148 * max(1, seconds // 10)
-        errors = " - ".join(f"{(step * 1311) if bad else 0} {' (WARNING!)' if bad else ''}".rstrip() + " "
-                            for bad in faulty)
+        errors = " - ".join(
+            f"{(step * 1311) if bad else 0} {' (WARNING!)' if bad else ''}".rstrip() + " " for bad in faulty
+        )
         temps = " - ".join(f"{min(45 + step * 2 + g.index % 3, 70)} C " for g in node.gpus)
         power = " - ".join(f"{335 + g.index % 7} W " for g in node.gpus)
         procd = " - ".join(f"{done} ({gflops - 311 * (g.index % 4)} Gflop/s) " for g in node.gpus)
-        io.out.write(f"\r{step * 100 / steps:.1f}%  proc'd: {procd}  errors: {errors}  temps: {temps}"
-                     f"  power: {power}")
+        io.out.write(
+            f"\r{step * 100 / steps:.1f}%  proc'd: {procd}  errors: {errors}  temps: {temps}  power: {power}"
+        )
     io.out.write("\nKilling processes with SIGTERM (soft kill)\ndone\n\n")
     io.out.write(f"Tested {len(node.gpus)} GPUs:\n")
     for g, bad in zip(node.gpus, faulty):

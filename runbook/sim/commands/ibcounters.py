@@ -4,6 +4,7 @@ an "Errors for <guid> "<node description>"" block per node with a port over
 threshold ("port ALL" then each port), then the "## Summary" footer. A marginal
 cable (linkfaults.cable_ber) shows on both ends: the HCA port and the leaf
 port it is cabled to."""
+
 from __future__ import annotations
 
 from .. import linkfaults
@@ -12,8 +13,10 @@ from .ibfabric import _can_discover
 
 
 def _counters() -> str:
-    return (f"[SymbolErrorCounter == {linkfaults.BER_SYMBOL_ERRORS}] "
-            f"[LinkErrorRecoveryCounter == {linkfaults.BER_RECOVERIES}]")
+    return (
+        f"[SymbolErrorCounter == {linkfaults.BER_SYMBOL_ERRORS}] "
+        f"[LinkErrorRecoveryCounter == {linkfaults.BER_RECOVERIES}]"
+    )
 
 
 def ibqueryerrors(ctx: Ctx, args, io) -> int:
@@ -34,8 +37,10 @@ def ibqueryerrors(ctx: Ctx, args, io) -> int:
                 bad_nodes += 1
                 bad_ports += 1
                 g = f"{nic.guid:#x}"
-                blocks.append(f'Errors for {g} "{fab.node_desc(node.name, nic.dev)}"\n'
-                              f"   GUID {g} port ALL: {_counters()}\n   GUID {g} port 1: {_counters()}")
+                blocks.append(
+                    f'Errors for {g} "{fab.node_desc(node.name, nic.dev)}"\n'
+                    f"   GUID {g} port ALL: {_counters()}\n   GUID {g} port 1: {_counters()}"
+                )
                 switch_errors.setdefault(nic.cable[0], []).append(int(nic.cable[1]))
     for sw in fab.switches.values():
         nodes += 1
@@ -49,8 +54,10 @@ def ibqueryerrors(ctx: Ctx, args, io) -> int:
                 lines.append(f"   GUID {g} port {port}: {_counters()}")
             blocks.append("\n".join(lines))
     out = "\n".join(blocks) + ("\n\n" if blocks else "")
-    out += (f"## Summary: {nodes} nodes checked, {bad_nodes} bad nodes found\n"
-            f"##          {ports} ports checked, {bad_ports} ports have errors beyond threshold\n")
+    out += (
+        f"## Summary: {nodes} nodes checked, {bad_nodes} bad nodes found\n"
+        f"##          {ports} ports checked, {bad_ports} ports have errors beyond threshold\n"
+    )
     io.out.write(out)
     return 0
 

@@ -1,5 +1,6 @@
 """Fabric-wide discovery: iblinkinfo, ibnetdiscover [-p], ibhosts, ibswitches.
 Layouts from fixtures/real-outputs/{iblinkinfo,ibnetdiscover,ibswitches}."""
+
 from __future__ import annotations
 
 import time
@@ -12,11 +13,15 @@ SWITCH_SPEED = {"MQM9700": ("4X", "106.25 Gbps", "4xNDR"), "MQM8700": ("4X", "53
 
 def _can_discover(ctx: Ctx, tool: str, io) -> bool:
     node = ctx.node
-    if any(ctx.fabric.status(node, n).layer == "InfiniBand" and ctx.fabric.status(node, n).phys == "LinkUp"
-           for n in node.nics):
+    if any(
+        ctx.fabric.status(node, n).layer == "InfiniBand" and ctx.fabric.status(node, n).phys == "LinkUp"
+        for n in node.nics
+    ):
         return True
-    io.err.write(f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
-                 f"{tool}: iberror: failed: Failed to open '(null)' port '0'\n")
+    io.err.write(
+        f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ((null):0)\n"
+        f"{tool}: iberror: failed: Failed to open '(null)' port '0'\n"
+    )
     return False
 
 
@@ -42,7 +47,11 @@ def _links(ctx: Ctx):
             if st.layer != "InfiniBand" or st.phys != "LinkUp":
                 yield sw, port, None
                 continue
-            speed = (ibformat.link_width(nic.rate), ibformat.lane_speed(nic.rate), ibformat.disc_speed(nic.rate))
+            speed = (
+                ibformat.link_width(nic.rate),
+                ibformat.lane_speed(nic.rate),
+                ibformat.disc_speed(nic.rate),
+            )
             yield sw, port, ("ca", node, nic, speed, "Active" if st.state == "Active" else "Initialize")
 
 
@@ -58,19 +67,25 @@ def iblinkinfo(ctx: Ctx, args, io) -> int:
     for sw, port, peer in _links(ctx):
         rows = switches.setdefault(sw.name, [])
         if peer is None:
-            rows.append(f"{sw.lid:>12}{port:>5}[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )")
+            rows.append(
+                f'{sw.lid:>12}{port:>5}[  ] ==(                Down/ Polling)==>             [  ] "" ( )'
+            )
             continue
         if peer[0] == "switch":
             other, oport, speed, state = peer[1], peer[2], peer[3], peer[4]
-            rows.append(f"{sw.lid:>12}{port:>5}[  ] =={_link(speed, state)}==>{other.lid:>8}{oport:>5}[  ] "
-                        f"\"{other.desc}\" ( )")
+            rows.append(
+                f"{sw.lid:>12}{port:>5}[  ] =={_link(speed, state)}==>{other.lid:>8}{oport:>5}[  ] "
+                f'"{other.desc}" ( )'
+            )
             continue
         _, node, nic, speed, state = peer
         lid = fab.status(node, nic).lid
         desc = fab.node_desc(node.name, nic.dev)
-        rows.append(f"{sw.lid:>12}{port:>5}[  ] =={_link(speed, state)}==>{lid:>8}{1:>5}[  ] \"{desc}\" ( )")
-        cas.append(f"CA: {desc}:\n      0x{nic.guid:016x} {lid:>6} {1:>4}[  ] =={_link(speed, state)}==>"
-                   f"{sw.lid:>8}{port:>5}[  ] \"{sw.desc}\" ( )\n")
+        rows.append(f'{sw.lid:>12}{port:>5}[  ] =={_link(speed, state)}==>{lid:>8}{1:>5}[  ] "{desc}" ( )')
+        cas.append(
+            f"CA: {desc}:\n      0x{nic.guid:016x} {lid:>6} {1:>4}[  ] =={_link(speed, state)}==>"
+            f'{sw.lid:>8}{port:>5}[  ] "{sw.desc}" ( )\n'
+        )
     out = "".join(cas)
     for name, rows in switches.items():
         sw = fab.switches[name]
@@ -94,10 +109,14 @@ def ibnetdiscover(ctx: Ctx, args, io) -> int:
             _, n, nic, speed, _ = peer
             lid = fab.status(n, nic).lid
             sp = speed[2][:2] + " " + speed[2][2:]
-            out.append(f"CA {lid:>5} {1:>2} 0x{nic.guid:016x} {sp} - SW {sw.lid:>5} {port:>2} 0x{sw.guid:016x} "
-                       f"( '{fab.node_desc(n.name, nic.dev)}' - '{sw.name}' )\n")
-            out.append(f"SW {sw.lid:>5} {port:>2} 0x{sw.guid:016x} {sp} - CA {lid:>5} {1:>2} 0x{nic.guid:016x} "
-                       f"( '{sw.name}' - '{fab.node_desc(n.name, nic.dev)}' )\n")
+            out.append(
+                f"CA {lid:>5} {1:>2} 0x{nic.guid:016x} {sp} - SW {sw.lid:>5} {port:>2} 0x{sw.guid:016x} "
+                f"( '{fab.node_desc(n.name, nic.dev)}' - '{sw.name}' )\n"
+            )
+            out.append(
+                f"SW {sw.lid:>5} {port:>2} 0x{sw.guid:016x} {sp} - CA {lid:>5} {1:>2} 0x{nic.guid:016x} "
+                f"( '{sw.name}' - '{fab.node_desc(n.name, nic.dev)}' )\n"
+            )
         io.out.write("".join(out))
         return 0
     me = node.nics[0].guid
@@ -109,23 +128,31 @@ def ibnetdiscover(ctx: Ctx, args, io) -> int:
     cas = []
     for name, ports in by_switch.items():
         sw = fab.switches[name]
-        out.append(f"\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{sw.guid:x}\nswitchguid=0x{sw.guid:x}({sw.guid:x})\n"
-                   f"Switch\t{sw.nports} \"S-{sw.guid:016x}\"\t\t# \"{sw.desc}\" enhanced port 0 lid {sw.lid} lmc 0\n")
+        out.append(
+            f"\nvendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{sw.guid:x}\nswitchguid=0x{sw.guid:x}({sw.guid:x})\n"
+            f'Switch\t{sw.nports} "S-{sw.guid:016x}"\t\t# "{sw.desc}" enhanced port 0 lid {sw.lid} lmc 0\n'
+        )
         for port, peer in ports:
             if peer is None:
                 continue
             if peer[0] == "switch":
                 other, oport, speed = peer[1], peer[2], peer[3]
-                out.append(f"[{port}]\t\"S-{other.guid:016x}\"[{oport}]\t\t# \"{other.desc}\" lid {other.lid} {speed[2]}\n")
+                out.append(
+                    f'[{port}]\t"S-{other.guid:016x}"[{oport}]\t\t# "{other.desc}" lid {other.lid} {speed[2]}\n'
+                )
             else:
                 _, n, nic, speed, _ = peer
                 lid = fab.status(n, nic).lid
                 desc = fab.node_desc(n.name, nic.dev)
-                out.append(f"[{port}]\t\"H-{nic.guid:016x}\"[1]({nic.guid:x}) \t\t# \"{desc}\" lid {lid} {speed[2]}\n")
-                cas.append(f"\nvendid=0x2c9\ndevid=0x{n.hca(nic).pci_device}\nsysimgguid=0x{n.sys_image_guid(nic):x}\n"
-                           f"caguid=0x{nic.guid:x}\nCa\t1 \"H-{nic.guid:016x}\"\t\t# \"{desc}\"\n"
-                           f"[1]({nic.guid:x}) \t\"S-{sw.guid:016x}\"[{port}]\t\t# lid {lid} lmc 0 "
-                           f"\"{sw.desc}\" lid {sw.lid} {speed[2]}\n")
+                out.append(
+                    f'[{port}]\t"H-{nic.guid:016x}"[1]({nic.guid:x}) \t\t# "{desc}" lid {lid} {speed[2]}\n'
+                )
+                cas.append(
+                    f"\nvendid=0x2c9\ndevid=0x{n.hca(nic).pci_device}\nsysimgguid=0x{n.sys_image_guid(nic):x}\n"
+                    f'caguid=0x{nic.guid:x}\nCa\t1 "H-{nic.guid:016x}"\t\t# "{desc}"\n'
+                    f'[1]({nic.guid:x}) \t"S-{sw.guid:016x}"[{port}]\t\t# lid {lid} lmc 0 '
+                    f'"{sw.desc}" lid {sw.lid} {speed[2]}\n'
+                )
     io.out.write("".join(out + cas))
     return 0
 
@@ -137,7 +164,7 @@ def ibhosts(ctx: Ctx, args, io) -> int:
     for _, _, peer in _links(ctx):
         if peer and peer[0] == "ca":
             _, n, nic, _, _ = peer
-            out.append(f"Ca\t: 0x{nic.guid:016x} ports 1 \"{ctx.fabric.node_desc(n.name, nic.dev)}\"\n")
+            out.append(f'Ca\t: 0x{nic.guid:016x} ports 1 "{ctx.fabric.node_desc(n.name, nic.dev)}"\n')
     io.out.write("".join(out))
     return 0
 
@@ -145,10 +172,18 @@ def ibhosts(ctx: Ctx, args, io) -> int:
 def ibswitches(ctx: Ctx, args, io) -> int:
     if not _can_discover(ctx, "ibswitches", io):
         return 255
-    io.out.write("".join(f"Switch\t: 0x{sw.guid:016x} ports {sw.nports} \"{sw.desc}\" enhanced port 0 "
-                         f"lid {sw.lid} lmc 0\n" for sw in ctx.fabric.switches.values()))
+    io.out.write(
+        "".join(
+            f'Switch\t: 0x{sw.guid:016x} ports {sw.nports} "{sw.desc}" enhanced port 0 lid {sw.lid} lmc 0\n'
+            for sw in ctx.fabric.switches.values()
+        )
+    )
     return 0
 
 
-COMMANDS = {"iblinkinfo": iblinkinfo, "ibnetdiscover": ibnetdiscover, "ibhosts": ibhosts,
-            "ibswitches": ibswitches}
+COMMANDS = {
+    "iblinkinfo": iblinkinfo,
+    "ibnetdiscover": ibnetdiscover,
+    "ibhosts": ibhosts,
+    "ibswitches": ibswitches,
+}

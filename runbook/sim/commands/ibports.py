@@ -1,5 +1,6 @@
 """Per-port InfiniBand tools: ibstat, ibstatus, ibv_devinfo, sminfo, smpquery pkeys.
 Layouts from fixtures/real-outputs/{ibstat,ibstatus,ibv_devinfo,sminfo}."""
+
 from __future__ import annotations
 
 from .. import ibformat
@@ -43,17 +44,20 @@ def ibstat(ctx: Ctx, args, io) -> int:
     out = []
     for nic in nics:
         st = ctx.fabric.status(node, nic)
-        port = (f"\tPort 1:\n\t\tState: {st.state}\n\t\tPhysical state: {st.phys}\n"
-                f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else _down_rate(st)}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
-                f"\t\tSM lid: {st.sm_lid}\n\t\tCapability mask: {CAPMASK[st.layer]}\n"
-                f"\t\tPort GUID: 0x{nic.guid:016x}\n\t\tLink layer: {st.layer}\n")
+        port = (
+            f"\tPort 1:\n\t\tState: {st.state}\n\t\tPhysical state: {st.phys}\n"
+            f"\t\tRate: {nic.rate if st.phys == 'LinkUp' else _down_rate(st)}\n\t\tBase lid: {st.lid}\n\t\tLMC: 0\n"
+            f"\t\tSM lid: {st.sm_lid}\n\t\tCapability mask: {CAPMASK[st.layer]}\n"
+            f"\t\tPort GUID: 0x{nic.guid:016x}\n\t\tLink layer: {st.layer}\n"
+        )
         if len(names) > 1:
             out.append(port.replace("\t\t", "").replace("\tPort 1:\n", ""))
             continue
-        out.append(f"CA '{nic.dev}'\n\tCA type: {node.hca(nic).ca_type}\n\tNumber of ports: 1\n"
-                   f"\tFirmware version: {node.firmware(nic)}\n\tHardware version: 0\n"
-                   f"\tNode GUID: 0x{nic.guid:016x}\n\tSystem image GUID: 0x{node.sys_image_guid(nic):016x}\n"
-                   + port)
+        out.append(
+            f"CA '{nic.dev}'\n\tCA type: {node.hca(nic).ca_type}\n\tNumber of ports: 1\n"
+            f"\tFirmware version: {node.firmware(nic)}\n\tHardware version: 0\n"
+            f"\tNode GUID: 0x{nic.guid:016x}\n\tSystem image GUID: 0x{node.sys_image_guid(nic):016x}\n" + port
+        )
     io.out.write("".join(out))
     return 0
 
@@ -67,10 +71,12 @@ def ibstatus(ctx: Ctx, args, io) -> int:
     for nic in nics:
         st = ctx.fabric.status(node, nic)
         gid = ibformat.gid(nic.guid) if st.layer == "InfiniBand" else "unknown"
-        out.append(f"Infiniband device '{nic.dev}' port 1 status:\n"
-                   f"\tdefault gid:\t {gid}\n\tbase lid:\t 0x{st.lid:x}\n\tsm lid:\t\t 0x{st.sm_lid:x}\n"
-                   f"\tstate:\t\t {IBSTATUS_STATE[st.state]}\n\tphys state:\t {IBSTATUS_PHYS[st.phys]}\n"
-                   f"\trate:\t\t {ibformat.rate_text(nic.rate)}\n\tlink_layer:\t {st.layer}\n\n")
+        out.append(
+            f"Infiniband device '{nic.dev}' port 1 status:\n"
+            f"\tdefault gid:\t {gid}\n\tbase lid:\t 0x{st.lid:x}\n\tsm lid:\t\t 0x{st.sm_lid:x}\n"
+            f"\tstate:\t\t {IBSTATUS_STATE[st.state]}\n\tphys state:\t {IBSTATUS_PHYS[st.phys]}\n"
+            f"\trate:\t\t {ibformat.rate_text(nic.rate)}\n\tlink_layer:\t {st.layer}\n\n"
+        )
     io.out.write("".join(out))
     return 0
 
@@ -103,7 +109,8 @@ def ibv_devinfo(ctx: Ctx, args, io) -> int:
             f"\tboard_id:\t\t\t{node.card_of(nic).psid}\n\tphys_port_cnt:\t\t\t1\n"
             f"\t\tport:\t1\n\t\t\tstate:\t\t\t{states[st.state]}\n\t\t\tmax_mtu:\t\t4096 (5)\n"
             f"\t\t\tactive_mtu:\t\t{mtu}\n\t\t\tsm_lid:\t\t\t{st.sm_lid}\n\t\t\tport_lid:\t\t{st.lid}\n"
-            f"\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\t{st.layer}\n")
+            f"\t\t\tport_lmc:\t\t0x00\n\t\t\tlink_layer:\t\t{st.layer}\n"
+        )
     io.out.write("\n".join(blocks) + "\n")
     return 0
 
@@ -123,12 +130,20 @@ def sminfo(ctx: Ctx, args, io) -> int:
         rest.append(args[i])
         i += 1
     if dev is not None and node.nic(dev) is None:
-        io.err.write(f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ({dev}:1)\n"
-                     f"sminfo: iberror: failed: Failed to open '{dev}' port '1'\n")
+        io.err.write(
+            f"ibwarn: [{4000 + node.index}] mad_rpc_open_port: can't open UMAD port ({dev}:1)\n"
+            f"sminfo: iberror: failed: Failed to open '{dev}' port '1'\n"
+        )
         return 255
     candidates = [node.nic(dev)] if dev is not None else node.nics
-    port = next((n for n in candidates if fab.status(node, n).state == "Active"
-                 and fab.status(node, n).layer == "InfiniBand"), None)
+    port = next(
+        (
+            n
+            for n in candidates
+            if fab.status(node, n).state == "Active" and fab.status(node, n).layer == "InfiniBand"
+        ),
+        None,
+    )
     master = fab.master()
     target = master
     lids = [a for a in rest if not a.startswith("-")]
@@ -138,16 +153,26 @@ def sminfo(ctx: Ctx, args, io) -> int:
         except ValueError:
             io.err.write(f"sminfo: iberror: failed: can't resolve destination port {lids[0]}\n")
             return 255
-        target = next((s for s in fab.sms if fab.lid_of.get((s.name, s.nics[0].dev)) == lid
-                       and s.opensm.running and fab.status(s, s.nics[0]).state == "Active"), None)
+        target = next(
+            (
+                s
+                for s in fab.sms
+                if fab.lid_of.get((s.name, s.nics[0].dev)) == lid
+                and s.opensm.running
+                and fab.status(s, s.nics[0]).state == "Active"
+            ),
+            None,
+        )
     if port is None or target is None:
         io.err.write("sminfo: iberror: query failed\n")
         return 255
     role = fab.sm_role(target)
     state = {"MASTER": "3 SMINFO_MASTER", "STANDBY": "2 SMINFO_STANDBY"}.get(role, "0 SMINFO_NOTACTIVE")
     lid = fab.lid_of[(target.name, target.nics[0].dev)]
-    io.out.write(f"sminfo: sm lid {lid} sm guid 0x{target.nics[0].guid:x}, activity count "
-                 f"{fab.activity(target)} priority {target.opensm.priority} state {state}\n")
+    io.out.write(
+        f"sminfo: sm lid {lid} sm guid 0x{target.nics[0].guid:x}, activity count "
+        f"{fab.activity(target)} priority {target.opensm.priority} state {state}\n"
+    )
     return 0
 
 
@@ -174,15 +199,24 @@ def smpquery(ctx: Ctx, args, io) -> int:
         return 255
     if rest[0] == "pkeys":
         table = (ctx.fabric.pkeys(node, nic) + [0] * 128)[:128]
-        out = "".join(f"{k:>4}: " + " ".join(f"0x{p:04x}" for p in table[k:k + 8]) + "\n" for k in range(0, 128, 8))
+        out = "".join(
+            f"{k:>4}: " + " ".join(f"0x{p:04x}" for p in table[k : k + 8]) + "\n" for k in range(0, 128, 8)
+        )
         io.out.write(out + "128 pkeys capacity for this port\n")
         return 0
-    io.out.write(f"# Port info: Lid {st.lid} port 1\nLid:.............................{st.lid}\n"
-                 f"SMLid:...........................{st.sm_lid}\n"
-                 f"LinkState:.......................{st.state if st.state != 'Initializing' else 'Initialize'}\n"
-                 f"PhysLinkState:...................{st.phys}\nLinkWidthActive:.................4X\n")
+    io.out.write(
+        f"# Port info: Lid {st.lid} port 1\nLid:.............................{st.lid}\n"
+        f"SMLid:...........................{st.sm_lid}\n"
+        f"LinkState:.......................{st.state if st.state != 'Initializing' else 'Initialize'}\n"
+        f"PhysLinkState:...................{st.phys}\nLinkWidthActive:.................4X\n"
+    )
     return 0
 
 
-COMMANDS = {"ibstat": ibstat, "ibstatus": ibstatus, "ibv_devinfo": ibv_devinfo, "sminfo": sminfo,
-            "smpquery": smpquery}
+COMMANDS = {
+    "ibstat": ibstat,
+    "ibstatus": ibstatus,
+    "ibv_devinfo": ibv_devinfo,
+    "sminfo": sminfo,
+    "smpquery": smpquery,
+}

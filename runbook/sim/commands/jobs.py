@@ -3,6 +3,7 @@ runs CMD as a job of the machine (not of the session's shell), with a pid of
 its own that `$$`, `kill -0 PID` and `kill -- -PID` see; `sh FILE` / `sh -c
 TEXT` run a script in a child shell; `mv` renames a file or a directory.
 A reboot ends every job (the lab's node goes down)."""
+
 from __future__ import annotations
 
 import asyncio

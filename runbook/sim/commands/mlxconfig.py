@@ -5,6 +5,7 @@ Layout copied from fixtures/real-outputs/mlxconfig (query: "Next Boot" column;
 LINK_TYPE changes are stored for the next boot; `reboot` makes them current.
 Like the real tool with MFT's kernel modules, it needs `mst start` first.
 """
+
 from __future__ import annotations
 
 from .. import hca
@@ -14,17 +15,36 @@ from .mst import mst_device
 
 LINK_NAMES = {IB: "IB(1)", ETH: "ETH(2)", 3: "VPI(3)"}
 STATIC = [  # (name, value) shown by a full query, after LINK_TYPE
-    ("MEMIC_BAR_SIZE", "0"), ("MEMIC_SIZE_LIMIT", "_256KB(1)"), ("FLEX_PARSER_PROFILE_ENABLE", "0"),
-    ("ROCE_NEXT_PROTOCOL", "254"), ("NON_PREFETCHABLE_PF_BAR", "False(0)"), ("VF_VPD_ENABLE", "False(0)"),
-    ("NUM_OF_VFS", "0"), ("NUM_OF_PF", "1"), ("SRIOV_EN", "False(0)"), ("PF_LOG_BAR_SIZE", "5"),
-    ("VF_LOG_BAR_SIZE", "1"), ("NUM_PF_MSIX", "63"), ("NUM_VF_MSIX", "11"),
-    ("INT_LOG_MAX_PAYLOAD_SIZE", "AUTOMATIC(0)"), ("PCI_ATOMIC_MODE", "PCI_ATOMIC_DISABLED_EXT_ATOMIC_ENABLED(0)"),
-    ("CQE_COMPRESSION", "BALANCED(0)"), ("IP_OVER_VXLAN_EN", "False(0)"), ("UCTX_EN", "True(1)"),
-    ("ADVANCED_PCI_SETTINGS", "False(0)"), ("SAFE_MODE_THRESHOLD", "10"), ("SAFE_MODE_ENABLE", "True(1)"),
+    ("MEMIC_BAR_SIZE", "0"),
+    ("MEMIC_SIZE_LIMIT", "_256KB(1)"),
+    ("FLEX_PARSER_PROFILE_ENABLE", "0"),
+    ("ROCE_NEXT_PROTOCOL", "254"),
+    ("NON_PREFETCHABLE_PF_BAR", "False(0)"),
+    ("VF_VPD_ENABLE", "False(0)"),
+    ("NUM_OF_VFS", "0"),
+    ("NUM_OF_PF", "1"),
+    ("SRIOV_EN", "False(0)"),
+    ("PF_LOG_BAR_SIZE", "5"),
+    ("VF_LOG_BAR_SIZE", "1"),
+    ("NUM_PF_MSIX", "63"),
+    ("NUM_VF_MSIX", "11"),
+    ("INT_LOG_MAX_PAYLOAD_SIZE", "AUTOMATIC(0)"),
+    ("PCI_ATOMIC_MODE", "PCI_ATOMIC_DISABLED_EXT_ATOMIC_ENABLED(0)"),
+    ("CQE_COMPRESSION", "BALANCED(0)"),
+    ("IP_OVER_VXLAN_EN", "False(0)"),
+    ("UCTX_EN", "True(1)"),
+    ("ADVANCED_PCI_SETTINGS", "False(0)"),
+    ("SAFE_MODE_THRESHOLD", "10"),
+    ("SAFE_MODE_ENABLE", "True(1)"),
 ]
-PORT_STATIC = [("KEEP_ETH_LINK_UP_P{p}", "True(1)"), ("KEEP_IB_LINK_UP_P{p}", "False(0)"),
-               ("NUM_OF_VL_P{p}", "_4_VLs(3)"), ("NUM_OF_TC_P{p}", "_8_TCs(0)"),
-               ("SRIOV_IB_ROUTING_MODE_P{p}", "LID(1)"), ("IB_ROUTING_MODE_P{p}", "LID(1)")]
+PORT_STATIC = [
+    ("KEEP_ETH_LINK_UP_P{p}", "True(1)"),
+    ("KEEP_IB_LINK_UP_P{p}", "False(0)"),
+    ("NUM_OF_VL_P{p}", "_4_VLs(3)"),
+    ("NUM_OF_TC_P{p}", "_8_TCs(0)"),
+    ("SRIOV_IB_ROUTING_MODE_P{p}", "LID(1)"),
+    ("IB_ROUTING_MODE_P{p}", "LID(1)"),
+]
 
 
 def _resolve(node: NodeState, dev: str) -> Card | None:
@@ -39,8 +59,14 @@ def _params(card: Card, which: str) -> list[tuple[str, str, str, str]]:
     """(name, default, current, next) of every parameter of the card."""
     out = []
     for p in range(1, card.ports + 1):
-        out.append((f"LINK_TYPE_P{p}", "IB(1)", LINK_NAMES[card.link_type[p - 1]],
-                    LINK_NAMES[card.link_type_next[p - 1]]))
+        out.append(
+            (
+                f"LINK_TYPE_P{p}",
+                "IB(1)",
+                LINK_NAMES[card.link_type[p - 1]],
+                LINK_NAMES[card.link_type_next[p - 1]],
+            )
+        )
     out += [(n, v, v, v) for n, v in STATIC]
     for p in range(1, card.ports + 1):
         out += [(n.format(p=p), v, v, v) for n, v in PORT_STATIC]
@@ -49,11 +75,13 @@ def _params(card: Card, which: str) -> list[tuple[str, str, str, str]]:
 
 def _header(card: Card, index: int, dev: str) -> str:
     model = hca.of_part(card.part)
-    return ("\nDevice #%d:\n----------\n\n" % index
-            + f"Device type:        {model.mst_type}\n"
-            + f"Name:               {card.part[:-1]}_Ax\n"
-            + f"Description:        {model.parts[card.ports][2].replace(', ', '; ')}; tall bracket; ROHS R6\n"
-            + f"Device:             {dev}\n\n")
+    return (
+        "\nDevice #%d:\n----------\n\n" % index
+        + f"Device type:        {model.mst_type}\n"
+        + f"Name:               {card.part[:-1]}_Ax\n"
+        + f"Description:        {model.parts[card.ports][2].replace(', ', '; ')}; tall bracket; ROHS R6\n"
+        + f"Device:             {dev}\n\n"
+    )
 
 
 def _parse_value(value: str) -> int | None:
@@ -99,7 +127,7 @@ def mlxconfig(ctx: Ctx, args, io) -> int:
         return _set(ctx, targets, params, yes, io)
     if verb in ("r", "reset"):
         return _reset(ctx, targets, yes, io)
-    io.err.write(f"-E- Unknown command \"{verb}\"\n")
+    io.err.write(f'-E- Unknown command "{verb}"\n')
     return 1
 
 
@@ -144,7 +172,7 @@ def _set(ctx: Ctx, targets, assigns: list[str], yes: bool, io) -> int:
     for a in assigns:
         name, eq, value = a.partition("=")
         if not eq:
-            io.err.write(f"-E- Bad configuration format \"{a}\", expected PARAM=VALUE\n")
+            io.err.write(f'-E- Bad configuration format "{a}", expected PARAM=VALUE\n')
             return 1
         changes.append((name, value))
     if not changes:
@@ -158,7 +186,7 @@ def _set(ctx: Ctx, targets, assigns: list[str], yes: bool, io) -> int:
                 return 1
             new = _parse_value(value)
             if new is None:
-                io.err.write(f"-E- Invalid configuration value \"{value}\" for parameter {name}\n")
+                io.err.write(f'-E- Invalid configuration value "{value}" for parameter {name}\n')
                 return 1
             plan.append((int(name[11:]) - 1, name, new))
         io.out.write(_header(card, n, dev))

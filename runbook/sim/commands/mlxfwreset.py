@@ -2,6 +2,7 @@
 the configuration set for the next boot (mlxconfig set) is loaded now - the
 only way short of a power cycle when a warm reboot does not reset the card.
 Output as the real tool prints it (level 3: driver restart and PCI reset)."""
+
 from __future__ import annotations
 
 from .base import Ctx
@@ -33,9 +34,11 @@ def mlxfwreset(ctx: Ctx, args, io) -> int:
         io.err.write(f"-E- Failed to open device: {dev}, No such file or directory\n")
         return 1
     if command in ("query", "q"):
-        io.out.write("Reset-levels:\n0: Driver, PCI link, network link will remain up (\"live-Patch\")  -Supported\n"
-                     "3: Driver restart and PCI reset                                  -Supported  (default)\n"
-                     "4: Warm Reboot                                                  -Supported\n")
+        io.out.write(
+            'Reset-levels:\n0: Driver, PCI link, network link will remain up ("live-Patch")  -Supported\n'
+            "3: Driver restart and PCI reset                                  -Supported  (default)\n"
+            "4: Warm Reboot                                                  -Supported\n"
+        )
         return 0
     if level not in (None, "3"):
         io.err.write(f"-E- Reset level {level} is not simulated (only 3: Driver restart and PCI reset)\n")
@@ -44,13 +47,15 @@ def mlxfwreset(ctx: Ctx, args, io) -> int:
     if not yes:
         io.out.write("Continue with reset?[y/N] n\n-E- Aborted by user\n")
         return 1
-    io.out.write("Continue with reset?[y/N] y\n"
-                 "-I- Sending Reset Command To Fw             -Done\n"
-                 "-I- Stopping Driver                         -Done\n"
-                 "-I- Resetting PCI                           -Done\n"
-                 "-I- Starting Driver                         -Done\n"
-                 "-I- Restarting MST                          -Done\n"
-                 "-I- FW was loaded successfully.\n")
+    io.out.write(
+        "Continue with reset?[y/N] y\n"
+        "-I- Sending Reset Command To Fw             -Done\n"
+        "-I- Stopping Driver                         -Done\n"
+        "-I- Resetting PCI                           -Done\n"
+        "-I- Starting Driver                         -Done\n"
+        "-I- Restarting MST                          -Done\n"
+        "-I- FW was loaded successfully.\n"
+    )
     card.link_type = list(card.link_type_next)
     ctx.cluster.fabric.rebuild_ports()
     ctx.machine.changed()

@@ -1,4 +1,5 @@
 """ip addr|link (incl. -o / -br), and dnf|yum repolist over the node's repo files."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -13,11 +14,29 @@ def _interfaces(ctx: Ctx):
     """(index, name, kind, up, carrier, [cidr], mtu, link line)"""
     node = ctx.node
     mgmt = f"10.10.{node.index // 250}.{node.index % 250 + (1 if node.kind == 'compute' else 200)}"
-    out = [(1, "lo", "loopback", True, True, ["127.0.0.1/8"], 65536,
-            "link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00"),
-           (2, "eno1", "ether", True, True, [f"{mgmt}/16"], 1500,
+    out = [
+        (
+            1,
+            "lo",
+            "loopback",
+            True,
+            True,
+            ["127.0.0.1/8"],
+            65536,
+            "link/loopback 00:00:00:00:00:00 brd 00:00:00:00:00:00",
+        ),
+        (
+            2,
+            "eno1",
+            "ether",
+            True,
+            True,
+            [f"{mgmt}/16"],
+            1500,
             f"link/ether 3c:ec:ef:{node.index >> 8 & 255:02x}:{node.index & 255:02x}:{0x10 if node.gpus else 0x20:02x}"
-            " brd ff:ff:ff:ff:ff:ff")]
+            " brd ff:ff:ff:ff:ff:ff",
+        ),
+    ]
     storage_if = str(ctx.cluster.design.var("storage_ipoib_if", "ib4"))
     children = {c.parent: c for c in node.ipoib_children}
     for k, nic in enumerate(node.nics):
@@ -25,17 +44,34 @@ def _interfaces(ctx: Ctx):
         name = netdev_name(node, nic)
         g = f"{nic.guid:016x}"
         if node.link_type(nic) == IB:
-            hw = ":".join(g[i:i + 2] for i in range(0, 16, 2))
-            link = (f"link/infiniband 00:00:10:29:fe:80:00:00:00:00:00:00:{hw} brd "
-                    "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff")
-            addrs = [f"{node.storage_ip}/{node.storage_prefix}"] if name == storage_if and node.storage_ip else []
-            out.append((3 + k, name, "infiniband", True, st.state == "Active", addrs, ctx.fabric.ipoib_mtu(0xFFFF),
-                        link, 0xFFFF))
+            hw = ":".join(g[i : i + 2] for i in range(0, 16, 2))
+            link = (
+                f"link/infiniband 00:00:10:29:fe:80:00:00:00:00:00:00:{hw} brd "
+                "00:ff:ff:ff:ff:12:40:1b:ff:ff:00:00:00:00:00:00:ff:ff:ff:ff"
+            )
+            addrs = (
+                [f"{node.storage_ip}/{node.storage_prefix}"] if name == storage_if and node.storage_ip else []
+            )
+            out.append(
+                (
+                    3 + k,
+                    name,
+                    "infiniband",
+                    True,
+                    st.state == "Active",
+                    addrs,
+                    ctx.fabric.ipoib_mtu(0xFFFF),
+                    link,
+                    0xFFFF,
+                )
+            )
             child = children.get(name)
             if child is not None:
                 out.append(_child(ctx, node, nic, child, 20 + k, storage_if, hw))
         else:
-            link = f"link/ether {g[:2]}:{g[2:4]}:{g[4:6]}:{g[10:12]}:{g[12:14]}:{g[14:16]} brd ff:ff:ff:ff:ff:ff"
+            link = (
+                f"link/ether {g[:2]}:{g[2:4]}:{g[4:6]}:{g[10:12]}:{g[12:14]}:{g[14:16]} brd ff:ff:ff:ff:ff:ff"
+            )
             out.append((3 + k, name, "ether", True, st.state == "Active", [], 1500, link, None))
     return out
 
@@ -49,11 +85,27 @@ def _child(ctx: Ctx, node, nic, child, index: int, storage_if: str, hw: str):
     table = ctx.fabric.pkeys(node, nic)
     carrier = st.state == "Active" and any(p & 0x7FFF == child.pkey & 0x7FFF for p in table)
     pk = f"{child.pkey:04x}"
-    link = (f"link/infiniband 00:00:10:2b:fe:80:00:00:00:00:00:00:{hw} brd "
-            f"00:ff:ff:ff:ff:12:40:1b:{pk[:2]}:{pk[2:]}:00:00:00:00:00:00:ff:ff:ff:ff")
-    addrs = [f"{node.storage_ip}/{node.storage_prefix}"] if child.name == storage_if and node.storage_ip else []
+    link = (
+        f"link/infiniband 00:00:10:2b:fe:80:00:00:00:00:00:00:{hw} brd "
+        f"00:ff:ff:ff:ff:12:40:1b:{pk[:2]}:{pk[2:]}:00:00:00:00:00:00:ff:ff:ff:ff"
+    )
+    addrs = (
+        [f"{node.storage_ip}/{node.storage_prefix}"] if child.name == storage_if and node.storage_ip else []
+    )
     mtu = ctx.fabric.ipoib_mtu(child.pkey) if child.mode == "datagram" else 65520
-    return (index, child.name, "infiniband", True, carrier, addrs, mtu, link, child.pkey, child.parent, child.mode)
+    return (
+        index,
+        child.name,
+        "infiniband",
+        True,
+        carrier,
+        addrs,
+        mtu,
+        link,
+        child.pkey,
+        child.parent,
+        child.mode,
+    )
 
 
 def _details(kind: str, ipoib: list) -> str:
@@ -61,15 +113,19 @@ def _details(kind: str, ipoib: list) -> str:
     if kind == "loopback":
         return " promiscuity 0 minmtu 0 maxmtu 0 addrgenmode eui64 numtxqueues 1 numrxqueues 1\n"
     if kind != "infiniband":
-        return (" promiscuity 0 minmtu 68 maxmtu 9000 addrgenmode eui64 numtxqueues 64 numrxqueues 64 "
-                "gso_max_size 65536 gso_max_segs 65535\n")
+        return (
+            " promiscuity 0 minmtu 68 maxmtu 9000 addrgenmode eui64 numtxqueues 64 numrxqueues 64 "
+            "gso_max_size 65536 gso_max_segs 65535\n"
+        )
     pkey = ipoib[0] if ipoib else 0xFFFF
     mode = ipoib[2] if len(ipoib) > 2 else "datagram"
     child = len(ipoib) > 1
-    return (" promiscuity 0 minmtu 68 maxmtu 65520\n"
-            f"    ipoib pkey  0x{pkey:04x} mode  {mode} umcast  0000 addrgenmode {'eui64' if child else 'none'} "
-            f"numtxqueues {1 if child else 256} numrxqueues {1 if child else 32} "
-            "gso_max_size 65536 gso_max_segs 65535\n")
+    return (
+        " promiscuity 0 minmtu 68 maxmtu 65520\n"
+        f"    ipoib pkey  0x{pkey:04x} mode  {mode} umcast  0000 addrgenmode {'eui64' if child else 'none'} "
+        f"numtxqueues {1 if child else 256} numrxqueues {1 if child else 32} "
+        "gso_max_size 65536 gso_max_segs 65535\n"
+    )
 
 
 def _flags(up: bool, carrier: bool, kind: str) -> str:
@@ -107,26 +163,34 @@ def ip(ctx: Ctx, args, io) -> int:
             continue
         if oneline:
             if obj.startswith("l"):
-                out.append(f"{idx}: {name}: {_flags(up, carrier, kind)} mtu {mtu} state {state}\\    {link}\n")
+                out.append(
+                    f"{idx}: {name}: {_flags(up, carrier, kind)} mtu {mtu} state {state}\\    {link}\n"
+                )
             for cidr in addrs:
                 net = ipaddress.ip_interface(cidr)
                 brd = f" brd {net.network.broadcast_address}" if kind != "loopback" else ""
                 scope = "host" if kind == "loopback" else "global"
-                out.append(f"{idx}: {name}    inet {cidr}{brd} scope {scope} {name}\\       "
-                           "valid_lft forever preferred_lft forever\n")
+                out.append(
+                    f"{idx}: {name}    inet {cidr}{brd} scope {scope} {name}\\       "
+                    "valid_lft forever preferred_lft forever\n"
+                )
             continue
         qdisc = "noqueue" if kind == "loopback" else "mq"
         mode = " mode DEFAULT" if obj.startswith("l") else ""  # `ip link` prints the link mode
-        out.append(f"{idx}: {shown}: {_flags(up, carrier, kind)} mtu {mtu} qdisc {qdisc} state {state}{mode} "
-                   f"group default qlen {1000 if kind != 'infiniband' else 256}\n    {link}")
+        out.append(
+            f"{idx}: {shown}: {_flags(up, carrier, kind)} mtu {mtu} qdisc {qdisc} state {state}{mode} "
+            f"group default qlen {1000 if kind != 'infiniband' else 256}\n    {link}"
+        )
         out.append(_details(kind, ipoib) if details else "\n")
         if obj.startswith("a"):
             for cidr in addrs:
                 net = ipaddress.ip_interface(cidr)
                 brd = f" brd {net.network.broadcast_address}" if kind != "loopback" else ""
                 scope = "host" if kind == "loopback" else "global noprefixroute"
-                out.append(f"    inet {cidr}{brd} scope {scope} {name}\n"
-                           "       valid_lft forever preferred_lft forever\n")
+                out.append(
+                    f"    inet {cidr}{brd} scope {scope} {name}\n"
+                    "       valid_lft forever preferred_lft forever\n"
+                )
     io.out.write("".join(out))
     return 0
 

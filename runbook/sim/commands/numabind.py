@@ -1,6 +1,7 @@
 """`numactl --cpunodebind=N --membind=N CMD …`: check the NUMA nodes exist and
 run CMD (the binding itself changes nothing the simulator measures). Real
 numactl refuses a node that does not exist with "<n> is invalid"."""
+
 from __future__ import annotations
 
 import re
@@ -8,7 +9,9 @@ import re
 from .base import Ctx
 
 # `--cpunodebind=0`, `--cpunodebind 0`, `-N 0` and `-N0` are all accepted by numactl
-BIND = re.compile(r"^(--cpunodebind|--membind|--physcpubind|--preferred|-N|-m|-C|-p)(?:=(.*)|(?<=^-[NmCp])(.+))?$")
+BIND = re.compile(
+    r"^(--cpunodebind|--membind|--physcpubind|--preferred|-N|-m|-C|-p)(?:=(.*)|(?<=^-[NmCp])(.+))?$"
+)
 
 
 def wants_binding(args: list[str]) -> bool:
@@ -28,8 +31,7 @@ async def run_bound(ctx: Ctx, args: list[str], io) -> int:
         if m.group(1) not in ("--physcpubind", "-C"):
             for part in value.replace("-", ",").split(","):
                 if not part.isdigit() or int(part) >= ctx.node.sockets:
-                    io.err.write(f"numactl: node argument {part} is out of range\n"
-                                 f"<{part}> is invalid\n")
+                    io.err.write(f"numactl: node argument {part} is out of range\n<{part}> is invalid\n")
                     return 1
         i += 1
     if i < len(args) and args[i] == "--":

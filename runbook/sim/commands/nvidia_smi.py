@@ -1,5 +1,6 @@
 """nvidia-smi: the default table (driver 550 layout), -L, --query-gpu=... --format=csv[,noheader][,nounits],
 -q (see nvidia_smi_q.py) and `topo -m` (see nvtopo.py)."""
+
 from __future__ import annotations
 
 import time
@@ -21,33 +22,41 @@ def table(ctx: Ctx) -> str:
     node = ctx.node
     v = node.versions
     stamp = time.strftime("%a %b %d %H:%M:%S %Y", time.localtime())
-    lines = [stamp,
-             "+-----------------------------------------------------------------------------------------+",
-             f"| NVIDIA-SMI {v['driver']:<23}Driver Version: {v['driver']:<15}CUDA Version: {v['cuda']:<9}|",
-             "|-----------------------------------------+------------------------+----------------------+",
-             "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
-             "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
-             "|                                         |                        |               MIG M. |",
-             "|=========================================+========================+======================|"]
+    lines = [
+        stamp,
+        "+-----------------------------------------------------------------------------------------+",
+        f"| NVIDIA-SMI {v['driver']:<23}Driver Version: {v['driver']:<15}CUDA Version: {v['cuda']:<9}|",
+        "|-----------------------------------------+------------------------+----------------------+",
+        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         |                        |               MIG M. |",
+        "|=========================================+========================+======================|",
+    ]
     for gpu in node.gpus:
         temp, perf, power = _idle(gpu)
         busid = f"00000000:{gpu.bus.upper()}"
         health = node.platform.gpus[gpu.index]
         pm, cap = "On" if health.persistence else "Off", f"{health.power_limit_w:.0f}W"
-        lines.append(f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{pm:>4}  |{busid:>19}{'Off':>4} |"
-                     f"{health.dram_uncorrectable:>21} |")
-        lines.append(f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {cap:>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
-                     f"{'0%':>8}{'Default':>13} |")
+        lines.append(
+            f"|{gpu.index:>4}  {'NVIDIA L40S':<29}{pm:>4}  |{busid:>19}{'Off':>4} |"
+            f"{health.dram_uncorrectable:>21} |"
+        )
+        lines.append(
+            f"|{'N/A':>4}{temp:>6}{perf:>6}{power:>16} / {cap:>5} |{'1MiB':>11} / {f'{MEM_TOTAL}MiB':>9} |"
+            f"{'0%':>8}{'Default':>13} |"
+        )
         lines.append(f"|{'':41}|{'':24}|{'N/A':>21} |")
         lines.append(SEP)
-    lines += [" " * 89,
-              "+-----------------------------------------------------------------------------------------+",
-              "| Processes:                                                                              |",
-              "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
-              "|        ID   ID                                                               Usage      |",
-              "|=========================================================================================|",
-              "|  No running processes found                                                             |",
-              "+-----------------------------------------------------------------------------------------+"]
+    lines += [
+        " " * 89,
+        "+-----------------------------------------------------------------------------------------+",
+        "| Processes:                                                                              |",
+        "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+        "|        ID   ID                                                               Usage      |",
+        "|=========================================================================================|",
+        "|  No running processes found                                                             |",
+        "+-----------------------------------------------------------------------------------------+",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -60,7 +69,8 @@ def _fields(ctx: Ctx):
         "index": ("", lambda g: str(g.index)),
         "name": ("", lambda g: "NVIDIA L40S"),
         "gpu_name": ("", lambda g: "NVIDIA L40S"),
-        "uuid": ("", lambda g: g.uuid), "gpu_uuid": ("", lambda g: g.uuid),
+        "uuid": ("", lambda g: g.uuid),
+        "gpu_uuid": ("", lambda g: g.uuid),
         "serial": ("", lambda g: g.serial),
         "pci.bus_id": ("", lambda g: f"00000000:{g.bus.upper()}"),
         "gpu_bus_id": ("", lambda g: f"00000000:{g.bus.upper()}"),
@@ -77,7 +87,8 @@ def _fields(ctx: Ctx):
         "utilization.memory": ("%", lambda g: "0"),
         "power.draw": ("W", lambda g: f"{float(_idle(g)[2][:-1]):.2f}"),
         "power.limit": ("W", lambda g: "350.00"),
-        "clocks.sm": ("MHz", lambda g: "210"), "clocks.current.sm": ("MHz", lambda g: "210"),
+        "clocks.sm": ("MHz", lambda g: "210"),
+        "clocks.current.sm": ("MHz", lambda g: "210"),
         "clocks.max.sm": ("MHz", lambda g: "2520"),
         "pcie.link.gen.current": ("", lambda g: gen.get(g.link.current_speed(), "4")),
         "pcie.link.gen.max": ("", lambda g: gen.get(g.link.cap_speed, "4")),

@@ -1,6 +1,7 @@
 """The settings of nvidia-smi (-pm / -pl / -e) and the --query-gpu fields that read
 the GPU-health state of the simulated L40S (platform.py); `nvidia-smi -q` itself
 is nvidia_smi_q.py. Helpers of nvidia_smi.py."""
+
 from __future__ import annotations
 
 from .base import Ctx
@@ -44,16 +45,21 @@ def settings(ctx: Ctx, args: list[str], io) -> int | None:
         io.err.write(f'Invalid value "{value}" for power limit.\n')
         return 2
     if not 100.0 <= watts <= 350.0:
-        io.err.write(f"Provided power limit {watts:.2f} W is not a valid power limit which should be "
-                     "between 100.00 W and 350.00 W for GPU 00000000:" f"{node.gpus[targets[0]].bus.upper()}\n"
-                     "Terminating early due to previous errors.\n")
+        io.err.write(
+            f"Provided power limit {watts:.2f} W is not a valid power limit which should be "
+            "between 100.00 W and 350.00 W for GPU 00000000:"
+            f"{node.gpus[targets[0]].bus.upper()}\n"
+            "Terminating early due to previous errors.\n"
+        )
         return 2
     for t in targets:
         health = node.platform.gpus[t]
         old = health.power_limit_w
         health.power_limit_w = watts
-        io.out.write(f"Power limit for GPU 00000000:{node.gpus[t].bus.upper()} was set to {watts:.2f} W "
-                     f"from {old:.2f} W.\n")
+        io.out.write(
+            f"Power limit for GPU 00000000:{node.gpus[t].bus.upper()} was set to {watts:.2f} W "
+            f"from {old:.2f} W.\n"
+        )
     io.out.write("All done.\n")
     ctx.machine.changed()
     return 0
@@ -61,8 +67,10 @@ def settings(ctx: Ctx, args: list[str], io) -> int | None:
 
 def health_fields(node) -> dict:
     """--query-gpu fields that read the platform state (added to nvidia_smi's table)."""
+
     def h(g):
         return node.platform.gpus[g.index]
+
     return {
         "vbios_version": ("", lambda g: h(g).vbios),
         "persistence_mode": ("", lambda g: "Enabled" if h(g).persistence else "Disabled"),

@@ -1,5 +1,6 @@
 """`nvidia-smi topo -m` in the layout of recent drivers (space-aligned, GPU NUMA ID
 column, NIC Legend), as in fixtures/real-outputs/nvidia-smi-topo-m/*driver5*."""
+
 from __future__ import annotations
 
 from ..cpus import format_cpulist
@@ -38,8 +39,12 @@ def topo_matrix(node: NodeState) -> str:
     for name, dev in devs:
         cells = []
         for _, other in devs:
-            same_card = (name.startswith("NIC") and hasattr(other, "card") and other is not dev
-                         and other.card == dev.card)
+            same_card = (
+                name.startswith("NIC")
+                and hasattr(other, "card")
+                and other is not dev
+                and other.card == dev.card
+            )
             rel = relation(dev, other, same_card)
             cells.append(" X      " if rel == "X" else f"{rel:<8}")
         row = f"{name:<8}" + "".join(cells)

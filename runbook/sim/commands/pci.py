@@ -1,4 +1,5 @@
 """lspci [-v|-vv|-vvv] [-nn|-n] [-D] [-k] [-d VENDOR:DEVICE] [-s [[DOMAIN:]BUS:]DEV.FN]"""
+
 from __future__ import annotations
 
 import re
@@ -14,8 +15,11 @@ def _matches_d(dev: PciDevice, spec: str) -> bool:
     vendor = parts[0] if parts else ""
     device = parts[1] if len(parts) > 1 else ""
     cls = parts[2] if len(parts) > 2 else ""
-    return ((not vendor or vendor.lower() == dev.vendor_id) and (not device or device.lower() == dev.device_id)
-            and (not cls or dev.cls_code.startswith(cls.lower())))
+    return (
+        (not vendor or vendor.lower() == dev.vendor_id)
+        and (not device or device.lower() == dev.device_id)
+        and (not cls or dev.cls_code.startswith(cls.lower()))
+    )
 
 
 def _matches_s(dev: PciDevice, spec: str) -> bool:
@@ -62,7 +66,9 @@ def lspci(ctx: Ctx, args, io) -> int:
             io.err.write(f"lspci: invalid option -- '{a.lstrip('-')[:1]}'\n")
             return 2
         i += 1
-    if dspec is not None and not re.fullmatch(r"[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,6})?)?", dspec):
+    if dspec is not None and not re.fullmatch(
+        r"[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,4}(:[0-9a-fA-F]{0,6})?)?", dspec
+    ):
         io.err.write("lspci: -d: Invalid vendor ID\n")
         return 2
     node = ctx.node
@@ -72,15 +78,24 @@ def lspci(ctx: Ctx, args, io) -> int:
             continue
         if sspec is not None and not _matches_s(dev, sspec):
             continue
-        head = dev.header(numeric >= 2) if numeric != 1 else (
-            f"{dev.bus} {dev.cls_code}: {dev.vendor_id}:{dev.device_id}" + (f" (rev {dev.rev})" if dev.rev else ""))
+        head = (
+            dev.header(numeric >= 2)
+            if numeric != 1
+            else (
+                f"{dev.bus} {dev.cls_code}: {dev.vendor_id}:{dev.device_id}"
+                + (f" (rev {dev.rev})" if dev.rev else "")
+            )
+        )
         if domain:
             head = "0000:" + head
         if verbose:
             blocks.append(head + "\n" + _body(node, dev, verbose) + "\n")
         elif kernel and dev.driver:
-            blocks.append(head + f"\n\tKernel driver in use: {dev.driver}\n" +
-                          (f"\tKernel modules: {dev.modules}\n" if dev.modules else ""))
+            blocks.append(
+                head
+                + f"\n\tKernel driver in use: {dev.driver}\n"
+                + (f"\tKernel modules: {dev.modules}\n" if dev.modules else "")
+            )
         else:
             blocks.append(head + "\n")
     io.out.write("".join(blocks))
@@ -94,8 +109,9 @@ def _body(node, dev: PciDevice, verbose: int) -> str:
     if dev.kind == "nic":
         card = node.card_of(dev.ref)
         serial = f"MT2{node.index:04d}X{card.index:05d}"
-        return pci_text.nic_body(dev, irq, card.part, serial, card.ports > 1,
-                                  hca.of_part(card.part).parts[card.ports][2])
+        return pci_text.nic_body(
+            dev, irq, card.part, serial, card.ports > 1, hca.of_part(card.part).parts[card.ports][2]
+        )
     if dev.kind == "bridge":
         return pci_text.other_body(dev, acs_lines(node.platform.acs(dev.bus)) if verbose >= 2 else "")
     return pci_text.other_body(dev)
@@ -109,8 +125,7 @@ def acs_lines(ctl: int) -> str:
     """The ACS capability of a PCIe switch port as `lspci -vv` prints it."""
     cap = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans+"
     flags = " ".join(f"{name}{'+' if ctl >> bit & 1 else '-'}" for bit, name in enumerate(ACS_BITS))
-    return (f"\tCapabilities: [170 v1] Access Control Services\n\t\tACSCap:\t{cap}\n"
-            f"\t\tACSCtl:\t{flags}\n")
+    return f"\tCapabilities: [170 v1] Access Control Services\n\t\tACSCap:\t{cap}\n\t\tACSCtl:\t{flags}\n"
 
 
 COMMANDS = {"lspci": lspci}

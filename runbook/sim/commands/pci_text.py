@@ -1,5 +1,6 @@
 """`lspci -vv` bodies, modelled line for line on the real outputs in
 fixtures/real-outputs/lspci-vv (ConnectX-7 and RTX 6000 Ada captures)."""
+
 from __future__ import annotations
 
 from ..pcidevices import PciDevice
@@ -78,8 +79,9 @@ def gpu_body(dev: PciDevice, irq: int) -> str:
         "\t\tStatus: D0 NoSoftRst+ PME-Enable- DSel=0 DScale=0 PME-\n"
         "\tCapabilities: [48] MSI: Enable+ Count=1/1 Maskable- 64bit+\n"
         "\t\tAddress: 00000000fee00000  Data: 0000\n"
-        + express(dev, 256) + AER +
-        "\tCapabilities: [bb0 v1] Physical Resizable BAR\n"
+        + express(dev, 256)
+        + AER
+        + "\tCapabilities: [bb0 v1] Physical Resizable BAR\n"
         "\t\tBAR 1: current size: 64GB, supported: 64MB 128MB 256MB 512MB 1GB 2GB 4GB 8GB 16GB 32GB 64GB\n"
         "\tKernel driver in use: nvidia\n"
         "\tKernel modules: nvidiafb, nouveau, nvidia_drm, nvidia\n"
@@ -88,7 +90,9 @@ def gpu_body(dev: PciDevice, irq: int) -> str:
 
 def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, product: str = "") -> str:
     ports = "dual-port" if dual else "single-port"
-    product = product or f"ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, {ports} QSFP56, PCIe4.0 x16"
+    product = (
+        product or f"ConnectX-6 VPI adapter card, HDR IB (200Gb/s) and 200GbE, {ports} QSFP56, PCIe4.0 x16"
+    )
     return (
         "\tSubsystem: Mellanox Technologies Device 0007\n"
         "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+\n"
@@ -98,8 +102,8 @@ def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, produ
         f"\tNUMA node: {dev.numa}\n"
         "\tRegion 0: Memory at 20fffc000000 (64-bit, prefetchable) [size=32M]\n"
         "\tExpansion ROM at b8100000 [disabled] [size=1M]\n"
-        + express(dev, 512) +
-        "\tCapabilities: [48] Vital Product Data\n"
+        + express(dev, 512)
+        + "\tCapabilities: [48] Vital Product Data\n"
         f"\t\tProduct Name: {product}\n"
         "\t\tRead-only fields:\n"
         f"\t\t\t[PN] Part number: {part}\n"
@@ -116,8 +120,8 @@ def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, produ
         "\tCapabilities: [40] Power Management version 3\n"
         "\t\tFlags: PMEClk- DSI- D1- D2- AuxCurrent=375mA PME(D0-,D1-,D2-,D3hot-,D3cold+)\n"
         "\t\tStatus: D0 NoSoftRst+ PME-Enable- DSel=0 DScale=0 PME-\n"
-        + AER +
-        "\tCapabilities: [150 v1] Alternative Routing-ID Interpretation (ARI)\n"
+        + AER
+        + "\tCapabilities: [150 v1] Alternative Routing-ID Interpretation (ARI)\n"
         "\t\tARICap:\tMFVC- ACS-, Next Function: 0\n"
         "\t\tARICtl:\tMFVC- ACS-, Function Group: 0\n"
         "\tKernel driver in use: mlx5_core\n"
@@ -126,9 +130,11 @@ def nic_body(dev: PciDevice, irq: int, part: str, serial: str, dual: bool, produ
 
 
 def other_body(dev: PciDevice, capabilities: str = "") -> str:
-    lines = [f"\tSubsystem: {dev.vendor} Device 0000",
-             "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+",
-             f"\tNUMA node: {dev.numa}"]
+    lines = [
+        f"\tSubsystem: {dev.vendor} Device 0000",
+        "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+",
+        f"\tNUMA node: {dev.numa}",
+    ]
     text = "\n".join(lines) + "\n" + capabilities
     if dev.driver:
         text += f"\tKernel driver in use: {dev.driver}\n"

@@ -1,5 +1,6 @@
 """Benchmarks whose numbers follow the node state: nccl-tests (all_reduce_perf and
 friends, alone or under mpirun -H) and perftest's ib_write_bw."""
+
 from __future__ import annotations
 
 import asyncio
@@ -43,8 +44,11 @@ def _bootstrap_if(ctx: Ctx, node, env: dict[str, str]) -> tuple[str, str] | None
     from .network import _interfaces
 
     machine = ctx.machine.peer(node.name) or ctx.machine
-    ifaces = [(name, addrs[0].split("/")[0]) for _, name, kind, _, _, addrs, *_ in _interfaces(Ctx(ctx.shell, machine))
-              if addrs and kind != "loopback"]
+    ifaces = [
+        (name, addrs[0].split("/")[0])
+        for _, name, kind, _, _, addrs, *_ in _interfaces(Ctx(ctx.shell, machine))
+        if addrs and kind != "loopback"
+    ]
     spec = env.get("NCCL_SOCKET_IFNAME", "")
     if spec:
         exact = spec.startswith("=")
@@ -63,33 +67,54 @@ def _nccl_info(ctx: Ctx, nodes, slots, ngpus, env) -> tuple[list[str], str | Non
     for k, n in enumerate(nodes):
         boot = _bootstrap_if(ctx, n, env)
         if boot is None:
-            return [], (f"{n.name}:{4242}:{4242} [0] NCCL INFO NET/Socket : no socket interface found "
-                        f"(NCCL_SOCKET_IFNAME={env.get('NCCL_SOCKET_IFNAME', '')})")
+            return [], (
+                f"{n.name}:{4242}:{4242} [0] NCCL INFO NET/Socket : no socket interface found "
+                f"(NCCL_SOCKET_IFNAME={env.get('NCCL_SOCKET_IFNAME', '')})"
+            )
         pre = f"{n.name}:{4242}:{4242} [0] NCCL INFO"
         if k == 0:
             out.append(f"{pre} NCCL version 2.21.5+cuda12.4")
         out.append(f"{pre} Bootstrap : Using {boot[0]}:{boot[1]}<0>")
-        hcas = [x for x in n.nics if ctx.fabric.status(n, x).state == "Active"
-                and ctx.fabric.status(n, x).layer == "InfiniBand" and _hca_selected(env.get("NCCL_IB_HCA", ""), x.dev)]
+        hcas = [
+            x
+            for x in n.nics
+            if ctx.fabric.status(n, x).state == "Active"
+            and ctx.fabric.status(n, x).layer == "InfiniBand"
+            and _hca_selected(env.get("NCCL_IB_HCA", ""), x.dev)
+        ]
         used = " ".join(f"[{i}]{x.dev}:1/IB" for i, x in enumerate(hcas))
         out.append(f"{pre} NET/IB : Using {used} ; OOB {boot[0]}:{boot[1]}<0>")
         gdr = "nvidia_peermem" in n.modules
         if not gdr:
-            out += [f"{pre} NET/IB : GPU Direct RDMA Disabled for HCA {i} '{x.dev}'" for i, x in enumerate(hcas)]
+            out += [
+                f"{pre} NET/IB : GPU Direct RDMA Disabled for HCA {i} '{x.dev}'" for i, x in enumerate(hcas)
+            ]
         if k == 0 and len(nodes) > 1 and hcas:
             total = ngpus * slots[0]
             for r in range(total):
                 peer = total + r
-                out.append(f"{n.name}:{4242 + r}:{4260 + r} [{r}] NCCL INFO Channel {r:02d}/0 : {peer}[{r}] -> "
-                           f"{r}[{r}] [receive] via NET/IB/{r % len(hcas)}{'/GDRDMA' if gdr else ''}")
+                out.append(
+                    f"{n.name}:{4242 + r}:{4260 + r} [{r}] NCCL INFO Channel {r:02d}/0 : {peer}[{r}] -> "
+                    f"{r}[{r}] [receive] via NET/IB/{r % len(hcas)}{'/GDRDMA' if gdr else ''}"
+                )
     return out, None
 
 
-def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int] | None = None,
-                env: dict[str, str] | None = None) -> tuple[str, int]:
+def nccl_output(
+    ctx: Ctx,
+    machines,
+    args: list[str],
+    name: str,
+    slots: list[int] | None = None,
+    env: dict[str, str] | None = None,
+) -> tuple[str, int]:
     """nccl-tests output; `slots` = MPI processes per machine (each drives -g GPUs);
     `env` = what mpirun -x exported (NCCL_DEBUG, NCCL_SOCKET_IFNAME, NCCL_IB_HCA)."""
-    env = env if env is not None else {k: v for k, v in ctx.shell.vars.items() if k.startswith(("NCCL_", "UCX_"))}
+    env = (
+        env
+        if env is not None
+        else {k: v for k, v in ctx.shell.vars.items() if k.startswith(("NCCL_", "UCX_"))}
+    )
     opts = {"-b": "32M", "-e": "32M", "-f": "2", "-g": "1", "-n": "20", "-w": "5"}
     i = 0
     while i < len(args):
@@ -108,44 +133,66 @@ def nccl_output(ctx: Ctx, machines, args: list[str], name: str, slots: list[int]
     nodes = [m.state for m in machines]
     slots = slots or [1] * len(nodes)
     if any(ngpus * k > len(n.gpus) for n, k in zip(nodes, slots)):
-        return f"{nodes[0].name}: Test CUDA failure common.cu:1038 'invalid device ordinal'\n .. {nodes[0].name} pid 4242: Test failure common.cu:1123\n", 2
+        return (
+            f"{nodes[0].name}: Test CUDA failure common.cu:1038 'invalid device ordinal'\n .. {nodes[0].name} pid 4242: Test failure common.cu:1123\n",
+            2,
+        )
     ranks = ngpus * sum(slots)
     fab = ctx.fabric
     if len(nodes) > 1:
         for n in nodes:
-            if not any(fab.status(n, x).state == "Active" and fab.status(n, x).layer == "InfiniBand"
-                       for x in n.nics if x.role == "compute"):
-                return (f"{n.name}: Test NCCL failure common.cu:1005 'unhandled system error "
-                        "(run with NCCL_DEBUG=INFO for details)'\n"), 3
+            if not any(
+                fab.status(n, x).state == "Active" and fab.status(n, x).layer == "InfiniBand"
+                for x in n.nics
+                if x.role == "compute"
+            ):
+                return (
+                    f"{n.name}: Test NCCL failure common.cu:1005 'unhandled system error "
+                    "(run with NCCL_DEBUG=INFO for details)'\n"
+                ), 3
         base = float(ctx.cluster.design.var("nccl_inter_busbw_gbps", 38.0))
-        peak = base * perfmodel.HEADROOM * min(perfmodel.inter_factor(fab, n) * linkfaults.nccl_factor(n)
-                                                  for n in nodes)
+        peak = (
+            base
+            * perfmodel.HEADROOM
+            * min(perfmodel.inter_factor(fab, n) * linkfaults.nccl_factor(n) for n in nodes)
+        )
     else:
         base = float(ctx.cluster.design.var("nccl_intra_busbw_gbps", 18.5))
         peak = base * perfmodel.HEADROOM * perfmodel.intra_factor(nodes[0])
     correction = 2 * (ranks - 1) / ranks if ranks > 1 else 0.0
     alg_peak = peak / correction if correction else peak
-    out = [f"# nThread 1 nGpus {ngpus} minBytes {lo} maxBytes {hi} step: {factor}(factor) warmup iters: "
-           f"{opts['-w']} iters: {opts['-n']} agg iters: 1 validation: 1 graph: 0", "#", "# Using devices"]
+    out = [
+        f"# nThread 1 nGpus {ngpus} minBytes {lo} maxBytes {hi} step: {factor}(factor) warmup iters: "
+        f"{opts['-w']} iters: {opts['-n']} agg iters: 1 validation: 1 graph: 0",
+        "#",
+        "# Using devices",
+    ]
     rank = 0
     for k, n in enumerate(nodes):
         for proc in range(slots[k]):
             for j in range(ngpus):
                 d = proc * ngpus + j
-                out.append(f"#  Rank {rank:>2} Group  0 Pid {4242 + proc:>6} on {n.name:>10} device {d:>2} "
-                           f"[0000:{n.gpus[d].bus[:5]}] NVIDIA L40S")
+                out.append(
+                    f"#  Rank {rank:>2} Group  0 Pid {4242 + proc:>6} on {n.name:>10} device {d:>2} "
+                    f"[0000:{n.gpus[d].bus[:5]}] NVIDIA L40S"
+                )
                 rank += 1
     if env.get("NCCL_DEBUG", "").upper() in ("INFO", "TRACE"):
         info, error = _nccl_info(ctx, nodes, slots, ngpus, env)
         if error:
-            return error + f"\n{nodes[0].name}: Test NCCL failure common.cu:1005 'unhandled system error'\n", 3
+            return (
+                error + f"\n{nodes[0].name}: Test NCCL failure common.cu:1005 'unhandled system error'\n",
+                3,
+            )
         out += info
     else:
         out.append("NCCL version 2.21.5+cuda12.4")
-    out += ["#",
-            "#                                                              out-of-place                       in-place          ",
-            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
-            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       "]
+    out += [
+        "#",
+        "#                                                              out-of-place                       in-place          ",
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
+        "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+    ]
     total, rows = 0.0, 0
     size = max(lo, 4)
     while size <= hi:
@@ -192,7 +239,7 @@ async def mpirun(ctx: Ctx, args, io) -> int:
         if not a.startswith("-"):
             break
         i += 1
-    program, rest = (args[i], args[i + 1:]) if i < len(args) else ("", [])
+    program, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
     if not program.endswith("_perf"):
         io.err.write(f"mpirun: only nccl-tests programs are simulated (got '{program}')\n")
         return 1
@@ -200,9 +247,11 @@ async def mpirun(ctx: Ctx, args, io) -> int:
     for h in hosts:
         peer = ctx.machine.peer(h)
         if peer is None or not peer.reachable():
-            io.err.write(f"ssh: connect to host {h} port 22: Connection refused\n"
-                         "--------------------------------------------------------------------------\n"
-                         "ORTE was unable to reliably start one or more daemons.\n")
+            io.err.write(
+                f"ssh: connect to host {h} port 22: Connection refused\n"
+                "--------------------------------------------------------------------------\n"
+                "ORTE was unable to reliably start one or more daemons.\n"
+            )
             return 1
         machines.append(peer)
     text, status = nccl_output(ctx, machines, rest, program, slots, env)
@@ -211,26 +260,31 @@ async def mpirun(ctx: Ctx, args, io) -> int:
     return status
 
 
-WAITING = ("\n************************************\n* Waiting for client to connect... *\n"
-           "************************************\n")
+WAITING = (
+    "\n************************************\n* Waiting for client to connect... *\n"
+    "************************************\n"
+)
 
 
 def _perftest_header(dev: str, gbits: bool, layer: str) -> str:
     # perftest prints the title indented with two TABs and four spaces
     # (fixtures ib_write_bw/*duration-server*, and perftest's own source)
-    return (f"{LINE}\n\t\t    RDMA_Write BW Test\n"
-            f" Dual-port       : OFF          Device         : {dev}\n"
-            " Number of qps   : 1            Transport type : IB\n"
-            " Connection type : RC           Using SRQ      : OFF\n"
-            " PCIe relax order: ON\n ibv_wr* API     : ON\n TX depth        : 128\n CQ Moderation   : 1\n"
-            " Mtu             : 4096[B]\n"
-            f" Link type       : {'IB' if layer == 'InfiniBand' else 'Ethernet'}\n"
-            " Max inline data : 0[B]\n rdma_cm QPs     : OFF\n Data ex. method : Ethernet\n"
-            f"{LINE}\n")
+    return (
+        f"{LINE}\n\t\t    RDMA_Write BW Test\n"
+        f" Dual-port       : OFF          Device         : {dev}\n"
+        " Number of qps   : 1            Transport type : IB\n"
+        " Connection type : RC           Using SRQ      : OFF\n"
+        " PCIe relax order: ON\n ibv_wr* API     : ON\n TX depth        : 128\n CQ Moderation   : 1\n"
+        " Mtu             : 4096[B]\n"
+        f" Link type       : {'IB' if layer == 'InfiniBand' else 'Ethernet'}\n"
+        " Max inline data : 0[B]\n rdma_cm QPs     : OFF\n Data ex. method : Ethernet\n"
+        f"{LINE}\n"
+    )
 
 
-def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid: int,
-                     duration: float | None = None) -> str:
+def _perftest_result(
+    gbits_value: float, gbits: bool, size: int, lid: int, rlid: int, duration: float | None = None
+) -> str:
     """perftest's REPORT_FMT (" %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t   %-7.6lf",
     its columns as in ib_write_bw/DGX-*); with -D (duration) the peak is not
     measured and printed as 0.00, and #iterations is the number completed."""
@@ -245,10 +299,12 @@ def _perftest_result(gbits_value: float, gbits: bool, size: int, lid: int, rlid:
         row = f"{row:<61}{rate:.6f}"
     else:
         row = f" {size:<7}    {5000:<10}       {value * 1.0003:<7.2f}            {value:<7.2f}\t\t   {rate:<7.6f}"
-    return (f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
-            f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
-            f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
-            f"{row}\n{LINE}\n")
+    return (
+        f" local address: LID {lid:#06x} QPN 0x0126 PSN 0x5a3f21 RKey 0x1fefef VAddr 0x007f2a1c5f0000\n"
+        f" remote address: LID {rlid:#06x} QPN 0x0127 PSN 0x8c1d2e RKey 0x1ff0f0 VAddr 0x007f9d3c460000\n"
+        f"{LINE}\n #bytes     #iterations    BW peak[{unit}]    BW average[{unit}]   MsgRate[Mpps]\n"
+        f"{row}\n{LINE}\n"
+    )
 
 
 async def ib_write_bw(ctx: Ctx, args, io) -> int:
@@ -268,8 +324,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         if a in ("-p", "--port") and i + 1 < len(args) and args[i + 1].isdigit():
             tcp_port, i = int(args[i + 1]), i + 2
             continue
-        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp",
-                 "-n", "--iters", "-m", "--mtu"):
+        if a in ("-i", "--ib-port", "-x", "--gid-index", "-q", "--qp", "-n", "--iters", "-m", "--mtu"):
             i += 2
             continue
         if a == "--report_gbits":
@@ -284,8 +339,10 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         return 1
     st = ctx.fabric.status(node, nic)
     if st.state != "Active":
-        io.err.write(f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
-                     " Couldn't set the link layer\n Couldn't get context for the device\n")
+        io.err.write(
+            f" Port number 1 state is {'Init' if st.state == 'Initializing' else st.state}\n"
+            " Couldn't set the link layer\n Couldn't get context for the device\n"
+        )
         return 1
     if peer_name is None:  # server: wait for a client to pair with
         fut = asyncio.get_running_loop().create_future()
@@ -314,20 +371,26 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         return 0
     peer = ctx.machine.peer(peer_name)
     if peer is None or not peer.reachable():
-        io.err.write(f" Couldn't connect to {peer_name}:18515\nUnable to open file descriptor for socket connection"
-                     " Unable to init the socket connection\n")
+        io.err.write(
+            f" Couldn't connect to {peer_name}:18515\nUnable to open file descriptor for socket connection"
+            " Unable to init the socket connection\n"
+        )
         return 1
     # The peer's port: the one the waiting server uses, else the same device name.
     waiting = [f for f in peer.rendezvous.get("ib_write_bw") or [] if not f.done() and f.port == tcp_port]
-    pnic = (peer.state.nic(waiting[0].dev) if waiting else None) or peer.state.nic(nic.dev) or peer.state.nics[0]
+    pnic = (
+        (peer.state.nic(waiting[0].dev) if waiting else None) or peer.state.nic(nic.dev) or peer.state.nics[0]
+    )
     pst = ctx.fabric.status(peer.state, pnic)
     if st.layer != "InfiniBand" or pst.layer != "InfiniBand" or pst.state != "Active":
         io.err.write(" Failed to modify QP 0x0126 to RTR\n Unable to Connect the HCA's through the link\n")
         return 1
     value = pathmodel.pair_gbits(ctx.fabric, node, nic, peer.state, pnic)
     if not waiting:  # nobody listens on the port yet: the TCP connect is refused
-        io.err.write(f"Couldn't connect to {peer_name}:{tcp_port}\n"
-                     "Unable to open file descriptor for socket connection Unable to init the socket connection\n")
+        io.err.write(
+            f"Couldn't connect to {peer_name}:{tcp_port}\n"
+            "Unable to open file descriptor for socket connection Unable to init the socket connection\n"
+        )
         return 1
     waiting[0].set_result((value, st.lid))
     io.out.write(_perftest_header(nic.dev, gbits, st.layer))
@@ -336,7 +399,14 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
     return 0
 
 
-COMMANDS = {"all_reduce_perf": all_reduce_perf, "all_gather_perf": all_reduce_perf, "mpirun": mpirun,
-            "ib_write_bw": ib_write_bw}
-ONLY_ON = {"all_reduce_perf": lambda m: bool(m.state.gpus), "all_gather_perf": lambda m: bool(m.state.gpus),
-           "mpirun": lambda m: bool(m.state.gpus)}
+COMMANDS = {
+    "all_reduce_perf": all_reduce_perf,
+    "all_gather_perf": all_reduce_perf,
+    "mpirun": mpirun,
+    "ib_write_bw": ib_write_bw,
+}
+ONLY_ON = {
+    "all_reduce_perf": lambda m: bool(m.state.gpus),
+    "all_gather_perf": lambda m: bool(m.state.gpus),
+    "mpirun": lambda m: bool(m.state.gpus),
+}

@@ -2,6 +2,7 @@
 pam_limits gives an SSH session), tuned-adm, grubby (the kernel command line of
 the next boot), setpci (the ACS control register of the PCIe switch ports) and
 ping (over the storage IPoIB interface)."""
+
 from __future__ import annotations
 
 import ipaddress
@@ -12,9 +13,19 @@ from ..platform import DEFAULT_MEMLOCK_KB, storage_targets
 from .base import Ctx
 from .mst import netdev_name
 
-TUNED_PROFILES = ("accelerator-performance", "balanced", "desktop", "hpc-compute", "latency-performance",
-                  "network-latency", "network-throughput", "powersave", "throughput-performance",
-                  "virtual-guest", "virtual-host")
+TUNED_PROFILES = (
+    "accelerator-performance",
+    "balanced",
+    "desktop",
+    "hpc-compute",
+    "latency-performance",
+    "network-latency",
+    "network-throughput",
+    "powersave",
+    "throughput-performance",
+    "virtual-guest",
+    "virtual-host",
+)
 ACS_REG = {"ECAP_ACS+0x6.w", "ECAP_ACS+6.w", "ECAP_ACS+0x06.w", "ecap_acs+6.w", "ECAP0D+6.w"}
 
 
@@ -25,8 +36,7 @@ def memlock(ctx: Ctx) -> tuple[str, str]:
     user = "root"
     soft = hard = str(DEFAULT_MEMLOCK_KB)
     fs = ctx.fs
-    paths = ["/etc/security/limits.conf"] + [
-        p for p in fs.glob("/etc/security/limits.d/*.conf")]
+    paths = ["/etc/security/limits.conf"] + [p for p in fs.glob("/etc/security/limits.d/*.conf")]
     for path in paths:
         if not fs.isfile(path):
             continue
@@ -59,19 +69,27 @@ def ulimit(ctx: Ctx, args, io) -> int:
 def tuned_adm(ctx: Ctx, args, io) -> int:
     p = ctx.node.platform
     if args[:1] == ["active"]:
-        io.out.write(f"Current active profile: {p.tuned_profile}\n" if p.tuned_profile
-                     else "No current active profile.\n")
+        io.out.write(
+            f"Current active profile: {p.tuned_profile}\n"
+            if p.tuned_profile
+            else "No current active profile.\n"
+        )
         return 0
     if args[:1] == ["list"]:
-        io.out.write("Available profiles:\n" + "".join(f"- {name}\n" for name in TUNED_PROFILES) +
-                     (f"Current active profile: {p.tuned_profile}\n" if p.tuned_profile else ""))
+        io.out.write(
+            "Available profiles:\n"
+            + "".join(f"- {name}\n" for name in TUNED_PROFILES)
+            + (f"Current active profile: {p.tuned_profile}\n" if p.tuned_profile else "")
+        )
         return 0
     if args[:1] == ["verify"]:
         if not p.tuned_profile:
             io.out.write("Cannot verify profile, no profile is active.\n")
             return 1
-        io.out.write("Verification succeeded, current system settings match the preset profile.\n"
-                     "See TuneD log file ('/var/log/tuned/tuned.log') for details.\n")
+        io.out.write(
+            "Verification succeeded, current system settings match the preset profile.\n"
+            "See TuneD log file ('/var/log/tuned/tuned.log') for details.\n"
+        )
         return 0
     if args[:1] == ["off"]:
         p.tuned_profile = ""
@@ -84,8 +102,10 @@ def tuned_adm(ctx: Ctx, args, io) -> int:
         p.tuned_profile = args[1]
         ctx.machine.changed()
         return 0
-    io.err.write("usage: tuned-adm [-h] [--version] [--debug] [--async] [--timeout TIMEOUT] "
-                 "{list,active,off,profile,recommend,verify,auto_profile,profile_mode} ...\n")
+    io.err.write(
+        "usage: tuned-adm [-h] [--version] [--debug] [--async] [--timeout TIMEOUT] "
+        "{list,active,off,profile,recommend,verify,auto_profile,profile_mode} ...\n"
+    )
     return 2
 
 
@@ -107,10 +127,12 @@ def grubby(ctx: Ctx, args, io) -> int:
     head, current = _split_args(p.kernel_args_next)
     kernel = f"/boot/vmlinuz-{node.versions['kernel']}"
     if "--info" in opts:
-        io.out.write(f'index=0\nkernel="{kernel}"\nargs="{" ".join(w for w in current if not w.startswith("root="))}"\n'
-                     'root="/dev/mapper/rl-root"\n'
-                     f'initrd="/boot/initramfs-{node.versions["kernel"]}.img"\n'
-                     f'title="{node.versions["os_release"].split(" (")[0]} ({node.versions["kernel"]})"\n')
+        io.out.write(
+            f'index=0\nkernel="{kernel}"\nargs="{" ".join(w for w in current if not w.startswith("root="))}"\n'
+            'root="/dev/mapper/rl-root"\n'
+            f'initrd="/boot/initramfs-{node.versions["kernel"]}.img"\n'
+            f'title="{node.versions["os_release"].split(" (")[0]} ({node.versions["kernel"]})"\n'
+        )
         return 0
     if "--update-kernel" not in opts:
         io.err.write("grubby: no action specified\n")
@@ -147,12 +169,12 @@ def setpci(ctx: Ctx, args, io) -> int:
     bdf = bdf.lower().removeprefix("0000:")
     bridges = {d.bus for d in devices(node) if d.kind == "bridge"}
     if bdf not in {d.bus for d in devices(node)}:
-        io.err.write("setpci: Warning: No devices selected for \"" + rest[0] + "\".\n")
+        io.err.write('setpci: Warning: No devices selected for "' + rest[0] + '".\n')
         return 0
     for op in rest:
         reg, eq, value = op.partition("=")
         if reg not in ACS_REG:
-            io.err.write(f"setpci: Unknown register \"{reg}\".\n")
+            io.err.write(f'setpci: Unknown register "{reg}".\n')
             return 1
         if bdf not in bridges:
             io.err.write(f"setpci: Extended capability 0xd not found for {bdf}\n")
@@ -161,7 +183,7 @@ def setpci(ctx: Ctx, args, io) -> int:
             try:
                 node.platform.acs_ctl[bdf] = int(value, 16) & 0x7F
             except ValueError:
-                io.err.write(f"setpci: Invalid value \"{value}\".\n")
+                io.err.write(f'setpci: Invalid value "{value}".\n')
                 return 1
             ctx.machine.changed()
         else:
@@ -211,8 +233,9 @@ def ping(ctx: Ctx, args, io) -> int:
     if iface and nic is None:
         io.err.write(f"ping: SO_BINDTODEVICE {iface}: No such device\n")
         return 2
-    up = nic is None or (ctx.fabric.status(node, nic).state == "Active"
-                         and ctx.fabric.status(node, nic).layer == "InfiniBand")
+    up = nic is None or (
+        ctx.fabric.status(node, nic).state == "Active" and ctx.fabric.status(node, nic).layer == "InfiniBand"
+    )
     targets = {t["address"] for t in storage_targets(ctx.cluster.design)}
     answers = up and target in targets and target not in node.platform.storage_unreachable
     via = f" from {source} {iface}" if iface else ""
@@ -227,8 +250,10 @@ def ping(ctx: Ctx, args, io) -> int:
     io.out.write(f"\n--- {target} ping statistics ---\n")
     loss = 0 if answers else 100
     errors = "" if answers else f", +{count} errors"
-    io.out.write(f"{count} packets transmitted, {received} received{errors}, {loss}% packet loss, "
-                 f"time {1000 * (count - 1) + 41}ms\n")
+    io.out.write(
+        f"{count} packets transmitted, {received} received{errors}, {loss}% packet loss, "
+        f"time {1000 * (count - 1) + 41}ms\n"
+    )
     if answers:
         io.out.write("rtt min/avg/max/mdev = 0.071/0.075/0.079/0.003 ms\n")
     return 0 if answers else 1

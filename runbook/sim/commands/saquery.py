@@ -3,6 +3,7 @@ IsSM (0x2) set, i.e. every port an SM runs on (MASTER, STANDBY, ...), in the
 layout rdma-core's saquery prints (`PortInfoRecord dump:`, TAB-TAB fields,
 dotted keys). Other queries are not simulated and say so. `-C DEV -P PORT`
 pick the local port the query leaves from."""
+
 from __future__ import annotations
 
 from .base import Ctx
@@ -16,8 +17,14 @@ CAP_MASK = 0x2651E848
 def _port(ctx: Ctx, dev: str | None):
     fab = ctx.fabric
     nics = [n for n in ctx.node.nics if dev is None or n.dev == dev]
-    return next((n for n in nics if fab.status(ctx.node, n).state == "Active"
-                 and fab.status(ctx.node, n).layer == "InfiniBand"), None)
+    return next(
+        (
+            n
+            for n in nics
+            if fab.status(ctx.node, n).state == "Active" and fab.status(ctx.node, n).layer == "InfiniBand"
+        ),
+        None,
+    )
 
 
 def saquery(ctx: Ctx, args, io) -> int:
@@ -36,8 +43,10 @@ def saquery(ctx: Ctx, args, io) -> int:
             query = query or a
         i += 1
     if dev is not None and ctx.node.nic(dev) is None:
-        io.err.write(f"ibwarn: [4242] umad_open_port: can't open UMAD port ({dev}:0)\n"
-                     f"saquery: iberror: failed: Failed to open '{dev}' port '0'\n")
+        io.err.write(
+            f"ibwarn: [4242] umad_open_port: can't open UMAD port ({dev}:0)\n"
+            f"saquery: iberror: failed: Failed to open '{dev}' port '0'\n"
+        )
         return 255
     if query != "issm":
         io.err.write(f"saquery: only -s (IsSM PortInfoRecords) is simulated (got {query or 'NodeRecords'})\n")
@@ -53,12 +62,14 @@ def saquery(ctx: Ctx, args, io) -> int:
         if not (sm.opensm.running and fab.status(sm, nic).state == "Active"):
             continue
         lid = fab.lid_of[(sm.name, nic.dev)]
-        blocks.append("PortInfoRecord dump:\n"
-                      f"\t\tEndPortLid..............{lid}\n"
-                      "\t\tPortNum.................1\n"
-                      f"\t\tbase_lid................{lid}\n"
-                      f"\t\tmaster_sm_base_lid......{master_lid}\n"
-                      f"\t\tcapability_mask.........0x{CAP_MASK | IS_SM:X}\n")
+        blocks.append(
+            "PortInfoRecord dump:\n"
+            f"\t\tEndPortLid..............{lid}\n"
+            "\t\tPortNum.................1\n"
+            f"\t\tbase_lid................{lid}\n"
+            f"\t\tmaster_sm_base_lid......{master_lid}\n"
+            f"\t\tcapability_mask.........0x{CAP_MASK | IS_SM:X}\n"
+        )
     io.out.write("".join(blocks))
     return 0
 

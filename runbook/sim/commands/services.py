@@ -1,4 +1,5 @@
 """Services and kernel modules: systemctl, reboot, modprobe, lsmod, modinfo."""
+
 from __future__ import annotations
 
 import time
@@ -6,10 +7,30 @@ import time
 from .base import Ctx, split_opts
 
 ALWAYS_ACTIVE = {"sshd", "chronyd", "openibd", "crond", "rsyslog"}
-KNOWN_MODULES = {"mlx5_core", "mlx5_ib", "ib_ipoib", "ib_umad", "ib_core", "nvidia", "nvidia_uvm",
-                 "nvidia_peermem", "nvidia_drm", "nvidia_modeset", "mst_pci", "mst_pciconf"}
-SIZES = {"nvidia_peermem": 16384, "nvidia_uvm": 1523712, "nvidia": 54173696, "mlx5_ib": 471040,
-         "mlx5_core": 2338816, "ib_ipoib": 159744, "ib_umad": 40960, "ib_core": 458752}
+KNOWN_MODULES = {
+    "mlx5_core",
+    "mlx5_ib",
+    "ib_ipoib",
+    "ib_umad",
+    "ib_core",
+    "nvidia",
+    "nvidia_uvm",
+    "nvidia_peermem",
+    "nvidia_drm",
+    "nvidia_modeset",
+    "mst_pci",
+    "mst_pciconf",
+}
+SIZES = {
+    "nvidia_peermem": 16384,
+    "nvidia_uvm": 1523712,
+    "nvidia": 54173696,
+    "mlx5_ib": 471040,
+    "mlx5_core": 2338816,
+    "ib_ipoib": 159744,
+    "ib_umad": 40960,
+    "ib_core": 458752,
+}
 
 
 def _unit(name: str) -> str:
@@ -66,7 +87,9 @@ def systemctl(ctx: Ctx, args, io) -> int:
         elif a.startswith("-p") and len(a) > 2:
             props.append(a[2:])
     if not rest:
-        io.err.write("systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/show/reboot\n")
+        io.err.write(
+            "systemctl: only is-active/is-enabled/start/stop/restart/enable/disable/status/show/reboot\n"
+        )
         return 1
     verb, units = rest[0], [_unit(u) for u in rest[1:]]
     if verb == "reboot":
@@ -119,14 +142,16 @@ def systemctl(ctx: Ctx, args, io) -> int:
                 on = ctx.node.units_enabled
                 if verb == "enable" and u not in on:
                     on.append(u)
-                    io.err.write(f"Created symlink /etc/systemd/system/multi-user.target.wants/{u}.service"
-                                 f" \u2192 /etc/systemd/system/{u}.service.\n")
+                    io.err.write(
+                        f"Created symlink /etc/systemd/system/multi-user.target.wants/{u}.service"
+                        f" \u2192 /etc/systemd/system/{u}.service.\n"
+                    )
                 elif verb == "disable" and u in on:
                     on.remove(u)
-                    io.err.write(f"Removed \"/etc/systemd/system/multi-user.target.wants/{u}.service\".\n")
+                    io.err.write(f'Removed "/etc/systemd/system/multi-user.target.wants/{u}.service".\n')
                 ctx.machine.changed()
         return 0
-    io.err.write(f'Unknown command verb {verb}.\n')
+    io.err.write(f"Unknown command verb {verb}.\n")
     return 1
 
 
@@ -156,7 +181,7 @@ def _change(ctx: Ctx, svc, unit: str, verb: str, now: bool, io) -> None:
             if verb == "enable":
                 io.err.write(f"Created symlink {link} \u2192 /usr/lib/systemd/system/{unit}.service.\n")
             else:
-                io.err.write(f"Removed \"{link}\".\n")
+                io.err.write(f'Removed "{link}".\n')
         svc.enabled = verb == "enable"
         if not now:
             ctx.machine.changed()
@@ -170,8 +195,13 @@ def _change(ctx: Ctx, svc, unit: str, verb: str, now: bool, io) -> None:
     ctx.machine.changed()
 
 
-DESCRIPTIONS = {"irqbalance": ("irqbalance daemon", ["man:irqbalance(1)", "https://github.com/Irqbalance/irqbalance"],
-                               "/usr/sbin/irqbalance --foreground")}
+DESCRIPTIONS = {
+    "irqbalance": (
+        "irqbalance daemon",
+        ["man:irqbalance(1)", "https://github.com/Irqbalance/irqbalance"],
+        "/usr/sbin/irqbalance --foreground",
+    )
+}
 
 
 def _ago(seconds: float) -> str:
@@ -192,19 +222,31 @@ def _status(ctx: Ctx, unit: str, io) -> int:
     since = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(started))
     enabled = _enabled(ctx, unit)
     desc, docs, cmd = DESCRIPTIONS.get(unit, (unit, [], f"/usr/sbin/{unit}"))
-    path = f"/etc/systemd/system/{unit}.service" if _custom(ctx, unit) else f"/usr/lib/systemd/system/{unit}.service"
+    path = (
+        f"/etc/systemd/system/{unit}.service"
+        if _custom(ctx, unit)
+        else f"/usr/lib/systemd/system/{unit}.service"
+    )
     dot = "\u25cf" if active else "\u25cb"
-    out = [f"{dot} {unit}.service - {desc}",
-           f"     Loaded: loaded ({path}; {'enabled' if enabled else 'disabled'}; preset: enabled)",
-           f"     Active: active (running) since {since}; {_ago(time.time() - started)}" if active
-           else "     Active: inactive (dead)"]
+    out = [
+        f"{dot} {unit}.service - {desc}",
+        f"     Loaded: loaded ({path}; {'enabled' if enabled else 'disabled'}; preset: enabled)",
+        f"     Active: active (running) since {since}; {_ago(time.time() - started)}"
+        if active
+        else "     Active: inactive (dead)",
+    ]
     for k, d in enumerate(docs):
         out.append(("       Docs: " if k == 0 else "             ") + d)
     if active:
         pid = 1000 + ctx.node.index * 7 + len(unit)
-        out += [f"   Main PID: {pid} ({unit})", "      Tasks: 2 (limit: 1545712)", "     Memory: 1.1M",
-                "        CPU: 1.204s", f"     CGroup: /system.slice/{unit}.service",
-                f"             \u2514\u2500{pid} {cmd}"]
+        out += [
+            f"   Main PID: {pid} ({unit})",
+            "      Tasks: 2 (limit: 1545712)",
+            "     Memory: 1.1M",
+            "        CPU: 1.204s",
+            f"     CGroup: /system.slice/{unit}.service",
+            f"             \u2514\u2500{pid} {cmd}",
+        ]
     io.out.write("\n".join(out) + "\n")
     return 0 if active else 3
 
@@ -273,5 +315,11 @@ def modinfo(ctx: Ctx, args, io) -> int:
     return status
 
 
-COMMANDS = {"systemctl": systemctl, "reboot": reboot, "shutdown": shutdown, "modprobe": modprobe,
-            "lsmod": lsmod, "modinfo": modinfo}
+COMMANDS = {
+    "systemctl": systemctl,
+    "reboot": reboot,
+    "shutdown": shutdown,
+    "modprobe": modprobe,
+    "lsmod": lsmod,
+    "modinfo": modinfo,
+}

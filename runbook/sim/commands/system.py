@@ -1,4 +1,5 @@
 """OS tools: hostname uname whoami id date uptime nproc free chronyc numactl dmidecode."""
+
 from __future__ import annotations
 
 import time
@@ -17,12 +18,19 @@ def uname(ctx: Ctx, args, io) -> int:
     opts, _ = split_opts(args)
     kernel = ctx.node.versions["kernel"]
     if opts.get("a"):
-        io.out.write(f"Linux {ctx.node.name} {kernel} #1 SMP PREEMPT_DYNAMIC Wed Mar 13 17:12:19 UTC 2024"
-                     " x86_64 x86_64 x86_64 GNU/Linux\n")
+        io.out.write(
+            f"Linux {ctx.node.name} {kernel} #1 SMP PREEMPT_DYNAMIC Wed Mar 13 17:12:19 UTC 2024"
+            " x86_64 x86_64 x86_64 GNU/Linux\n"
+        )
         return 0
     parts = []
-    for flag, value in (("s", "Linux"), ("n", ctx.node.name), ("r", kernel), ("m", "x86_64"),
-                        ("o", "GNU/Linux")):
+    for flag, value in (
+        ("s", "Linux"),
+        ("n", ctx.node.name),
+        ("r", kernel),
+        ("m", "x86_64"),
+        ("o", "GNU/Linux"),
+    ):
         if opts.get(flag) or opts.get("--kernel-release") and flag == "r":
             parts.append(value)
     io.out.write(" ".join(parts or ["Linux"]) + "\n")
@@ -71,10 +79,12 @@ def chronyc(ctx: Ctx, args, io) -> int:
     if not args or args[0] != "tracking":
         if args and args[0] == "sources":
             site = ctx.cluster.design.var("site", "site")
-            io.out.write("MS Name/IP address         Stratum Poll Reach LastRx Last sample\n"
-                         "===============================================================================\n"
-                         f"^* ntp1.{site}.internal          2   6   377    21    +12us[  +15us] +/-  310us\n"
-                         f"^+ ntp2.{site}.internal          2   6   377    20    -31us[  -28us] +/-  402us\n")
+            io.out.write(
+                "MS Name/IP address         Stratum Poll Reach LastRx Last sample\n"
+                "===============================================================================\n"
+                f"^* ntp1.{site}.internal          2   6   377    21    +12us[  +15us] +/-  310us\n"
+                f"^+ ntp2.{site}.internal          2   6   377    20    -31us[  -28us] +/-  402us\n"
+            )
             return 0
         io.err.write("Unrecognized command\n")
         return 1
@@ -94,7 +104,8 @@ def chronyc(ctx: Ctx, args, io) -> int:
         "Root delay      : 0.000345678 seconds\n"
         "Root dispersion : 0.000123456 seconds\n"
         "Update interval : 64.2 seconds\n"
-        "Leap status     : Normal\n")
+        "Leap status     : Normal\n"
+    )
     return 0
 
 
@@ -105,8 +116,10 @@ def numactl(ctx: Ctx, args, io) -> int:
         return run_bound(ctx, args, io)  # awaited by the shell
     if not args or args[0] not in ("-H", "--hardware"):
         if args and args[0] in ("-s", "--show"):
-            io.out.write(f"policy: default\npreferred node: current\nphyscpubind: "
-                         f"{' '.join(str(c) for c in range(ctx.node.ncpus))}\n")
+            io.out.write(
+                f"policy: default\npreferred node: current\nphyscpubind: "
+                f"{' '.join(str(c) for c in range(ctx.node.ncpus))}\n"
+            )
             return 0
         io.err.write("usage: numactl [--hardware | --show] (other forms are not simulated)\n")
         return 1
@@ -114,8 +127,11 @@ def numactl(ctx: Ctx, args, io) -> int:
     out = [f"available: {node.sockets} nodes (0-{node.sockets - 1})"]
     for n in range(node.sockets):
         size = node.memory_gb(n) * 1024 * 985 // 1000
-        out += [f"node {n} cpus: {' '.join(str(c) for c in node.numa_cpus(n))}",
-                f"node {n} size: {size} MB", f"node {n} free: {size * 97 // 100} MB"]
+        out += [
+            f"node {n} cpus: {' '.join(str(c) for c in node.numa_cpus(n))}",
+            f"node {n} size: {size} MB",
+            f"node {n} free: {size * 97 // 100} MB",
+        ]
     out.append("node distances:")
     out.append("node" + "".join(f"{n:>4}" for n in range(node.sockets)))
     for a in range(node.sockets):
@@ -126,17 +142,27 @@ def numactl(ctx: Ctx, args, io) -> int:
 
 def lscpu(ctx: Ctx, args, io) -> int:
     node = ctx.node
-    io.out.write(f"Architecture:            x86_64\nCPU(s):                  {node.ncpus}\n"
-                 f"Thread(s) per core:      2\nCore(s) per socket:      {node.cores_per_socket}\n"
-                 f"Socket(s):               {node.sockets}\nNUMA node(s):            {node.sockets}\n")
+    io.out.write(
+        f"Architecture:            x86_64\nCPU(s):                  {node.ncpus}\n"
+        f"Thread(s) per core:      2\nCore(s) per socket:      {node.cores_per_socket}\n"
+        f"Socket(s):               {node.sockets}\nNUMA node(s):            {node.sockets}\n"
+    )
     for n in range(node.sockets):
         io.out.write(f"NUMA node{n} CPU(s):       {format_cpulist(node.numa_cpus(n))}\n")
     return 0
 
 
 COMMANDS = {
-    "hostname": hostname, "uname": uname, "date": date, "uptime": uptime, "nproc": nproc,
-    "free": free, "chronyc": chronyc, "numactl": numactl, "dmidecode": dmidecode, "lscpu": lscpu,
+    "hostname": hostname,
+    "uname": uname,
+    "date": date,
+    "uptime": uptime,
+    "nproc": nproc,
+    "free": free,
+    "chronyc": chronyc,
+    "numactl": numactl,
+    "dmidecode": dmidecode,
+    "lscpu": lscpu,
     "whoami": lambda c, a, i: (i.out.write("root\n"), 0)[1],
     "id": lambda c, a, i: (i.out.write("uid=0(root) gid=0(root) groups=0(root)\n"), 0)[1],
 }

@@ -1,11 +1,18 @@
 """test / [ expressions: file tests, string and integer comparisons, ! -a -o."""
+
 from __future__ import annotations
 
 from .base import Ctx
 
 UNARY_FILE = {"-e", "-f", "-d", "-r", "-w", "-x", "-s", "-L", "-h"}
-INT_OPS = {"-eq": int.__eq__, "-ne": int.__ne__, "-lt": int.__lt__, "-le": int.__le__,
-           "-gt": int.__gt__, "-ge": int.__ge__}
+INT_OPS = {
+    "-eq": int.__eq__,
+    "-ne": int.__ne__,
+    "-lt": int.__lt__,
+    "-le": int.__le__,
+    "-gt": int.__gt__,
+    "-ge": int.__ge__,
+}
 
 
 class _Bad(Exception):
@@ -81,7 +88,9 @@ def _primary(ctx: Ctx, args) -> bool:
             try:
                 return INT_OPS[op](int(a), int(b))
             except ValueError:
-                raise _Bad(f"{a if not a.lstrip('-').isdigit() else b}: integer expression expected") from None
+                raise _Bad(
+                    f"{a if not a.lstrip('-').isdigit() else b}: integer expression expected"
+                ) from None
         if op in ("<", ">"):
             return a < b if op == "<" else a > b
     raise _Bad("too many arguments")

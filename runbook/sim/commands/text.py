@@ -1,4 +1,5 @@
 """Text tools: cat grep head tail wc sort uniq cut tr tee seq basename dirname."""
+
 from __future__ import annotations
 
 import posixpath
@@ -7,9 +8,17 @@ import re
 from ..vfs import FsError
 from .base import Ctx, join_lines, read_inputs, split_opts
 
-POSIX_CLASSES = {"[:digit:]": "0-9", "[:space:]": r" \t\n\r\f\v", "[:alpha:]": "a-zA-Z",
-                 "[:alnum:]": "a-zA-Z0-9", "[:upper:]": "A-Z", "[:lower:]": "a-z",
-                 "[:xdigit:]": "0-9A-Fa-f", "[:blank:]": r" \t", "[:punct:]": r"!-/:-@\[-`{-~"}
+POSIX_CLASSES = {
+    "[:digit:]": "0-9",
+    "[:space:]": r" \t\n\r\f\v",
+    "[:alpha:]": "a-zA-Z",
+    "[:alnum:]": "a-zA-Z0-9",
+    "[:upper:]": "A-Z",
+    "[:lower:]": "a-z",
+    "[:xdigit:]": "0-9A-Fa-f",
+    "[:blank:]": r" \t",
+    "[:punct:]": r"!-/:-@\[-`{-~",
+}
 
 
 def to_python_regex(pattern: str, extended: bool) -> str:
@@ -149,7 +158,7 @@ def tail(ctx: Ctx, args, io) -> int:
     inputs, status = read_inputs(ctx, "tail", files, io)
     for _, text in inputs:
         lines = text.splitlines()
-        io.out.write(join_lines(lines[n - 1:] if from_start else lines[-n:] if n else []))
+        io.out.write(join_lines(lines[n - 1 :] if from_start else lines[-n:] if n else []))
     return status
 
 
@@ -184,6 +193,7 @@ def _sort_key(opts):
         if opts.get("V"):
             return ([int(x) if x.isdigit() else x for x in re.split(r"(\d+)", text)], line)
         return (text, line)
+
     return key
 
 
@@ -250,7 +260,12 @@ def tr(ctx: Ctx, args, io) -> int:
     text = io.stdin.read_all()
 
     def expand(s: str) -> str:
-        s = s.replace("[:upper:]", "A-Z").replace("[:lower:]", "a-z").replace("\\n", "\n").replace("\\t", "\t")
+        s = (
+            s.replace("[:upper:]", "A-Z")
+            .replace("[:lower:]", "a-z")
+            .replace("\\n", "\n")
+            .replace("\\t", "\t")
+        )
         return re.sub(r"(.)-(.)", lambda m: "".join(chr(c) for c in range(ord(m[1]), ord(m[2]) + 1)), s)
 
     if opts.get("d") and sets:
@@ -258,11 +273,13 @@ def tr(ctx: Ctx, args, io) -> int:
         io.out.write("".join(c for c in text if c not in drop))
     elif opts.get("s") and len(sets) == 1:
         chars = set(expand(sets[0]))
-        io.out.write(re.sub("|".join(f"({re.escape(c)})+" for c in chars) or "(?!)", lambda m: m.group(0)[0], text))
+        io.out.write(
+            re.sub("|".join(f"({re.escape(c)})+" for c in chars) or "(?!)", lambda m: m.group(0)[0], text)
+        )
     elif len(sets) == 2:
         a, b = expand(sets[0]), expand(sets[1])
         b = b + b[-1:] * (len(a) - len(b))
-        io.out.write(text.translate(str.maketrans(a, b[:len(a)])))
+        io.out.write(text.translate(str.maketrans(a, b[: len(a)])))
     else:
         io.err.write("tr: missing operand\n")
         return 1
@@ -292,14 +309,28 @@ def seq(ctx: Ctx, args, io) -> int:
     except ValueError:
         io.err.write(f"seq: invalid argument: {args}\n")
         return 1
-    first, step, last = (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
+    first, step, last = (
+        (1, 1, nums[0]) if len(nums) == 1 else (nums[0], 1, nums[1]) if len(nums) == 2 else nums
+    )
     io.out.write(join_lines(str(x) for x in range(first, last + (1 if step > 0 else -1), step)))
     return 0
 
 
 COMMANDS = {
-    "cat": cat, "grep": grep, "egrep": lambda c, a, i: grep(c, ["-E"] + a, i), "head": head, "tail": tail,
-    "wc": wc, "sort": sort, "uniq": uniq, "cut": cut, "tr": tr, "tee": tee, "seq": seq,
+    "cat": cat,
+    "grep": grep,
+    "egrep": lambda c, a, i: grep(c, ["-E"] + a, i),
+    "head": head,
+    "tail": tail,
+    "wc": wc,
+    "sort": sort,
+    "uniq": uniq,
+    "cut": cut,
+    "tr": tr,
+    "tee": tee,
+    "seq": seq,
     "basename": lambda c, a, i: (i.out.write(posixpath.basename(a[0].rstrip("/")) + "\n"), 0)[1] if a else 1,
-    "dirname": lambda c, a, i: (i.out.write((posixpath.dirname(a[0].rstrip("/")) or ".") + "\n"), 0)[1] if a else 1,
+    "dirname": lambda c, a, i: (
+        (i.out.write((posixpath.dirname(a[0].rstrip("/")) or ".") + "\n"), 0)[1] if a else 1
+    ),
 }

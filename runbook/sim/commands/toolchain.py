@@ -1,4 +1,5 @@
 """nvcc --version and pip3 config list: the CUDA toolkit and the pip mirror setting."""
+
 from __future__ import annotations
 
 from ..vfs import FsError
@@ -10,10 +11,12 @@ def nvcc(ctx: Ctx, args, io) -> int:
     if "--version" not in args and "-V" not in args:
         io.err.write("nvcc fatal   : No input files specified; use option --help for more information\n")
         return 1
-    io.out.write("nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
-                 "Built on Thu_Mar_28_02:18:24_PDT_2024\n"
-                 f"Cuda compilation tools, release {cuda}, V{cuda}.131\n"
-                 f"Build cuda_{cuda}.r{cuda}/compiler.34097967_0\n")
+    io.out.write(
+        "nvcc: NVIDIA (R) Cuda compiler driver\nCopyright (c) 2005-2024 NVIDIA Corporation\n"
+        "Built on Thu_Mar_28_02:18:24_PDT_2024\n"
+        f"Cuda compilation tools, release {cuda}, V{cuda}.131\n"
+        f"Build cuda_{cuda}.r{cuda}/compiler.34097967_0\n"
+    )
     return 0
 
 

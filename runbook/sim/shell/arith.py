@@ -1,14 +1,26 @@
 """$(( ... )): integer arithmetic on a whitelisted syntax tree (never eval)."""
+
 from __future__ import annotations
 
 import ast
 import operator
 import re
 
-_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
-_CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-        ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_BIN = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_CMP = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 
 
 class ArithError(ValueError):
@@ -17,6 +29,7 @@ class ArithError(ValueError):
 
 def evaluate(expr: str, lookup) -> int:
     """`lookup(name) -> str` gives variables; unset or non-numeric ones count as 0."""
+
     def var(m: re.Match) -> str:
         value = lookup(m.group(1)).strip()
         if re.fullmatch(r"0[xX][0-9a-fA-F]+", value):  # bash reads 0x.. as hexadecimal

@@ -5,6 +5,7 @@ buffer), so pipelines run stage by stage. Exit statuses, $?, `set -e`,
 `set -o pipefail`, redirections, here-documents, globbing and command
 substitution behave as in sh; an unknown command answers like bash (127).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -19,8 +20,18 @@ from .lexer import ShellSyntaxError, heredoc_parts
 from .nodes import AndOr, CmdList, For, Group, If, Pipeline, Redir, Simple, While, Word
 from .parser import parse
 
-PATH_DIRS = {"/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin", "/usr/local/sbin",
-             "/opt/mellanox/bin", "/usr/lib64/openmpi/bin", "/usr/local/cuda/bin", "/opt/nccl-tests/build"}
+PATH_DIRS = {
+    "/usr/bin",
+    "/usr/sbin",
+    "/bin",
+    "/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/opt/mellanox/bin",
+    "/usr/lib64/openmpi/bin",
+    "/usr/local/cuda/bin",
+    "/opt/nccl-tests/build",
+}
 GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -36,11 +47,20 @@ class RedirError(Exception):
 class Shell:
     def __init__(self, machine, variables: dict[str, str] | None = None):
         self.machine = machine
-        self.vars = dict(variables) if variables is not None else {
-            "HOME": "/root", "USER": "root", "LOGNAME": "root", "SHELL": "/bin/bash",
-            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin",
-            "PWD": "/root", "HOSTNAME": machine.state.name, "IFS": " \t\n",
-        }
+        self.vars = (
+            dict(variables)
+            if variables is not None
+            else {
+                "HOME": "/root",
+                "USER": "root",
+                "LOGNAME": "root",
+                "SHELL": "/bin/bash",
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/root/bin",
+                "PWD": "/root",
+                "HOSTNAME": machine.state.name,
+                "IFS": " \t\n",
+            }
+        )
         self.status = 0
         self.options: set[str] = set()
         self.jobs: list[asyncio.Task] = []
@@ -217,8 +237,10 @@ class Shell:
         if "/" in name:
             directory, base = posixpath.split(name)
             design = self.machine.cluster.design
-            extra = {str(design.var(v, d)).rstrip("/") for v, d in (("nccl_tests_dir", "/opt/nccl-tests/build"),
-                                                                     ("gpu_burn_dir", "/opt/gpu-burn"))}
+            extra = {
+                str(design.var(v, d)).rstrip("/")
+                for v, d in (("nccl_tests_dir", "/opt/nccl-tests/build"), ("gpu_burn_dir", "/opt/gpu-burn"))
+            }
             directory = self.machine.fs.norm(directory or "/", self.cwd)  # ./gpu_burn run from its directory
             found = lookup(base, self.machine) if directory in PATH_DIRS or directory in extra else None
             if found is None:
@@ -320,8 +342,16 @@ class Shell:
     status_from_subst: int | None = None
 
     def var(self, spec: str) -> str:
-        special = {"?": str(self.status), "$": str(getattr(self, "pid", 4242)), "#": "0", "0": "bash", "!": "4243",
-                   "-": "hB", "@": "", "*": ""}
+        special = {
+            "?": str(self.status),
+            "$": str(getattr(self, "pid", 4242)),
+            "#": "0",
+            "0": "bash",
+            "!": "4243",
+            "-": "hB",
+            "@": "",
+            "*": "",
+        }
         if spec in special:
             return special[spec]
         if spec.startswith("#") and len(spec) > 1:

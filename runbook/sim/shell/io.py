@@ -1,4 +1,5 @@
 """The plumbing commands read from and write to: whole-text stdin, buffered outputs."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ class Stdin:
         self.pos = 0
 
     def read_all(self) -> str:
-        rest = self.text[self.pos:]
+        rest = self.text[self.pos :]
         self.pos = len(self.text)
         return rest
 
@@ -20,9 +21,9 @@ class Stdin:
             return None
         end = self.text.find("\n", self.pos)
         if end < 0:
-            line, self.pos = self.text[self.pos:], len(self.text)
+            line, self.pos = self.text[self.pos :], len(self.text)
         else:
-            line, self.pos = self.text[self.pos:end], end + 1
+            line, self.pos = self.text[self.pos : end], end + 1
         return line
 
 

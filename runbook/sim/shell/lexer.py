@@ -1,6 +1,7 @@
 """Tokens of the small shell: words (with their quoting kept), operators,
 newlines. Here-document bodies are read when the newline after their
 `<<DELIM` is reached, as sh does."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,7 +72,9 @@ class Lexer:
                 parts.append(("lit", "".join(buf), False))
                 buf.clear()
 
-        if s.startswith("~", self.i) and (self.i + 1 >= len(s) or s[self.i + 1] in "/" or s[self.i + 1] in META):
+        if s.startswith("~", self.i) and (
+            self.i + 1 >= len(s) or s[self.i + 1] in "/" or s[self.i + 1] in META
+        ):
             parts.append(("tilde", "", False))
             self.i += 1
         while self.i < len(s):
@@ -83,14 +86,14 @@ class Lexer:
                     self.i += 2
                     continue
                 flush()
-                parts.append(("lit", s[self.i + 1:self.i + 2], True))
+                parts.append(("lit", s[self.i + 1 : self.i + 2], True))
                 self.i += 2
             elif c == "'":
                 end = s.find("'", self.i + 1)
                 if end < 0:
                     raise ShellSyntaxError("unexpected EOF while looking for matching `''")
                 flush()
-                parts.append(("lit", s[self.i + 1:end], True))
+                parts.append(("lit", s[self.i + 1 : end], True))
                 self.i = end + 1
             elif c == '"':
                 flush()
@@ -114,7 +117,7 @@ class Lexer:
         buf: list[str] = []
         while True:
             if self.i >= len(s):
-                raise ShellSyntaxError('unexpected EOF while looking for matching `"\'')
+                raise ShellSyntaxError("unexpected EOF while looking for matching `\"'")
             c = s[self.i]
             if c == '"':
                 self.i += 1
@@ -148,19 +151,19 @@ class Lexer:
             if end < 0 or not s.startswith("))", end):
                 raise ShellSyntaxError("unexpected EOF while looking for matching `))'")
             self.i = end + 2
-            return ("arith", s[i + 2:end], quoted)
+            return ("arith", s[i + 2 : end], quoted)
         if s.startswith("(", i):
             end = _matching(s, i)
             if end < 0:
                 raise ShellSyntaxError("unexpected EOF while looking for matching `)'")
             self.i = end + 1
-            return ("cmd", s[i + 1:end], quoted)
+            return ("cmd", s[i + 1 : end], quoted)
         if s.startswith("{", i):
             end = s.find("}", i)
             if end < 0:
                 raise ShellSyntaxError("unexpected EOF while looking for matching `}'")
             self.i = end + 1
-            return ("var", s[i + 1:end], quoted)
+            return ("var", s[i + 1 : end], quoted)
         if i < len(s) and s[i] in "?$#@*!0123456789-":
             self.i = i + 1
             return ("var", s[i], quoted)
@@ -177,7 +180,7 @@ class Lexer:
         end = self.s.find("`", self.i + 1)
         if end < 0:
             raise ShellSyntaxError("unexpected EOF while looking for matching ``'")
-        src = self.s[self.i + 1:end]
+        src = self.s[self.i + 1 : end]
         self.i = end + 1
         return src
 
@@ -187,7 +190,7 @@ class Lexer:
             lines: list[str] = []
             while self.i < len(s):
                 end = s.find("\n", self.i)
-                line = s[self.i:] if end < 0 else s[self.i:end]
+                line = s[self.i :] if end < 0 else s[self.i : end]
                 self.i = len(s) if end < 0 else end + 1
                 check = line.lstrip("\t") if doc.strip_tabs else line
                 if check == doc.delimiter:

@@ -1,4 +1,5 @@
 """The syntax tree of the small shell (a POSIX sh subset)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

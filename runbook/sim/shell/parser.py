@@ -1,5 +1,6 @@
 """Recursive-descent parser: lists, && ||, pipelines, redirections, here-documents,
 for / if / while / until, { } groups and ( ) subshells."""
+
 from __future__ import annotations
 
 import re
@@ -42,7 +43,12 @@ class Parser:
 
     def unexpected(self) -> ShellSyntaxError:
         t = self.tok
-        text = {"EOF": "end of file", "NL": "newline"}.get(t.kind) or t.value or (t.word and t.word.text()) or "?"
+        text = (
+            {"EOF": "end of file", "NL": "newline"}.get(t.kind)
+            or t.value
+            or (t.word and t.word.text())
+            or "?"
+        )
         if t.kind == "EOF":
             return ShellSyntaxError("syntax error: unexpected end of file")
         return ShellSyntaxError(f"syntax error near unexpected token `{text}'")

@@ -1,4 +1,5 @@
 """A yes/no question (quitting while commands run, stopping a run)."""
+
 from __future__ import annotations
 
 from textual.app import ComposeResult

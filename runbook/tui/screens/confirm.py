@@ -1,6 +1,7 @@
 """Confirm what can hurt: apply and rollback show the exact commands, the
 hosts they will touch and (rollback) the values they restore, and wait for a
 yes. The safe answer has the focus."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,8 +36,17 @@ class ConfirmScreen(YesNoScreen):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, action: str, step_id: str, title: str, hosts: list[str], commands: dict[str, str], *,
-                 befores: dict[str, dict | None] | None = None, then: str | None = None):
+    def __init__(
+        self,
+        action: str,
+        step_id: str,
+        title: str,
+        hosts: list[str],
+        commands: dict[str, str],
+        *,
+        befores: dict[str, dict | None] | None = None,
+        then: str | None = None,
+    ):
         super().__init__()
         self.action = action
         self.step_id = step_id

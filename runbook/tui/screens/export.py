@@ -1,4 +1,5 @@
 """Export the signed completion log: which key signs it and where it goes."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,4 +48,3 @@ class ExportScreen(FormScreen):
         key = self.query_one("#export-key", Input).value.strip() or None
         identity = self.query_one("#export-identity", Input).value.strip() or None
         self.dismiss(ExportAsked(output, key, identity))
-

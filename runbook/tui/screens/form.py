@@ -1,6 +1,7 @@
 """A small modal form: fields, an OK and a Cancel button. Enter in any field
 or OK calls `submit()`; Cancel or escape dismisses with None. Subclasses
 compose their fields and say which one has the focus first."""
+
 from __future__ import annotations
 
 from textual import on

@@ -1,4 +1,5 @@
 """Keys and what the glyphs mean."""
+
 from __future__ import annotations
 
 from rich.table import Table
@@ -52,11 +53,17 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(help_table(self.keys))
                 yield Static(Text("\nstatus glyphs", style="bold"))
                 yield Static(legend())
-                yield Static(f"{MANUAL_MARK} manual step (confirm it with a note, n)   "
-                             f"{FIX_MARK} has a fix (a applies it, asks first)")
-                yield Static(Text("\nProgress is saved as it happens: quitting and reopening loses nothing. "
-                                  "Failing hosts are shown as NodeSets (gpu[07,31]) ready to paste.",
-                                  style="dim"))
+                yield Static(
+                    f"{MANUAL_MARK} manual step (confirm it with a note, n)   "
+                    f"{FIX_MARK} has a fix (a applies it, asks first)"
+                )
+                yield Static(
+                    Text(
+                        "\nProgress is saved as it happens: quitting and reopening loses nothing. "
+                        "Failing hosts are shown as NodeSets (gpu[07,31]) ready to paste.",
+                        style="dim",
+                    )
+                )
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -6,6 +6,7 @@ Repaints are batched: events only mark what changed (`Feed`), and a timer
 (every `repaint_every` seconds) redraws just the changed grid cells, step
 rows and header, so a 1,000-host step never floods the UI loop.
 """
+
 from __future__ import annotations
 
 import time
@@ -39,12 +40,16 @@ LIST_EVERY = 0.5  # seconds between step-list redraws while a step streams
 FIRST_START = "c runs everything, ? lists the keys"
 
 # What the line above the grid folds into NodeSets: (glyph of, statuses).
-ATTENTION = (("fail", frozenset({"fail"})), ("unknown", frozenset({"unknown", "interrupted"})),
-             ("blocked", frozenset({"blocked"})))
+ATTENTION = (
+    ("fail", frozenset({"fail"})),
+    ("unknown", frozenset({"unknown", "interrupted"})),
+    ("blocked", frozenset({"blocked"})),
+)
 
 
-def output_lines(command: str, stdout: str, stderr: str, status: str, exit_status: int | None,
-                 reason: str) -> list[str]:
+def output_lines(
+    command: str, stdout: str, stderr: str, status: str, exit_status: int | None, reason: str
+) -> list[str]:
     """One host's result as the output pane shows it (live or from the store)."""
     lines = [f"$ {command}"] if command else []
     lines += stdout.splitlines()
@@ -62,8 +67,15 @@ class MainScreen(MainActions, Screen):
     BINDINGS = [Binding(k.key, k.action, k.label, show=k.footer) for k in KEYS]
     HELP_ROWS = HELP
 
-    def __init__(self, session: Any, *, blink: bool = True, repaint_every: float = 0.1,
-                 export_output: str | None = None, export_key: str | None = None):
+    def __init__(
+        self,
+        session: Any,
+        *,
+        blink: bool = True,
+        repaint_every: float = 0.1,
+        export_output: str | None = None,
+        export_key: str | None = None,
+    ):
         super().__init__(id="main")
         self.session = session
         self.view = RunView(session.runbook, session.inventory, session.state)
@@ -92,8 +104,9 @@ class MainScreen(MainActions, Screen):
         with Horizontal(id="body"):
             yield StepList(list(self.rows.values()), id="steps")
             with Vertical(id="right"):
-                yield StepDetail(self.view.step_text(step, hosts[0] if hosts else None) if step else None,
-                                 id="detail")
+                yield StepDetail(
+                    self.view.step_text(step, hosts[0] if hosts else None) if step else None, id="detail"
+                )
                 with Vertical(id="hosts-pane"):
                     yield HostSummary(id="host-summary")
                     yield NodeGrid(hosts, self.view.statuses(step) if step else {}, id="grid")
@@ -169,8 +182,11 @@ class MainScreen(MainActions, Screen):
         log = self.output_log
         fallback = None if key is None or log.has(key) else self.stored_output(step, host)
         log.show_key(key, fallback)
-        if key is not None and key not in self._hinted and \
-                self.session.state.raw_status(step, host) == Status.RUNNING:
+        if (
+            key is not None
+            and key not in self._hinted
+            and self.session.state.raw_status(step, host) == Status.RUNNING
+        ):
             self._hinted.add(key)
             log.add_lines(key, ["… live from here on; the whole output shows when the command ends"])
         self._show_summary()
@@ -188,8 +204,14 @@ class MainScreen(MainActions, Screen):
             return [f"(the stored output could not be read: {exc})"]
         if r is None:
             return None
-        return output_lines(r.get("command") or "", r.get("stdout") or "", r.get("stderr") or "",
-                            str(r.get("status", "")), r.get("exit_status"), r.get("reason") or "")
+        return output_lines(
+            r.get("command") or "",
+            r.get("stdout") or "",
+            r.get("stderr") or "",
+            str(r.get("status", "")),
+            r.get("exit_status"),
+            r.get("reason") or "",
+        )
 
     def action_cycle_filter(self) -> None:
         names = list(FILTERS)
@@ -226,8 +248,10 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace((ev.step_id, ev.host), output_lines(ev.command, ev.stdout, ev.stderr,
-                                                                ev.status, ev.exit_status, ev.reason))
+                log.replace(
+                    (ev.step_id, ev.host),
+                    output_lines(ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason),
+                )
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)
@@ -249,8 +273,9 @@ class MainScreen(MainActions, Screen):
         # it is refreshed less often than the grid (a finished step or a decision: at once).
         self._list_dirty |= dirty
         now = time.monotonic()
-        if self._list_dirty and (everything or ch.decisions or ch.finished_steps
-                                 or now - self._list_shown >= LIST_EVERY):
+        if self._list_dirty and (
+            everything or ch.decisions or ch.finished_steps or now - self._list_shown >= LIST_EVERY
+        ):
             self.step_list.show([self.rows[s] for s in self._list_dirty])
             self._list_dirty.clear()
             self._list_shown = now

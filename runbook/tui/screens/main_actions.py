@@ -1,6 +1,7 @@
 """What the keys of the main screen do: run a step (in a worker, so the UI
 stays live), confirm apply/rollback, record skip/waive/note, export, stop,
 quit. Mixed into `MainScreen`, which provides the layout and `session`."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,8 +29,10 @@ RUN_GROUP = "run"
 def _no_passphrase(path: str) -> str:
     from ...export.signing_keys import SigningError
 
-    raise SigningError(f"{path} is encrypted: add it to ssh-agent (ssh-add {path}) and export again; "
-                       "the TUI does not read passphrases")
+    raise SigningError(
+        f"{path} is encrypted: add it to ssh-agent (ssh-add {path}) and export again; "
+        "the TUI does not read passphrases"
+    )
 
 
 class MainActions:
@@ -40,11 +43,15 @@ class MainActions:
 
     # --- running ------------------------------------------------------------
     def running(self) -> list[Worker]:
-        return [w for w in self.workers if w.group == RUN_GROUP and w.state in (WorkerState.PENDING,
-                                                                                 WorkerState.RUNNING)]
+        return [
+            w
+            for w in self.workers
+            if w.group == RUN_GROUP and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+        ]
 
-    def _start(self, action: str, *, hosts: list[str] | None = None, again: bool = False,
-               rerun_failed: bool = False) -> Worker | None:
+    def _start(
+        self, action: str, *, hosts: list[str] | None = None, again: bool = False, rerun_failed: bool = False
+    ) -> Worker | None:
         if self.step_id is None:
             return None
         if self.running():
@@ -62,11 +69,19 @@ class MainActions:
         return self.run_steps([step], action, hosts, again, rerun_failed)
 
     @work(exclusive=True, group=RUN_GROUP, exit_on_error=False)
-    async def run_steps(self, steps: list[Step], action: str, hosts: list[str] | None, again: bool,
-                        rerun_failed: bool) -> None:
+    async def run_steps(
+        self, steps: list[Step], action: str, hosts: list[str] | None, again: bool, rerun_failed: bool
+    ) -> None:
         try:
-            await self.session.execute(steps, action, hosts=hosts, again=again, rerun_failed=rerun_failed,
-                                       confirm=self.confirm, on_events=self.on_events)
+            await self.session.execute(
+                steps,
+                action,
+                hosts=hosts,
+                again=again,
+                rerun_failed=rerun_failed,
+                confirm=self.confirm,
+                on_events=self.on_events,
+            )
         finally:
             self.feed.stop()
             self._said += self.announcer.flush()
@@ -136,12 +151,16 @@ class MainActions:
         """The engine's confirm callback: a modal with the exact commands; False unless answered yes."""
         self._asked = True
         state = self.session.state
-        befores = {h: restored_values(step, state.before(step.id, h)) for h in hosts} \
-            if action == "rollback" else None
+        befores = (
+            {h: restored_values(step, state.before(step.id, h)) for h in hosts}
+            if action == "rollback"
+            else None
+        )
         act = getattr(step, action, None)
         answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        screen = ConfirmScreen(action, step.id, step.title, hosts, commands, befores=befores,
-                               then=act.then if act else None)
+        screen = ConfirmScreen(
+            action, step.id, step.title, hosts, commands, befores=befores, then=act.then if act else None
+        )
 
         def answered(yes: bool | None) -> None:
             if not answer.done():
@@ -164,8 +183,10 @@ class MainActions:
             message = str(error) if isinstance(error, RunbookError) else f"{type(error).__name__}: {error}"
             self.notify(message, title=f"{worker.name} failed", severity="error", timeout=10)
         elif event.state == WorkerState.CANCELLED and worker.group == RUN_GROUP:
-            self.notify("stopped: hosts that were running are recorded as interrupted; f re-runs them",
-                        severity="warning")
+            self.notify(
+                "stopped: hosts that were running are recorded as interrupted; f re-runs them",
+                severity="warning",
+            )
 
     def _announce(self) -> None:
         said, self._said = self._said, []
@@ -229,13 +250,22 @@ class MainActions:
         session = self.session
         snapshot = session.store.snapshot(session.runbook, session.inventory)  # on the UI loop: one owner
         # Signing may talk to ssh-agent; keep it off the UI loop. It only reads the snapshot.
-        result = await asyncio.to_thread(export_run, snapshot, Path(asked.output), sign_key=asked.sign_key,
-                                         identity=asked.identity, passphrase_cb=_no_passphrase)
+        result = await asyncio.to_thread(
+            export_run,
+            snapshot,
+            Path(asked.output),
+            sign_key=asked.sign_key,
+            identity=asked.identity,
+            passphrase_cb=_no_passphrase,
+        )
         for warning in result.warnings:
             self.notify(warning, severity="warning")
-        self.notify(f"{result.log}\n{result.signature}\n{result.markdown}\n{result.html}\n"
-                    f"signed by {result.identity} ({result.fingerprint})", title="completion log exported",
-                    timeout=12)
+        self.notify(
+            f"{result.log}\n{result.signature}\n{result.markdown}\n{result.html}\n"
+            f"signed by {result.identity} ({result.fingerprint})",
+            title="completion log exported",
+            timeout=12,
+        )
 
     # --- help / quit -------------------------------------------------------------
     def action_help(self) -> None:
@@ -246,8 +276,10 @@ class MainActions:
         if not running:
             self.app.exit()
             return
-        question = ("Commands are running.\nQuit anyway? Every finished result is saved; "
-                    "hosts still running are recorded as interrupted and re-run with f next time.")
+        question = (
+            "Commands are running.\nQuit anyway? Every finished result is saved; "
+            "hosts still running are recorded as interrupted and re-run with f next time."
+        )
         self.app.push_screen(QuitScreen(question, self.quit_progress), self._quit_answered)
 
     def quit_progress(self) -> str:

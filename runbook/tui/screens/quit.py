@@ -1,5 +1,6 @@
 """Quit while commands run: the question, with the run's progress drawn live
 under it, so the engineer sees what quitting would cut off right now."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -14,8 +15,9 @@ REFRESH_EVERY = 0.25  # seconds
 
 
 class QuitScreen(AskScreen):
-    def __init__(self, question: str, progress: Callable[[], str], *, yes: str = "Quit",
-                 no: str = "Keep running"):
+    def __init__(
+        self, question: str, progress: Callable[[], str], *, yes: str = "Quit", no: str = "Keep running"
+    ):
         super().__init__(question, yes=yes, no=no)
         self.progress = progress
 

@@ -1,5 +1,6 @@
 """Skip, waive or note: on which hosts and why. A reason is required; an
 empty one is refused here, before it ever reaches the store."""
+
 from __future__ import annotations
 
 import math
@@ -83,4 +84,3 @@ class ReasonScreen(FormScreen):
                 return
         hosts = self.query_one("#reason-hosts", Input).value.strip()
         self.dismiss(ReasonGiven(self.kind, hosts, reason, days))
-

@@ -1,4 +1,5 @@
 """One line at the top: where we are and how far along."""
+
 from __future__ import annotations
 
 from rich.text import Text

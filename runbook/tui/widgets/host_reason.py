@@ -1,6 +1,7 @@
 """The selected host: its status, why (expected vs found), the values
 recorded before an apply, what it still owes. (The command as it ran heads
 the output log below.)"""
+
 from __future__ import annotations
 
 from rich.text import Text

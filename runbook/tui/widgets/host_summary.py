@@ -1,5 +1,6 @@
 """Above the grid: the filter in use and the hosts that need attention as
 folded NodeSets (failing, not assessed, blocked), ready to paste into --hosts."""
+
 from __future__ import annotations
 
 from rich.text import Text

@@ -6,6 +6,7 @@ once cost a handful of line repaints per flush, not a relayout. The glyph
 carries the status, so the grid reads in monochrome (NO_COLOR) and for
 colour-blind readers; colour only helps.
 """
+
 from __future__ import annotations
 
 from rich.segment import Segment
@@ -196,7 +197,7 @@ class NodeGrid(ScrollView, can_focus=True):
 
     def _render_row(self, row: int) -> Strip:
         start = row * self._cols
-        cells = self._visible[start:start + self._cols]
+        cells = self._visible[start : start + self._cols]
         base = self.base_style
         if not cells:
             if row == 0 and not self._hosts:

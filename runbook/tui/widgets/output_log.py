@@ -5,6 +5,7 @@ on a short timer, only for the host on show: 1,000 hosts talking at once
 cost a dict append each, not a repaint each. The buffers keep a tail and are
 evicted oldest-first; the full output stays in the store.
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict, deque
@@ -16,8 +17,9 @@ Key = Hashable
 
 
 class OutputLog(Log):
-    def __init__(self, *, max_lines: int = 1000, keep_keys: int = 4000, flush_every: float = 0.1,
-                 id: str | None = None):
+    def __init__(
+        self, *, max_lines: int = 1000, keep_keys: int = 4000, flush_every: float = 0.1, id: str | None = None
+    ):
         super().__init__(max_lines=max_lines, highlight=False, auto_scroll=True, id=id)
         self.key: Key | None = None
         self._buffers: OrderedDict[Key, deque[str]] = OrderedDict()

@@ -1,5 +1,6 @@
 """Glyph + colour for statuses and counts, as rich Text (shared by the widgets).
 The glyph carries the meaning; the colour helps (NO_COLOR drops it)."""
+
 from __future__ import annotations
 
 from rich.text import Text

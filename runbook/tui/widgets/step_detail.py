@@ -1,5 +1,6 @@
 """The selected step: title, why, the commands as they will run on the
 selected host (after templating), the criteria, the hints."""
+
 from __future__ import annotations
 
 from rich.console import Group

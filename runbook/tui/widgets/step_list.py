@@ -5,6 +5,7 @@ Prompts are plain Text laid out to the list's width (id left, counts right):
 cheap to draw, because a prompt change makes the OptionList redraw them all.
 The highlighted step is `step_id` (from the reactive `highlighted`: watch it);
 Enter on a step posts `StepChosen`."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,8 +71,13 @@ class StepList(OptionList):
         for row in self.rows.values():
             if row.phase != phase:
                 phase = row.phase
-                options.append(Option(phase_prompt(row.phase_title or row.phase, self._width),
-                                      id=PHASE_PREFIX + phase, disabled=True))
+                options.append(
+                    Option(
+                        phase_prompt(row.phase_title or row.phase, self._width),
+                        id=PHASE_PREFIX + phase,
+                        disabled=True,
+                    )
+                )
             options.append(Option(step_prompt(row, self._width), id=row.step_id))
         return options
 
