@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..criteria.host import judge_host, parse_output
@@ -26,6 +26,7 @@ class HostOutcome:
     attempts: int = 1
     record: Any = None
     assessed: bool = True  # False when the host could not be assessed (unknown before judging)
+    extra: dict = field(default_factory=dict)  # a step kind's own facts (engine/kinds/): partner, link
 
 
 def command_for(action: Action, variables: dict[str, Any], before: dict | None = None) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from ...criteria.host import judge_host, parse_output
@@ -15,23 +14,7 @@ from ...definition.template import TemplateError, render_command
 from ...inventory.load import select_hosts
 from ...run.events import HostFinished, HostStarted, StepStarted
 from ...run.rules import SATISFIED, blocked_reason  # the per-host gating by `needs` (run/rules.py)
-
-
-@dataclass
-class Result:
-    """One command on one host, parsed and judged."""
-
-    host: str
-    command: str
-    verdict: Verdict
-    exit_status: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    started: float = 0.0
-    ended: float = 0.0
-    record: Any = None
-    assessed: bool = True
-    extra: dict = field(default_factory=dict)
+from ..hostrun import HostOutcome
 
 
 class Ctx:
@@ -87,7 +70,7 @@ class Ctx:
         host: str,
         status: Status,
         reason: str,
-        res: Result | None = None,
+        res: HostOutcome | None = None,
         *,
         via: str = "",
         peer: str = "",
@@ -141,13 +124,13 @@ class Ctx:
         timeout: float | None = None,
         on_line=None,
         judge_vars: dict[str, Any] | None = None,
-    ) -> Result:
+    ) -> HostOutcome:
         """Run a template on `host`; parse and judge with `action` (default: verify)."""
         action = action or self.step.verify
         try:
             command = self.render(template, host, extra)
         except TemplateError as exc:
-            return Result(
+            return HostOutcome(
                 host, template, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False
             )
         try:
@@ -165,7 +148,7 @@ class Ctx:
             ended=res.ended,
         )
         if res.unknown_reason:
-            return Result(
+            return HostOutcome(
                 host,
                 command,
                 Verdict(Status.UNKNOWN, f"{host}: {res.unknown_reason}"),
@@ -180,4 +163,4 @@ class Ctx:
         )
         if verdict.status == Status.FAIL and res.stderr.strip() and res.exit_status not in (0, None):
             verdict.reason += f" — stderr: {res.stderr.strip().splitlines()[-1][:160]}"
-        return Result(host, command, verdict, record=record, **base)
+        return HostOutcome(host, command, verdict, record=record, **base)

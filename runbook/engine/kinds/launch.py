@@ -9,7 +9,7 @@ from typing import Any
 from ClusterShell.NodeSet import NodeSet
 
 from ...definition.model import Status
-from .common import Ctx, Result
+from .common import Ctx, HostOutcome
 from .split import isolate
 
 
@@ -101,7 +101,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             ctx.finish(h, Status.UNKNOWN, why, res, via=res.host if res else "")
 
 
-def _summary(res: Result | None) -> str:
+def _summary(res: HostOutcome | None) -> str:
     return res.verdict.reason if res is not None and res.verdict.reason else "below the threshold"
 
 
@@ -113,7 +113,7 @@ def _round(out, group) -> int:
     return next((r for r, g, _s in reversed(out.jobs) if list(g) == list(group)), out.rounds)
 
 
-def _record(res: Result | None, group: list[str], out) -> dict:
+def _record(res: HostOutcome | None, group: list[str], out) -> dict:
     return {
         "job": _fold(group),
         "result": res.record if res is not None else None,

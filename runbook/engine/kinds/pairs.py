@@ -18,10 +18,10 @@ from typing import Any
 
 from ...criteria.verdict import Verdict
 from ...definition.model import Action, Status
-from .common import Ctx, Result
+from .common import Ctx, HostOutcome
 from .plans import PairTest, end_label, plan, retest
 
-Outcome = tuple[Result, Result | None]  # client result, server result
+Outcome = tuple[HostOutcome, HostOutcome | None]  # client result, server result
 
 
 def _nics(ctx: Ctx):
@@ -80,7 +80,7 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
                 if srv
                 else f"no `{spec.ready}` within {spec.ready_timeout:.0f}s"
             )
-            blank = Result(
+            blank = HostOutcome(
                 t.client,
                 "",
                 Verdict(Status.UNKNOWN, f"server {t.server} did not listen: {why}"),
@@ -132,7 +132,7 @@ async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
         pass
 
 
-async def _stop(task: asyncio.Task) -> Result | None:
+async def _stop(task: asyncio.Task) -> HostOutcome | None:
     if task.done():
         return None if task.cancelled() else task.result()
     task.cancel()
@@ -218,7 +218,7 @@ def _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts):
 def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
     culprits: dict[str, list[str]] = {}  # host -> labels of its slow ends
     cleared: set[tuple[str, str]] = set(fast_ends)
-    evidence: dict[str, tuple[Result, str, str]] = {}
+    evidence: dict[str, tuple[HostOutcome, str, str]] = {}
     for (host, dev), t in second.items():
         out = again.get(t)
         if out is None:
@@ -230,7 +230,7 @@ def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
             evidence[host] = (out[0], partner, out[0].verdict.reason)
         elif out[0].verdict.status == Status.PASS:
             cleared.add((host, dev))
-    per_host: dict[str, list[tuple[Status, str, Result, str, str]]] = {}
+    per_host: dict[str, list[tuple[Status, str, HostOutcome, str, str]]] = {}
     for t, (client, _srv) in list(results.items()) + list(again.items()):
         for host, dev in t.ends():
             peer = t.server if host == t.client else t.client

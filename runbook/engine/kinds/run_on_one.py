@@ -9,7 +9,7 @@ from typing import Any
 from ...criteria.host import judge_host
 from ...criteria.paths import select
 from ...definition.model import Action, Status
-from .common import Ctx, Result
+from .common import Ctx, HostOutcome
 
 
 def _item_hosts(item: Any, fields: tuple[str, ...]) -> list[str]:
@@ -61,7 +61,7 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
     for h in hosts:
         ctx.running(h, verify.run)
     tried: list[str] = []
-    res: Result | None = None
+    res: HostOutcome | None = None
     # The whole output is judged on its exit status and parse only; the criteria are per item.
     whole = Action(
         run=verify.run,
