@@ -59,6 +59,18 @@ class Decision:
         """Whether this decision is about (step, host), active or not."""
         return self.step_id == step_id and (self.hosts is None or host in self.hosts)
 
+    def as_record(self) -> dict[str, Any]:
+        """The decision as the progress database and `status --json` show it."""
+        return {
+            "kind": self.kind,
+            "step_id": self.step_id,
+            "hosts": self.hosts_text,
+            "operator": self.operator,
+            "reason": self.reason,
+            "time": self.time,
+            "expires": self.expires,
+        }
+
 
 @dataclass
 class RunState:

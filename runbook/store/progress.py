@@ -213,18 +213,7 @@ def to_data(
     line and line_start (the journal line the last event is on)."""
     at = time.time() if at is None else at
     progress = (docs or ProgressDocs()).current(state, at)
-    decisions = [
-        {
-            "kind": d.kind,
-            "step_id": d.step_id,
-            "hosts": d.hosts_text,
-            "operator": d.operator,
-            "reason": d.reason,
-            "time": d.time,
-            "expires": d.expires,
-        }
-        for d in state.decisions
-    ]
+    decisions = [d.as_record() for d in state.decisions]
     meta = dict(
         position,
         format=FORMAT,

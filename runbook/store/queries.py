@@ -128,19 +128,7 @@ class StoreQueries:
         """Every skip, waiver, note and confirmation, in order; `expired` says
         whether a waiver's (or skip's) expiry has passed."""
         now = time.time() if now is None else now
-        return [
-            {
-                "kind": d.kind,
-                "step_id": d.step_id,
-                "hosts": d.hosts_text,
-                "operator": d.operator,
-                "reason": d.reason,
-                "time": d.time,
-                "expires": d.expires,
-                "expired": not rules.active(d, now),
-            }
-            for d in self.state.decisions
-        ]
+        return [{**d.as_record(), "expired": not rules.active(d, now)} for d in self.state.decisions]
 
     def host_keys(self) -> dict[str, dict[str, Any]]:
         return {h: dict(key) for h, key in self.state.host_keys.items()}
