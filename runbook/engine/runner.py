@@ -46,6 +46,7 @@ from ..run.events import (
 )
 from ..run.state import RunState
 from . import become
+from .approval import approval_reason
 from .hostrun import HostOutcome, command_for, run_on_host
 
 Confirm = Callable[[Step, str, list[str], dict[str, str]], Awaitable[bool]]
@@ -403,7 +404,7 @@ class Engine:
             return
         self._emit(
             OperatorDecision(
-                "approve", step.id, fold(failing), self.operator, f"apply confirmed: {step.apply.run}"
+                "approve", step.id, fold(failing), self.operator, approval_reason("apply", commands)
             )
         )
         self._emit(
@@ -498,7 +499,7 @@ class Engine:
             return
         self._emit(
             OperatorDecision(
-                "approve", step.id, fold(hosts), self.operator, f"rollback confirmed: {step.rollback.run}"
+                "approve", step.id, fold(hosts), self.operator, approval_reason("rollback", commands)
             )
         )
         self._emit(
