@@ -439,14 +439,35 @@ def waivers(decisions: list[dict]) -> list[dict]:
 
 def step_criteria(step: dict, inventory_hosts: dict, hosts: list[str]) -> list[str]:
     """The verify criteria with the first targeted host's values filled in."""
-    verify = (step.get("definition") or {}).get("verify") or {}
-    variables = inventory_hosts.get(hosts[0]) if hosts else None
+    definition = step.get("definition") or {}
+    verify = definition.get("verify") or {}
+    variables = _criteria_vars(definition, inventory_hosts, hosts)
     out = []
     for raw in verify.get("expect") or []:
         check, problems = parse_check(raw, 0)
         if check is not None:
-            out.append(describe(check, variables if isinstance(variables, dict) else None))
+            out.append(describe(check, variables))
     return out or (["exit status == 0"] if verify else [])
+
+
+def _criteria_vars(definition: dict, inventory_hosts: dict, hosts: list[str]) -> dict | None:
+    """The first host's inventory vars, with what the engine adds at run time:
+    its own name, and for a `launch:` step the job over every targeted host
+    (as runbook/engine/kinds/launch.py fills them for the whole job)."""
+    if not hosts or not isinstance(inventory_hosts.get(hosts[0]), dict):
+        return None
+    host = hosts[0]
+    variables = {"inventory_hostname": host, "inventory_hostname_short": host.split(".")[0]}
+    variables.update(inventory_hosts[host])
+    if definition.get("launch") is not None:
+        ranks = 0
+        for h in hosts:
+            try:
+                ranks += int((inventory_hosts.get(h) or {}).get("gpus_per_node") or 0)
+            except (TypeError, ValueError):
+                pass
+        variables.update(launch_hosts=list(hosts), launch_count=len(hosts), launch_ranks=ranks)
+    return variables
 
 
 def decision_text(d: dict) -> str:
