@@ -3,7 +3,10 @@
 Starts the simulated lab (48 nodes, the demo scenario's field faults) as its
 own process on loopback, verifies the first phases of the shipped runbook
 through the app (as `v` does), then shows link-type-ib with the failing host
-selected, and saves the screen at 160x48.
+selected, and saves the screen at 160x48. gpu21's GPU link at x8 (a riser to
+replace, which no apply can fix) is waived for 14 days first, so the picture
+shows the fix mark (⚒) of the steps the tool can fix and a waiver with its
+expiry.
 
     python docs/make_screenshot.py [-o docs/screenshot.svg]
 """
@@ -25,7 +28,8 @@ from runbook.sim.scenario import DEFAULT  # noqa: E402
 from runbook.tui.app import make_app  # noqa: E402
 
 PHASES = ("preflight", "hardware", "nic-mode")
-SHOW = ("link-type-ib", "gpu07")
+SHOW = ("pcie-link-gpu", "gpu21")
+WAIVE = ("pcie-link-gpu", "gpu21", "riser replacement booked (RMA 4411); re-check on arrival", 14)
 
 
 async def shoot(inventory: Path, state: Path, out: Path) -> None:
@@ -38,6 +42,15 @@ async def shoot(inventory: Path, state: Path, out: Path) -> None:
             steps = [s for p in PHASES for s in session.steps(phase=p)]
             main.run_steps(steps, "verify", None, False, False)  # the worker `v` starts, for three phases
             await app.workers.wait_for_complete()
+            step_id, host, reason, days = WAIVE  # as `w` does: the dialog proposes the failing host
+            main.go_to_step(step_id)
+            await pilot.press("w")
+            await pilot.pause()
+            assert app.screen.query_one("#reason-hosts").value == host
+            app.screen.query_one("#reason-text").value = reason
+            app.screen.query_one("#reason-days").value = str(days)
+            await pilot.press("enter")
+            await pilot.pause()
             main.go_to_step(SHOW[0])
             main.grid.focus()
             main.grid.select(SHOW[1])
