@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Static
 
 from ...inventory.load import fold
+from ...textfmt import kv_text
 from .ask import YesNoScreen
 
 
@@ -25,9 +26,10 @@ def grouped(per_host: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def _values(d: dict[str, Any] | None) -> str:
+    """key=value, nested values as dotted paths (never a Python repr)."""
     if not d:
         return "(nothing recorded)"
-    return ", ".join(f"{k}={v}" for k, v in d.items())
+    return kv_text(d)
 
 
 class ConfirmScreen(YesNoScreen):
