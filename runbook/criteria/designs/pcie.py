@@ -118,7 +118,7 @@ COMPARATORS = [
         "pcie-link-gpu",
         "host",
         pcie_link_gpu,
-        "every GPU link x pcie_gpu_width, LnkCap pcie_gpu_speed / pcie_gpu_width (speed judged under load)",
+        "every GPU link at pcie_gpu_width, LnkCap pcie_gpu_speed / pcie_gpu_width (speed judged under load)",
     ),
     Comparator(
         "pcie-bandwidth-gpu",
