@@ -159,9 +159,15 @@ def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list
                 },
             }
 
+        server = step.pairs.server
+        if hosts:  # as it runs for the first host's first pair, like the verify command below
+            try:
+                server = render_command(server, {**host_vars(inventory, hosts[0]), **example(hosts[0])})
+            except TemplateError:
+                pass  # the verify's commands say what cannot be filled in
         return (
             f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once; "
-            f"server: {step.pairs.server} (ready: /{step.pairs.ready}/)",
+            f"server: {server} (ready: /{step.pairs.ready}/)",
             hosts,
             example,
         )
