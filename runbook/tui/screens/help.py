@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from ...glyphs import GLYPH, style
 from ..widgets.step_list import FIX_MARK, MANUAL_MARK
+from .reason import WAIVE_DAYS
 
 NAVIGATION = [
     ("tab / shift+tab", "next / previous pane"),
@@ -60,7 +61,9 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(
                     Text(
                         "\nProgress is saved as it happens: quitting and reopening loses nothing. "
-                        "Failing hosts are shown as NodeSets (gpu[07,31]) ready to paste.",
+                        "Failing hosts are shown as NodeSets (gpu[07,31]) ready to paste. "
+                        f"A waiver (w) is proposed for the failing hosts and lapses after {WAIVE_DAYS} "
+                        "days unless you give it another expiry; its step shows until when.",
                         style="dim",
                     )
                 )
