@@ -15,7 +15,14 @@ Two modes, chosen by the engine from what the run recorded for the host:
   once), a finished one is set aside (`.done.<epoch>`) and a new job started.
 A wrapper never moves a result it read: a wrapper left polling on the node by a
 killed client must not take the result away from the resumed one.
-`stop_command` ends a running job (its whole session).
+How it starts (chosen on the node, at start): where systemd runs (`command -v
+systemd-run` and /run/systemd/system exists) a transient unit
+`runbook-<run>-<step>` (`-<action>` added for apply/rollback): a system unit when
+the wrapper runs as root (ssh as root, or through become), a `--user` unit only
+when the login user lingers (else the user manager, and the job, ends with the
+session); otherwise `setsid -f` (util-linux). The job directory's `how` says which,
+so re-attach and stop look for the unit (`systemctl show -p ActiveState`) or the pid.
+`stop_command` ends a running job (its unit, or its whole session).
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import shlex
 JOB_ROOT = "/var/tmp/runbook-jobs"
 POLL_SECONDS = 2
 START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
+STOP_GRACE_SECONDS = 10  # SIGTERM, then SIGKILL for what is left
 EXIT_LOST = 125  # the job ended without writing its exit status (killed, node rebooted)
 
 
@@ -34,9 +42,38 @@ def job_dir(run_id: str, step_id: str, action: str) -> str:
     return f"{JOB_ROOT}/{key}"
 
 
+def _safe(part: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", part) or "_"
+
+
+def unit_name(run_id: str, step_id: str, action: str) -> str:
+    """systemd's unit name for the job: only [A-Za-z0-9_-], at most 200 characters."""
+    parts = [run_id, step_id] + ([] if action == "verify" else [action])
+    return ("runbook-" + "-".join(_safe(p) for p in parts))[:200]
+
+
+# Shell fragments shared by wrap() and stop_command(); $d is the job directory,
+# $unit the unit name. `how` holds: systemd | systemd-user | setsid.
+_ALIVE = (
+    '{ [ -f $d/pid ] && kill -0 "$(cat $d/pid)" 2>/dev/null; } || '
+    '{ [ "$(cat $d/how 2>/dev/null)" = systemd ] && systemctl is-active --quiet $unit 2>/dev/null; } || '
+    '{ [ "$(cat $d/how 2>/dev/null)" = systemd-user ] && systemctl --user is-active --quiet $unit 2>/dev/null; }'
+)
+
+
+def _head(run_id: str, step_id: str, action: str) -> str:
+    return (
+        f"d={shlex.quote(job_dir(run_id, step_id, action))}\n"
+        f"unit={shlex.quote(unit_name(run_id, step_id, action))}\n"
+    )
+
+
 def wrap(command: str, run_id: str, step_id: str, action: str, resume: bool = False) -> str:
-    """The shell text that starts `command` detached, or re-attaches to it, and prints its result."""
-    d = shlex.quote(job_dir(run_id, step_id, action))
+    """The shell text that starts `command` detached, or re-attaches to it, and prints its result.
+
+    While it waits it prints the job's latest progress line (the last non-empty
+    line or carriage-return segment of its output) to stderr when it changes; the
+    job's whole output goes to stdout at the end, so the step is judged on it."""
     finished = (
         '  echo "runbook: the detached job finished while nobody was attached; reading its result" >&2'
         if resume
@@ -47,15 +84,24 @@ def wrap(command: str, run_id: str, step_id: str, action: str, resume: bool = Fa
     while marker in command:
         marker += "_"
     # The job's own script: records its pid first, its exit status last (atomically by mv).
+    # A systemd unit starts in / with systemd's environment: back to the caller's home.
+    d = shlex.quote(job_dir(run_id, step_id, action))
     runner = (
         f"echo $$ > {d}/pid.tmp && mv {d}/pid.tmp {d}/pid\n"
+        'cd "${HOME:-/}" 2>/dev/null || cd /\n'
         f"sh {d}/job.sh > {d}/out 2>&1\n"
         f"echo $? > {d}/rc.tmp && mv {d}/rc.tmp {d}/rc\n"
     )
-    return f"""d={d}
-start=0
-if [ -f $d/pid ] && kill -0 $(cat $d/pid) 2>/dev/null; then
-  echo "runbook: re-attached to the detached job (pid $(cat $d/pid))" >&2
+    systemd = (
+        "command -v systemd-run >/dev/null 2>&1 && [ -d /run/systemd/system ]"
+    )
+    props = (
+        f'--collect --property=TimeoutStopSec={STOP_GRACE_SECONDS} '
+        '"--setenv=HOME=$HOME" "--setenv=PATH=$PATH"'
+    )
+    return f"""{_head(run_id, step_id, action)}start=0
+if {_ALIVE}; then
+  echo "runbook: re-attached to the detached job (pid $(cat $d/pid 2>/dev/null), $(cat $d/how 2>/dev/null) $unit)" >&2
 elif [ -f $d/rc ]; then
 {finished}
 else
@@ -69,30 +115,61 @@ if [ $start = 1 ]; then
   cat > $d/run.sh <<'{marker}'
 {runner.rstrip()}
 {marker}
-  rm -f $d/pid $d/rc
-  setsid -f sh $d/run.sh < /dev/null > /dev/null 2>&1
+  rm -f $d/pid $d/rc $d/how $d/stopped
+  if {systemd} && [ "$(id -u)" = 0 ] && systemd-run --unit=$unit {props} sh $d/run.sh >&2; then
+    echo systemd > $d/how
+  elif {systemd} && [ -f /var/lib/systemd/linger/"$(id -un)" ] && systemd-run --user --unit=$unit {props} sh $d/run.sh >&2; then
+    echo systemd-user > $d/how
+  else
+    echo setsid > $d/how
+    setsid -f sh $d/run.sh < /dev/null > /dev/null 2>&1
+  fi
   n=0
   while [ ! -f $d/pid ] && [ ! -f $d/rc ] && [ $n -lt {START_WAIT_SECONDS} ]; do sleep 1; n=$((n+1)); done
-  echo "runbook: started the job detached (pid $(cat $d/pid 2>/dev/null)), output in $d/out" >&2
+  echo "runbook: started the job detached ($(cat $d/how) $unit, pid $(cat $d/pid 2>/dev/null)), output in $d/out" >&2
 fi
+seen=
 while [ ! -f $d/rc ]; do
-  if [ -f $d/pid ] && kill -0 $(cat $d/pid) 2>/dev/null; then
+  if {_ALIVE}; then
+    p=$(tail -c 400 $d/out 2>/dev/null | tr '\\r' '\\n' | grep '[0-9A-Za-z]' | tail -n 1)
+    if [ -n "$p" ] && [ "$p" != "$seen" ]; then echo "runbook: progress: $p" >&2; seen=$p; fi
     sleep {POLL_SECONDS}
   elif [ ! -f $d/rc ]; then
-    echo "runbook: the detached job ended without a result (killed, or the node rebooted)" >&2
+    if [ -f $d/stopped ]; then
+      echo "runbook: the detached job was stopped by the operator" >&2
+    else
+      echo "runbook: the detached job ended without a result (killed, or the node rebooted)" >&2
+    fi
+    if [ "$(cat $d/how 2>/dev/null)" = systemd ]; then systemctl show -p ActiveState,Result,ExecMainStatus $unit >&2 2>/dev/null; fi
     cat $d/out 2>/dev/null
     exit {EXIT_LOST}
   fi
 done
 cat $d/out
+echo "runbook: the detached job ended with exit status $(cat $d/rc)" >&2
 exit $(cat $d/rc)
 """
 
 
 def stop_command(run_id: str, step_id: str, action: str) -> str:
-    """Ends the job's whole session (the job and its children), if it still runs."""
-    d = shlex.quote(job_dir(run_id, step_id, action))
-    return (
-        f"if [ -f {d}/pid ] && kill -0 $(cat {d}/pid) 2>/dev/null; then "
-        f"kill -TERM -- -$(cat {d}/pid); echo stopped; else echo 'not running'; fi"
-    )
+    """Ends the job if it still runs: its unit (`systemctl stop`, which kills the
+    unit's whole cgroup), or its whole session (SIGTERM, then SIGKILL after a grace
+    time). Prints `stopped` or `not running`; leaves a `stopped` mark for the record."""
+    return f"""{_head(run_id, step_id, action)}if {_ALIVE}; then
+  date +%s > $d/stopped
+  how=$(cat $d/how 2>/dev/null)
+  if [ "$how" = systemd ]; then
+    systemctl stop $unit
+  elif [ "$how" = systemd-user ]; then
+    systemctl --user stop $unit
+  else
+    kill -TERM -- -$(cat $d/pid)
+    n=0
+    while kill -0 "$(cat $d/pid)" 2>/dev/null && [ $n -lt {STOP_GRACE_SECONDS} ]; do sleep 1; n=$((n+1)); done
+    kill -KILL -- -$(cat $d/pid) 2>/dev/null
+  fi
+  echo "stopped ($how $unit, pid $(cat $d/pid 2>/dev/null))"
+else
+  echo "not running"
+fi
+"""
