@@ -27,6 +27,7 @@ so re-attach and stop look for the unit (`systemctl show -p ActiveState`) or the
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shlex
 
@@ -92,11 +93,9 @@ def wrap(command: str, run_id: str, step_id: str, action: str, resume: bool = Fa
         f"sh {d}/job.sh > {d}/out 2>&1\n"
         f"echo $? > {d}/rc.tmp && mv {d}/rc.tmp {d}/rc\n"
     )
-    systemd = (
-        "command -v systemd-run >/dev/null 2>&1 && [ -d /run/systemd/system ]"
-    )
+    systemd = "command -v systemd-run >/dev/null 2>&1 && [ -d /run/systemd/system ]"
     props = (
-        f'--collect --property=TimeoutStopSec={STOP_GRACE_SECONDS} '
+        f"--collect --property=TimeoutStopSec={STOP_GRACE_SECONDS} "
         '"--setenv=HOME=$HOME" "--setenv=PATH=$PATH"'
     )
     return f"""{_head(run_id, step_id, action)}start=0
@@ -173,3 +172,109 @@ else
   echo "not running"
 fi
 """
+
+
+def probe_command(run_id: str, step_id: str, action: str) -> str:
+    """Prints `running` when the job runs (read-only)."""
+    return f"{_head(run_id, step_id, action)}if {_ALIVE}; then echo running; else echo 'not running'; fi\n"
+
+
+# --- the engine's hooks (runner.py): a stop or a rollback ends the job on the node ---
+
+STOP_TIMEOUT = STOP_GRACE_SECONDS + 20
+
+
+def _detached_actions(step) -> list[str]:
+    return [name for name in ("verify", "apply") if getattr(step, name, None) and getattr(step, name).detach]
+
+
+async def _on_host(engine, host: str, text: str) -> tuple[bool, str]:
+    """Run a job-control command (through become, as the job was started); (ran, first line)."""
+    from . import become
+
+    try:
+        res = await engine.transport.run(host, become.wrap(text, engine._vars[host]), timeout=STOP_TIMEOUT)
+    except Exception as exc:  # a host that cannot be reached keeps its job; said in the record
+        return False, f"could not reach the node: {exc}"
+    if res.unknown_reason:
+        return False, f"could not reach the node: {res.unknown_reason}"
+    line = (res.stdout.strip().splitlines() or [""])[0]
+    return res.exit_status == 0, line or (res.stderr.strip().splitlines() or ["no answer"])[-1]
+
+
+async def end_in_flight(engine, why: str) -> None:
+    """The operator stopped the run (`x` in the TUI, Ctrl-C in the CLI): end the
+    detached jobs of the hosts still running and say so in their record (the
+    host is then `interrupted`, never `pass`). Skipped when the client asked to
+    leave them running (a quit, or the process being terminated)."""
+    from ..run.events import HostFinished
+
+    if engine.leave_detached_running:
+        return
+    work = []
+    for (step_id, host), started in list(engine._in_flight.items()):
+        try:
+            step = engine.runbook.step(step_id)
+        except KeyError:
+            continue
+        if started.action in _detached_actions(step):
+            work.append((step_id, host, started))
+
+    async def one(step_id: str, host: str, started) -> None:
+        ok, said = await _on_host(engine, host, stop_command(engine.run_id, step_id, started.action))
+        ended = "the detached job was ended on the node" if ok else "the detached job could not be ended"
+        engine._emit(
+            HostFinished(
+                step_id,
+                started.action,
+                host,
+                "interrupted",
+                f"interrupted: {why}; {ended} ({said})",
+                command=started.command,
+                started=started.time,
+            )
+        )
+
+    await asyncio.gather(*(one(*w) for w in work))
+
+
+async def end_for_rollback(engine, step, hosts: list[str], confirm) -> None:
+    """A rollback of a step with a detached command first ends the job where one
+    runs (asked like any rollback; recorded as the operator's decision and in the
+    host's record, which becomes `interrupted`)."""
+    from ..inventory.load import fold
+    from ..run.events import HostFinished, OperatorDecision
+
+    actions = _detached_actions(step)
+    if not actions or not hosts:
+        return
+    probes = await asyncio.gather(
+        *(_on_host(engine, h, probe_command(engine.run_id, step.id, a)) for h in hosts for a in actions)
+    )
+    pairs = [(h, a) for h in hosts for a in actions]
+    running = [(h, a) for (h, a), (ok, said) in zip(pairs, probes) if ok and said == "running"]
+    if not running:
+        return
+    who = sorted({h for h, _ in running})
+    commands = {
+        h: "\n".join(stop_command(engine.run_id, step.id, a) for hh, a in running if hh == h) for h in who
+    }
+    if confirm is None or not await confirm(step, "rollback", who, commands):
+        engine._emit(
+            OperatorDecision(
+                "decline", step.id, fold(who), engine.operator, "ending the detached job not confirmed"
+            )
+        )
+        return
+    engine._emit(
+        OperatorDecision(
+            "approve", step.id, fold(who), engine.operator, "rollback confirmed: end the detached job"
+        )
+    )
+
+    async def one(host: str, action: str) -> None:
+        ok, said = await _on_host(engine, host, stop_command(engine.run_id, step.id, action))
+        ended = "the detached job was ended on the node" if ok else "the detached job could not be ended"
+        engine._emit(HostFinished(step.id, action, host, "interrupted", f"rolled back: {ended} ({said})"))
+
+    await asyncio.gather(*(one(h, a) for h, a in running))

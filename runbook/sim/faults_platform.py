@@ -171,6 +171,8 @@ FAULTS = [
     Fault("memlock_limited", C, "", memlock_limited, "a limits.d file capping locked memory at 64 MiB"),
     Fault("tuned_wrong_profile", C, "", tuned_wrong_profile, "tuned profile balanced (powersave governor)"),
     Fault("storage_target_down", C, "", storage_target_down, "a storage target that does not answer"),
-    Fault("no_systemd", ALL, "", no_systemd, "no systemd on the node: no /run/systemd/system, no systemd-run"),
+    Fault(
+        "no_systemd", ALL, "", no_systemd, "no systemd on the node: no /run/systemd/system, no systemd-run"
+    ),
     Fault("storage_mount_missing", C, "", storage_mount_missing, "a designed storage mount not mounted"),
 ]

@@ -211,6 +211,12 @@ class Session:
         # and folds what was written into the state in journal order.
         self.store.append_many(events)
 
+    def leave_detached_running(self) -> None:
+        """Stopping from now on leaves the detached jobs running on the nodes: the
+        process is being terminated or the operator quits, not stopping the work
+        (a resume re-attaches; docs/long-running-steps.md)."""
+        self.engine.leave_detached_running = True
+
     def stream_only(self, wanted: Callable[[str, str], bool]) -> None:
         """When this session streams output lines, stream those of the (step, host)
         pairs `wanted` accepts only (a UI that shows one host at a time)."""
