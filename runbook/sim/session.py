@@ -117,8 +117,11 @@ async def exec_channel(node, process) -> None:
     if reads_stdin(command):
         stdin = await process.stdin.read()
     out, err, status = await run_line(node.machine, command, stdin, out=_Live(process))
-    _write(process, out, err)
-    process.exit(status)
+    try:
+        _write(process, out, err)
+        process.exit(status)
+    except Exception:  # the client closed this channel meanwhile: the connection lives on
+        log.debug("channel closed before %s's command ended", node.machine.name)
     node.after_command()
 
 
