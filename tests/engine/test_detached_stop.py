@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 
 from runbook.run.events import HostFinished, OperatorDecision, event_from_dict
-from tests.steps.simlab import LabRun, _confirm
+from tests.steps.simlab import LabRun
 
 
 async def _start_burn(run: LabRun, hosts: list[str]) -> asyncio.Task:
