@@ -97,7 +97,7 @@ def cmd_run(args) -> int:
             console.print(
                 f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]"
             )
-        progress = RunProgress(console)
+        progress = RunProgress(console, job_of=session.detached_job)
         code = asyncio.run(_run(session, steps, args, hosts, progress, console))
         _say_pinned(session, console)
         if code is not None:

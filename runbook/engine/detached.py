@@ -278,3 +278,41 @@ async def end_for_rollback(engine, step, hosts: list[str], confirm) -> None:
         engine._emit(HostFinished(step.id, action, host, "interrupted", f"rolled back: {ended} ({said})"))
 
     await asyncio.gather(*(one(h, a) for h, a in running))
+
+
+# --- elapsed and expected time (the CLI's progress line, the TUI's step pane) ---
+
+
+def expected_seconds(action, variables: dict) -> float | None:
+    """The action's `expected_time` for one host, in seconds; None when not given or
+    not known for that host's values (docs/long-running-steps.md)."""
+    from ..definition.template import TemplateError, lookup, render_value
+
+    spec = getattr(action, "expected_time", None)
+    if spec is None:
+        return None
+    try:
+        if isinstance(spec, dict):  # YAML keys may be numbers: level 3 as well as "3"
+            key = str(lookup(variables, spec["by"]))
+            value = next((v for k, v in spec["times"].items() if str(k) == key), None)
+        else:
+            value = render_value(spec, variables)
+        seconds = float(value)
+    except (TemplateError, KeyError, TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 else None
+
+
+def duration_text(seconds: float) -> str:
+    s = int(max(0, seconds))
+    h, m, s = s // 3600, s % 3600 // 60, s % 60
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s" if m else f"{s}s"
+
+
+def clock_text(elapsed: float, expected: float | None) -> str:
+    """`detached job · 2m05s of about 10m00s` (or `… past the expected 10m00s`)."""
+    if expected is None:
+        return f"detached job · {duration_text(elapsed)} running"
+    if elapsed > expected:
+        return f"detached job · {duration_text(elapsed)}, past the expected {duration_text(expected)}"
+    return f"detached job · {duration_text(elapsed)} of about {duration_text(expected)}"
