@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 
+from runbook.inventory.load import host_vars
 from runbook.run.events import HostFinished, OperatorDecision, event_from_dict
 from tests.steps.simlab import LabRun
 
@@ -44,7 +46,12 @@ async def test_stop_ends_the_job_on_the_node(tmp_path):
     run = await LabRun.start(tmp_path, nodes=2, faults={"gpu02": ["no_systemd"]})
     try:
         task = await _start_burn(run, ["gpu01", "gpu02"])
+        # the clock the CLI and TUI show: started now, expected the designed burn duration
+        started, expected = run.session.detached_job("gpu-burn-in", "gpu01")
+        designed = host_vars(run.session.inventory, "gpu01")["gpu_burn_seconds"]
+        assert expected == float(designed) and 0 <= time.time() - started < 30
         await _cancel(task)  # `x` in the TUI, Ctrl-C in the CLI
+        assert run.session.detached_job("gpu-burn-in", "gpu01") is None
         for host, how in (("gpu01", "systemd"), ("gpu02", "setsid")):
             machine = run.lab.nodes[host].machine
             assert not machine.detached and not machine.units, host  # no job process left
