@@ -235,7 +235,12 @@ async def end_in_flight(engine, why: str) -> None:
             )
         )
 
-    await asyncio.gather(*(one(*w) for w in work))
+    try:
+        await asyncio.gather(*(one(*w) for w in work))
+    except asyncio.CancelledError:
+        # a second Ctrl-C: give up waiting; the engine still records the rest as
+        # interrupted (runner.py) and re-raises the cancellation
+        pass
 
 
 async def end_for_rollback(engine, step, hosts: list[str], confirm) -> None:
