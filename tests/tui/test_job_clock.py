@@ -9,18 +9,20 @@ from runbook.tui.runview import StepText
 from runbook.tui.widgets.job_clock import JobClock
 from runbook.tui.widgets.step_detail import StepDetail
 
-STARTED = time.time() - 125
-
 
 def _text(host):
     return StepText("gpu-burn-in", "Burn-in", "why", host, "gpu[01-02]", 2)
 
 
 class DetailApp(App):
+    def __init__(self):
+        super().__init__()
+        self.started = time.time() - 125
+
     def compose(self) -> ComposeResult:
         # gpu01 runs the job (started 125 s ago, 600 s expected); gpu02 does not
         def job_of(step_id, host):
-            return (STARTED, 600.0) if (step_id, host) == ("gpu-burn-in", "gpu01") else None
+            return (self.started, 600.0) if (step_id, host) == ("gpu-burn-in", "gpu01") else None
 
         yield StepDetail(_text("gpu02"), job_of=job_of)
 
