@@ -69,7 +69,7 @@ def test_wrapper_names_the_job_by_run_step_and_action_and_keeps_the_command_verb
 def test_expected_time_forms(tmp_path):
     from runbook.engine.detached import clock_text, expected_seconds
 
-    extra = "      expected_time: \"{{ burn_seconds }}\"\n"
+    extra = '      expected_time: "{{ burn_seconds }}"\n'
     action = _load(tmp_path, "true", extra=extra).step("burn").verify
     assert expected_seconds(action, {"burn_seconds": 600}) == 600.0
     assert expected_seconds(action, {}) is None  # not known for this host: no guess
