@@ -97,7 +97,7 @@ def cmd_run(args) -> int:
             console.print(
                 f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]"
             )
-        progress = RunProgress(console)
+        progress = RunProgress(console, job_of=session.detached_job)
         code = asyncio.run(_run(session, steps, args, hosts, progress, console))
         _say_pinned(session, console)
         if code is not None:
@@ -143,13 +143,17 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
     loop = asyncio.get_running_loop()
     stopped = []
 
-    def stop() -> None:
+    def stop(terminated: bool = False) -> None:
         stopped.append(time.time())
+        if terminated:  # SIGTERM: the process is killed, the work is not stopped
+            session.leave_detached_running()
         console.print("[yellow]stopping: commands in flight are recorded as interrupted[/]")
         task.cancel()
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop)
+    # Ctrl-C is the operator's stop: it also ends detached jobs on the nodes;
+    # SIGTERM leaves them running for a resume (docs/long-running-steps.md).
+    loop.add_signal_handler(signal.SIGINT, stop)
+    loop.add_signal_handler(signal.SIGTERM, stop, True)
     try:
         with progress:
             await session.execute(

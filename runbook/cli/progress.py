@@ -5,14 +5,31 @@ Percentages are honest: the hosts x steps to do are known up front."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
+from ..engine.detached import clock_text, duration_text
 from ..glyphs import GLYPH, STYLE
-from ..run.events import Event, HostFinished, StepFinished, StepStarted
+from ..run.events import Event, HostFinished, HostStarted, StepFinished, StepStarted
+
+JobOf = Callable[[str, str], "tuple[float, float | None] | None"]  # Session.detached_job
+
+
+class JobClockColumn(ProgressColumn):
+    """While a step's detached job runs: its elapsed and expected time (docs/long-running-steps.md)."""
+
+    def render(self, task) -> Text:
+        clock = task.fields.get("clock")
+        if not clock or task.finished:
+            return Text("")
+        started, expected = clock
+        return Text(clock_text(time.time() - started, expected), style="cyan")
+
 
 __all__ = [
     "GLYPH",
@@ -23,8 +40,9 @@ __all__ = [
 
 
 class RunProgress:
-    def __init__(self, console: Console | None = None):
+    def __init__(self, console: Console | None = None, job_of: JobOf | None = None):
         self.console = console or Console(stderr=True)
+        self.job_of = job_of
         self.progress = Progress(
             TextColumn("{task.fields[step]:<22}"),
             TextColumn("{task.fields[action]:<8}"),
@@ -32,6 +50,7 @@ class RunProgress:
             TextColumn("{task.completed:>4}/{task.total:<4}"),
             TextColumn("{task.fields[counts]}"),
             TimeElapsedColumn(),
+            JobClockColumn(),
             console=self.console,
             transient=False,
             disable=not self.console.is_terminal,
@@ -60,6 +79,25 @@ class RunProgress:
             if was_live:
                 self.progress.start()
 
+    def _job_started(self, ev: HostStarted) -> None:
+        key = (ev.step_id, ev.action)
+        clock = self.job_of(ev.step_id, ev.host)
+        if clock is None or key not in self.tasks:
+            return
+        task = next((t for t in self.progress.tasks if t.id == self.tasks[key]), None)
+        old = task.fields.get("clock") if task is not None else None
+        if old:  # the step's clock: its first start, its longest expected time
+            longest = max((e for e in (old[1], clock[1]) if e is not None), default=None)
+            clock = (min(old[0], clock[0]), longest)
+        elif not self.console.is_terminal:  # no live line: say it once per step
+            expected = f", expected about {duration_text(clock[1])}" if clock[1] else ""
+            self.console.print(
+                f"{ev.step_id:<24} {ev.action:<8} detached job started{expected}",
+                highlight=False,
+                markup=False,
+            )
+        self.progress.update(self.tasks[key], clock=clock)
+
     def _counts_text(self, counts: dict[str, int]) -> str:
         return " ".join(f"[{STYLE[k]}]{GLYPH[k]} {v}[/]" for k, v in sorted(counts.items()) if v)
 
@@ -69,8 +107,10 @@ class RunProgress:
                 key = (ev.step_id, ev.action)
                 self.counts[key] = {}
                 self.tasks[key] = self.progress.add_task(
-                    "", total=len(ev.hosts), step=ev.step_id, action=ev.action, counts=""
+                    "", total=len(ev.hosts), step=ev.step_id, action=ev.action, counts="", clock=None
                 )
+            elif isinstance(ev, HostStarted) and self.job_of is not None:
+                self._job_started(ev)
             elif isinstance(ev, HostFinished):
                 key = (ev.step_id, ev.action)
                 if key in self.tasks:

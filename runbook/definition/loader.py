@@ -15,7 +15,7 @@ from ..errors import InputError, Problem
 from ..yamlsafe import LineDict, LineList, load_file
 from . import kinds
 from .model import Action, Phase, Runbook, Step
-from .template import fix_for, malformed_placeholder, unsafe_placeholders
+from .template import fix_for, malformed_placeholder, placeholders, unsafe_placeholders
 
 PHASE_KEYS = {"phase", "title", "steps"}
 STEP_KEYS = {
@@ -36,7 +36,7 @@ STEP_KEYS = {
     "pairs",
     "launch",
 }
-ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach"}
+ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach", "expected_time"}
 PENDING_ACTIONS = {"reboot"}
 MAX_TIMEOUT = 7 * 86400  # a week: longer is a typo, not a test
 
@@ -130,6 +130,14 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
             node.line_of("detach"),
             f"{what}: a detached command cannot also owe a {then} (the job would die with it)",
         )
+    expected_time = node.get("expected_time")
+    if expected_time is not None:
+        problem = expected_time_problem(expected_time)
+        if not problem and not detach:
+            problem = "is shown while a detached command runs: it needs `detach: true`"
+        if problem:
+            c.add(node.line_of("expected_time"), f"{what}.expected_time {problem}")
+            expected_time = None
     checks = []
     expect = node.get("expect", [])
     if not isinstance(expect, list):
@@ -154,7 +162,35 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
         then=then,
         line=node.line,
         detach=detach,
+        expected_time=expected_time,
     )
+
+
+def _seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf")
+
+
+def expected_time_problem(value: Any) -> str | None:
+    """What is wrong with an `expected_time:` (docs/long-running-steps.md), or None."""
+    if _seconds(value):
+        return None
+    if isinstance(value, str):
+        if placeholders(value) and not malformed_placeholder(value):
+            return None
+        return f"must be seconds or a {{{{ var }}}} giving seconds, found {value!r}"
+    if isinstance(value, dict):
+        times = value.get("times")
+        if (
+            set(value) != {"by", "times"}
+            or not isinstance(value.get("by"), str)
+            or not isinstance(times, dict)
+        ):
+            return "as a mapping is {by: VAR, times: {VALUE: seconds, ...}}"
+        bad = [k for k, v in times.items() if not _seconds(v)]
+        if bad or not times:
+            return f"times must give seconds for each value of {value['by']}, found {dict(times)!r}"
+        return None
+    return f"must be seconds, a template or {{by: VAR, times: {{...}}}}, found {value!r}"
 
 
 def _hints(c: _Collector, node: Any, line: int) -> tuple[str, ...]:

@@ -131,6 +131,9 @@ class Action:
     detach: bool = (
         False  # long-running: started detached on the node, re-attached on resume (engine/detached.py)
     )
+    # how long a detached command usually runs: seconds, a template giving seconds, or
+    # {by: VAR, times: {VALUE: seconds}} (docs/long-running-steps.md); shown while it runs
+    expected_time: Any = None
 
 
 @dataclass(frozen=True)

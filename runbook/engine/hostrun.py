@@ -55,7 +55,12 @@ async def run_on_host(
         )
     if on_start:
         on_start(command)
-    sent = detached.wrap(command, *detach_key) if action.detach and detach_key else command
+    sent = command
+    if action.detach and detach_key:
+        # The wrapper itself runs through become (not only the job): it starts a system
+        # unit as root, and a later stop can end a root job (engine/detached.py).
+        values = dict(variables, **({"before": before} if before is not None else {}))
+        sent = become.wrap(detached.wrap(render_command(action.run, values), *detach_key), variables)
     res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line)
     common = dict(
         exit_status=res.exit_status,

@@ -45,7 +45,7 @@ from ..run.events import (
     StepStarted,
 )
 from ..run.state import RunState
-from . import become
+from . import become, detached
 from .approval import approval_reason
 from .hostrun import HostOutcome, command_for, run_on_host
 
@@ -98,6 +98,8 @@ class Engine:
         self._in_flight: dict[tuple[str, str], HostStarted] = {}
         self._emitted = self._taken = 0
         self._progress = asyncio.Event()
+        # a stop ends detached jobs on the nodes unless the client leaves them running
+        self.leave_detached_running = False
 
     # --- plumbing ------------------------------------------------------
     def _emit(self, ev: Event) -> None:
@@ -184,6 +186,7 @@ class Engine:
                 else:
                     raise ValueError(f"unknown action {action!r}")
         except asyncio.CancelledError:
+            await detached.end_in_flight(self, "stopped by the operator")  # docs/long-running-steps.md
             self._interrupt_running("stopped by the operator")
             raise
 
@@ -480,6 +483,7 @@ class Engine:
 
     # --- rollback ------------------------------------------------------
     async def _rollback(self, step: Step, limit, confirm: Confirm | None) -> None:
+        await detached.end_for_rollback(self, step, self._limited(step, limit), confirm)
         if step.rollback is None:
             return
         await self._settle()

@@ -136,6 +136,11 @@ def storage_mount_missing(cluster, node, path):
     node.platform.mounts = kept
 
 
+def no_systemd(cluster, node, _):
+    """An image without systemd as PID 1 (a container): long-running jobs start with setsid."""
+    node.platform.systemd = False
+
+
 C = ("compute",)
 ALL = ("compute", "sm")
 FAULTS = [
@@ -166,5 +171,8 @@ FAULTS = [
     Fault("memlock_limited", C, "", memlock_limited, "a limits.d file capping locked memory at 64 MiB"),
     Fault("tuned_wrong_profile", C, "", tuned_wrong_profile, "tuned profile balanced (powersave governor)"),
     Fault("storage_target_down", C, "", storage_target_down, "a storage target that does not answer"),
+    Fault(
+        "no_systemd", ALL, "", no_systemd, "no systemd on the node: no /run/systemd/system, no systemd-run"
+    ),
     Fault("storage_mount_missing", C, "", storage_mount_missing, "a designed storage mount not mounted"),
 ]

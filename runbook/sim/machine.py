@@ -24,7 +24,8 @@ class Machine:
         self.is_up: Callable[[], bool] = lambda: True  # the lab says whether the node answers
         self.detached: dict[
             int, object
-        ] = {}  # pid -> asyncio task of a job started with setsid (commands/jobs.py)
+        ] = {}  # pid -> asyncio task of a job started with setsid or systemd-run (commands/jobs.py)
+        self.units: dict[str, object] = {}  # transient units of systemd-run, by name (commands/jobs.py)
 
     @property
     def name(self) -> str:

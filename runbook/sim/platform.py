@@ -68,6 +68,7 @@ class Platform:
     persistenced: bool = True  # nvidia-persistenced enabled: persistence mode on at every boot
     storage_unreachable: list[str] = field(default_factory=list)  # target addresses that do not answer
     mounts: list[Mount] = field(default_factory=list)
+    systemd: bool = True  # systemd is PID 1 (/run/systemd/system, systemd-run); False: a container image
     burn_runs: int = 0  # how many times gpu_burn was started (a resumed burn-in must not start it again)
 
     def acs(self, bdf: str) -> int:

@@ -74,23 +74,29 @@ class _Live(Buffer):
     """Standard output written to the SSH channel as it comes (a server's
     "listening" banner must reach the client before the command ends)."""
 
-    def __init__(self, process) -> None:
+    def __init__(self, process, stream: str = "stdout") -> None:
         super().__init__()
         self.process = process
+        self.stream = stream  # stderr too: a detached job's progress lines come as they are printed
 
     def write(self, text: str) -> None:
         if text:
             try:
-                self.process.stdout.write(text)
+                getattr(self.process, self.stream).write(text)
             except Exception:  # the channel is gone: output has nowhere to go, like a closed pipe
                 pass
 
 
 async def run_line(
-    machine, src: str, stdin: str = "", shell: Shell | None = None, out: Buffer | None = None
+    machine,
+    src: str,
+    stdin: str = "",
+    shell: Shell | None = None,
+    out: Buffer | None = None,
+    err: Buffer | None = None,
 ) -> tuple[str, str, int]:
     shell = shell or Shell(machine)
-    out, err = out if out is not None else Buffer(), Buffer()
+    out, err = out if out is not None else Buffer(), err if err is not None else Buffer()
     try:
         status = await shell.run(src, Io(Stdin(stdin), out, err))
     except asyncio.CancelledError:
@@ -116,9 +122,14 @@ async def exec_channel(node, process) -> None:
     stdin = ""
     if reads_stdin(command):
         stdin = await process.stdin.read()
-    out, err, status = await run_line(node.machine, command, stdin, out=_Live(process))
-    _write(process, out, err)
-    process.exit(status)
+    out, err, status = await run_line(
+        node.machine, command, stdin, out=_Live(process), err=_Live(process, "stderr")
+    )
+    try:
+        _write(process, out, err)
+        process.exit(status)
+    except Exception:  # the client closed this channel meanwhile: the connection lives on
+        log.debug("channel closed before %s's command ended", node.machine.name)
     node.after_command()
 
 

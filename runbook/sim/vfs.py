@@ -39,6 +39,7 @@ BASE_DIRS = {
     "/etc/security",
     "/etc/security/limits.d",
 }
+SYSTEMD_DIRS = {"/run", "/run/systemd", "/run/systemd/system"}  # exists while systemd is PID 1
 DEVICES = {"/dev/null": "", "/dev/zero": "", "/dev/stdout": "", "/dev/stderr": ""}
 
 
@@ -67,6 +68,7 @@ class NodeFs:
         self._dynamic()
         return (
             BASE_DIRS
+            | (SYSTEMD_DIRS if self.node.platform.systemd else set())
             | self._dirs
             | _parents(self.node.files)
             | set(self.node.dirs)
@@ -121,6 +123,16 @@ class NodeFs:
             raise FsError("No such file or directory")
         old = self.node.files.get(path, "") if append else ""
         self.node.files[path] = old + text
+
+    def is_plain_file_path(self, path: str) -> bool:
+        """A path a write stores as a regular file (not a device, /proc, /sys or computed file)."""
+        self._dynamic()
+        return not (
+            path in DEVICES
+            or path in self._writers
+            or path in self._table
+            or path.startswith(("/proc/", "/sys/"))
+        )
 
     def check_writable(self, path: str) -> None:
         """What open(O_WRONLY|O_CREAT) would refuse, checked before a command runs."""

@@ -211,6 +211,29 @@ class Session:
         # and folds what was written into the state in journal order.
         self.store.append_many(events)
 
+    def leave_detached_running(self) -> None:
+        """Stopping from now on leaves the detached jobs running on the nodes: the
+        process is being terminated or the operator quits, not stopping the work
+        (a resume re-attaches; docs/long-running-steps.md)."""
+        self.engine.leave_detached_running = True
+
+    def detached_job(self, step_id: str, host: str | None) -> tuple[float, float | None] | None:
+        """(started, expected seconds) while the host runs the step's detached command,
+        else None: the clock the CLI and TUI show (docs/long-running-steps.md)."""
+        from ..definition.model import Status
+        from ..engine.detached import expected_seconds
+
+        out = self.state.outcome(step_id, host) if host else None
+        if out is None or out.status != Status.RUNNING:
+            return None
+        try:
+            action = getattr(self.runbook.step(step_id), out.action, None)
+        except KeyError:
+            return None
+        if action is None or not getattr(action, "detach", False) or host not in self.inventory.hosts:
+            return None
+        return out.started, expected_seconds(action, host_vars(self.inventory, host))
+
     def stream_only(self, wanted: Callable[[str, str], bool]) -> None:
         """When this session streams output lines, stream those of the (step, host)
         pairs `wanted` accepts only (a UI that shows one host at a time)."""

@@ -52,6 +52,12 @@ PLATFORM = {
         "balanced\npowersave",
         "throughput-performance\nperformance",
     ),
+    "no_systemd": (
+        "gpu01",
+        "command -v systemd-run; [ -d /run/systemd/system ] && echo running || echo absent",
+        "absent",
+        "/usr/bin/systemd-run\nrunning",
+    ),
     "storage_target_down": (
         "gpu01",
         "ping -c 1 -I ib4 10.20.255.1 | tail -1",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from . import jobs
 from .base import Ctx, split_opts
 
 ALWAYS_ACTIVE = {"sshd", "chronyd", "openibd", "crond", "rsyslog"}
@@ -92,6 +93,13 @@ def systemctl(ctx: Ctx, args, io) -> int:
         )
         return 1
     verb, units = rest[0], [_unit(u) for u in rest[1:]]
+    made = [jobs.transient(ctx, u) for u in units]
+    if verb in ("stop", "is-active") and units and all(made):  # units systemd-run made (jobs.py)
+        if verb == "stop":
+            return _stop_all(ctx, made)
+        if not opts.get("q") and not opts.get("--quiet"):
+            io.out.write("".join("active\n" if t.active else "failed\n" for t in made))
+        return 0 if all(t.active for t in made) else 3
     if verb == "reboot":
         ctx.machine.request_reboot()
         return 0
@@ -155,18 +163,38 @@ def systemctl(ctx: Ctx, args, io) -> int:
     return 1
 
 
+async def _stop_all(ctx: Ctx, made) -> int:
+    for t in made:
+        await jobs.stop_transient(ctx, t)
+    return 0
+
+
 def _show(ctx: Ctx, units: list[str], props: list[str], io) -> int:
-    """`systemctl show [-p P]... UNIT`: Property=value in systemd's own order."""
+    """`systemctl show [-p P]... UNIT`: Property=value in systemd's own order
+    (MainPID and Result come before ExecMainStatus, Id and the states)."""
     for k, u in enumerate(units):
-        known = _has_unit(ctx, u)
+        made = jobs.transient(ctx, u)
+        known = made is not None or _has_unit(ctx, u)
+        active = made.active if made is not None else known and _active(ctx, u)
+        failed = made is not None and not made.active
         values = {
+            "MainPID": str(made.pid if made is not None and active else 0),
+            "Result": made.result if made is not None else "success",
+            "ExecMainStatus": str(made.status if made is not None else 0),
             "Id": f"{u}.service",
             "LoadState": "loaded" if known else "not-found",
-            "ActiveState": "active" if known and _active(ctx, u) else "inactive",
-            "SubState": "running" if known and _active(ctx, u) else "dead",
-            "UnitFileState": ("enabled" if _enabled(ctx, u) else "disabled") if known else "",
+            "ActiveState": "active" if active else "failed" if failed else "inactive",
+            "SubState": "running" if active else "failed" if failed else "dead",
+            "UnitFileState": "transient"
+            if made is not None
+            else ("enabled" if _enabled(ctx, u) else "disabled")
+            if known
+            else "",
         }
-        order = ["Id", "LoadState", "ActiveState", "SubState", "UnitFileState"]
+        order = ["MainPID", "Result", "ExecMainStatus", "Id", "LoadState", "ActiveState", "SubState"]
+        order.append("UnitFileState")
+        if not props:  # the default listing keeps its former shape
+            order = order[3:]
         wanted = [p for p in order if not props or p in props]
         if k:
             io.out.write("\n")

@@ -152,6 +152,14 @@ def lscpu(ctx: Ctx, args, io) -> int:
     return 0
 
 
+def _id_text(args) -> str:
+    """The lab logs in as root: `id`, `id -u`, `id -un`."""
+    flags = "".join(a.lstrip("-") for a in args if a.startswith("-"))
+    if "u" in flags or "g" in flags:
+        return ("root" if "n" in flags else "0") + "\n"
+    return "uid=0(root) gid=0(root) groups=0(root)\n"
+
+
 COMMANDS = {
     "hostname": hostname,
     "uname": uname,
@@ -164,5 +172,5 @@ COMMANDS = {
     "dmidecode": dmidecode,
     "lscpu": lscpu,
     "whoami": lambda c, a, i: (i.out.write("root\n"), 0)[1],
-    "id": lambda c, a, i: (i.out.write("uid=0(root) gid=0(root) groups=0(root)\n"), 0)[1],
+    "id": lambda c, a, i: (i.out.write(_id_text(a)), 0)[1],
 }

@@ -156,6 +156,11 @@ def head(ctx: Ctx, args, io) -> int:
 def tail(ctx: Ctx, args, io) -> int:
     n, files, from_start = _count_opt(args)
     inputs, status = read_inputs(ctx, "tail", files, io)
+    if "-c" in args:  # the last N bytes (a progress line being written has no newline yet)
+        for _, text in inputs:
+            data = text.encode()
+            io.out.write((data[n - 1 :] if from_start else data[-n:] if n else b"").decode(errors="replace"))
+        return status
     for _, text in inputs:
         lines = text.splitlines()
         io.out.write(join_lines(lines[n - 1 :] if from_start else lines[-n:] if n else []))
@@ -265,6 +270,7 @@ def tr(ctx: Ctx, args, io) -> int:
             .replace("[:lower:]", "a-z")
             .replace("\\n", "\n")
             .replace("\\t", "\t")
+            .replace("\\r", "\r")
         )
         return re.sub(r"(.)-(.)", lambda m: "".join(chr(c) for c in range(ord(m[1]), ord(m[2]) + 1)), s)
 

@@ -15,7 +15,7 @@ import re
 
 from ..vfs import FsError
 from . import arith
-from .io import Buffer, Discard, Io, Stdin
+from .io import Buffer, Discard, FileSink, Io, Stdin
 from .lexer import ShellSyntaxError, heredoc_parts
 from .nodes import AndOr, CmdList, For, Group, If, Pipeline, Redir, Simple, While, Word
 from .parser import parse
@@ -297,7 +297,12 @@ class Shell:
                     fs.check_writable(path)
                 except FsError as exc:
                     raise RedirError(f"{target}: {exc}") from None
-                sink = Buffer()
+                if fs.is_plain_file_path(path):
+                    # written as it comes, like a real file: a job's progress can be read
+                    # from its output file while it runs (engine/detached.py)
+                    sink = FileSink(fs, path, append=r.op == ">>")
+                else:
+                    sink = Buffer()
                 writes.append((path, sink, r.op == ">>"))
             if r.op in ("&>", ">&"):
                 fds[1] = fds[2] = sink
@@ -307,6 +312,8 @@ class Shell:
 
     def flush(self, writes, io: Io, name: str, status: int) -> int:
         for path, buf, append in writes:
+            if isinstance(buf, FileSink):  # written through already
+                continue
             try:
                 self.machine.fs.write(path, buf.text(), append)
             except FsError as exc:

@@ -49,3 +49,18 @@ class Io:
     stdin: Stdin
     out: Buffer
     err: Buffer
+
+
+class FileSink(Buffer):
+    """An output redirected into a regular file: opened (truncated) at once and
+    written through on every write, so another command can read it meanwhile."""
+
+    def __init__(self, fs, path: str, append: bool = False) -> None:
+        super().__init__()
+        self.fs, self.path = fs, path
+        fs.write(path, "", append=append)  # create or truncate, as open(2) does
+
+    def write(self, text: str) -> None:
+        if text:
+            self.parts.append(text)
+            self.fs.write(self.path, text, append=True)

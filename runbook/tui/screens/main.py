@@ -105,7 +105,9 @@ class MainScreen(MainActions, Screen):
             yield StepList(list(self.rows.values()), id="steps")
             with Vertical(id="right"):
                 yield StepDetail(
-                    self.view.step_text(step, hosts[0] if hosts else None) if step else None, id="detail"
+                    self.view.step_text(step, hosts[0] if hosts else None) if step else None,
+                    job_of=getattr(self.session, "detached_job", None),
+                    id="detail",
                 )
                 with Vertical(id="hosts-pane"):
                     yield HostSummary(id="host-summary")

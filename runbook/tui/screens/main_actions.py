@@ -299,6 +299,7 @@ class MainActions:
 
     @work(group="quit", exit_on_error=False)
     async def stop_then_exit(self) -> None:
+        self.session.leave_detached_running()  # quitting is not `x`: long jobs go on, resume re-attaches
         for w in self.running():
             w.cancel()
             try:

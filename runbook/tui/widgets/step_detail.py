@@ -1,7 +1,10 @@
 """The selected step: title, why, the commands as they will run on the
-selected host (after templating), the criteria, the hints."""
+selected host (after templating), the criteria, the hints; above them, while
+that host runs a detached command, its elapsed and expected time (JobClock)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.console import Group
 from rich.text import Text
@@ -9,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from ..runview import StepText
+from .job_clock import Clock, JobClock
 
 
 def detail_renderable(t: StepText | None) -> Group:
@@ -48,14 +52,26 @@ def detail_renderable(t: StepText | None) -> Group:
 
 
 class StepDetail(VerticalScroll, can_focus=True):
-    def __init__(self, text: StepText | None = None, *, id: str | None = None):
+    def __init__(
+        self,
+        text: StepText | None = None,
+        *,
+        job_of: Callable[[str, str | None], Clock | None] | None = None,
+        id: str | None = None,
+    ):
         super().__init__(id=id)
         self.text = text
+        self.job_of = job_of  # (step, host) -> (started, expected) while a detached job runs
+
+    def _clock(self, text: StepText | None) -> Clock | None:
+        return self.job_of(text.step_id, text.host) if self.job_of and text is not None else None
 
     def compose(self):
+        yield JobClock(self._clock(self.text))
         yield Static(detail_renderable(self.text), classes="step-detail-body")
 
     def show(self, text: StepText | None) -> None:
+        self.query_one(JobClock).set_clock(self._clock(text))
         if text != self.text:
             self.text = text
             self.query_one(".step-detail-body", Static).update(detail_renderable(text))
