@@ -157,7 +157,9 @@ async def test_hca_firmware_names_the_missing_slot(machine_of):
     faulty = machine_of(2, {"gpu01": ["nic_dead"]})("gpu01")
     verdict = judge("hca-firmware", {"gpu01": await _verify(faulty, "hca-firmware")})["gpu01"]
     assert verdict.status.value == "fail"
-    assert verdict.reason.startswith(f"rail 2 NIC {DEAD} (mlx5_1): not listed by mlxfwmanager"), verdict.reason
+    assert verdict.reason.startswith(f"rail 2 NIC {DEAD} (mlx5_1): not listed by mlxfwmanager"), (
+        verdict.reason
+    )
     assert set(SLOT.findall(verdict.reason)) == {DEAD}
     # with MST started mlxfwmanager names the adapters by /dev/mst device: no slot
     # can be read from it, the count still shows a card is gone
@@ -189,3 +191,23 @@ async def test_link_type_rollback_restores_each_card_by_its_address(machine_of):
     await run_line(node, render_command(step.rollback.run, dict(seed_vars("gpu01"), before=record)))
     out = (await run_line(node, query))[0]
     assert "ETH(2)" in out and "IB(1)" not in out.split("Configurations:")[1]
+
+
+def test_link_type_reads_the_address_as_mlxconfig_echoes_it():
+    # mlxconfig repeats the -d argument as the block's "Device:" (older releases print
+    # "PCI device:"), with or without the PCI domain: each is the same slot
+    def block(line: str, value: str) -> str:
+        return (
+            f"\nDevice #1:\n----------\n\n{line}\n\nConfigurations:      Default   Current   Next Boot\n"
+            f"         LINK_TYPE_P1         IB(1)    {value}    {value}\n"
+        )
+
+    v = seed_vars("gpu01")
+    pcis = list(v["ib_mode_pci"])
+    text = "".join(block(f"Device:         {p[5:]}", "IB(1)") for p in pcis[:3])
+    text += block(f"PCI device:     {pcis[3]}", "ETH(2)")
+    text += "".join(block(f"Device:         {p}", "IB(1)") for p in pcis[4:])
+    text += block(f"Device:         {v['ib_mode_port2_pci'][0]}", "IB(1)").replace("_P1", "_P2")
+    verdict = judge("link-type-ib", {"gpu01": text})["gpu01"]
+    assert verdict.status.value == "fail"
+    assert verdict.reason == "rail 4 NIC 0000:a0:00.0 (mlx5_3) LINK_TYPE_P1: expected IB(1), found ETH(2)"

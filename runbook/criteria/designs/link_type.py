@@ -45,7 +45,9 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
     for dev, param, label in _wanted(v):
         value = in_force.get(dev, {}).get(param)
         if value is None:
-            errors = "; ".join(e for e in record.get("errors") or [] if dev[5:] in e or not is_pci_address(dev))
+            errors = "; ".join(
+                e for e in record.get("errors") or [] if dev[5:] in e or not is_pci_address(dev)
+            )
             gone = (
                 f" (card dead or unseated, or MST cannot reach it: `lspci -s {dev[5:]}`, mellanox-functions)"
                 if is_pci_address(dev)
