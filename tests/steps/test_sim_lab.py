@@ -48,6 +48,9 @@ CONSEQUENCES = {
     "gpu-nic-topology": {"gpu04"},  # the moved NIC is SYS to its rail's GPUs
     "irq-affinity": {"gpu04"},  # its IRQs stayed on the designed node, the NIC did not
     "rail-cabling": {"gpu14"},  # a port without link is on no switch
+    # the moved NIC's pair test runs bound to its designed node, now the far socket: every
+    # transfer crosses the CPU interconnect (ib-write-bw binds to the measured node and passes)
+    "ib-pair-bw": {"gpu04"},
     # one job over every node, split until the slow ones are named: a cable in the wrong
     # rail (-15 %), a NIC on the other socket (-25 %), a GPU link at x8 / Gen3 (-50 %)
     "nccl-inter-node": {"gpu03", "gpu04", "gpu05", "gpu06"},
