@@ -18,7 +18,9 @@ Xid line is a valid reading with count 0 only when it has kernel-log timestamps
 (a clean `dmesg`), anything else is refused.
 
 KNOWN_XIDS: the Xids a GPU cluster delivery meets, with their meaning and the usual
-action, from NVIDIA's Xid catalog (the "Xid Errors" chapter of the driver documentation).
+action. Each meaning starts with the Description of the NVIDIA Xid Errors catalog
+(docs.nvidia.com/deploy/xid-errors, "Analyzing Xid Errors with the Xid Catalog"),
+the action follows its Resolution Buckets (RESTART_APP, RESET_GPU, RESTART_BM, ...).
 """
 
 from __future__ import annotations
@@ -44,25 +46,34 @@ KNOWN_XIDS: dict[int, tuple[str, str]] = {
     ),
     45: ("Preemptive cleanup, due to a previous error (often a killed process)", "follows another Xid"),
     48: (
-        "Double-bit ECC error (DBE), uncorrectable memory error",
+        "Double Bit ECC Error (DBE), an uncorrectable memory error",
         "reset the GPU (row remapping / page retirement follows); replace if it recurs",
     ),
     63: (
-        "ECC page retirement or row remapping recorded (pending until the GPU is reset)",
+        "ECC page retirement or row remapping recording event (pending until the GPU is reset)",
         "drain and reset the GPU to activate the remap",
     ),
-    64: ("ECC page retirement or row remapping recording FAILED", "hardware: RMA the GPU"),
-    74: ("NVLink error", "check the NVLink state (nvidia-smi nvlink -s); reset the GPU; RMA if it recurs"),
-    79: ("GPU has fallen off the bus", "hardware/PCIe/power: power-cycle the node, check the slot, RMA"),
+    64: (
+        "ECC page retirement or row remapper recording failure",
+        "reset the GPU; if `nvidia-smi -q -d ROW_REMAPPER` shows a remapping failure, RMA the GPU",
+    ),
+    74: ("NVLink Error", "check the NVLink state (nvidia-smi nvlink -s); reset the GPU; RMA if it recurs"),
+    79: (
+        "GPU has fallen off the bus",
+        "reboot the node (a GPU reset cannot reach it); check the slot, riser and power; RMA if it recurs",
+    ),
     92: ("High single-bit ECC error rate", "watch the ECC counters; RMA if the rate persists"),
-    94: ("Contained ECC error (only the affected application was stopped)", "reset the GPU when it is idle"),
+    94: (
+        "Contained ECC error (only the affected application was stopped)",
+        "restart the affected application; reset the GPU when it is idle (the row remap waits for it)",
+    ),
     95: (
         "Uncontained ECC error (every application on the GPU was stopped)",
         "reset the GPU now; RMA if it recurs",
     ),
     109: ("Context switch timeout", "application or driver; check for other Xids"),
     119: (
-        "GSP RPC timeout (the GPU System Processor firmware stopped answering)",
+        "GSP RPC Timeout (the GPU System Processor firmware stopped answering)",
         "reset the GPU; update the driver; RMA if it recurs",
     ),
     120: ("GSP error", "reset the GPU; update the driver"),

@@ -7,15 +7,31 @@ slot does not slow single-node all_reduce; across nodes it costs 25 % (every
 rank of that rail crosses the CPU interconnect to reach it), as do missing
 GPUDirect RDMA (nvidia_peermem), a 100G port, a port out of the fabric or a
 cable in the wrong rail.
+
+ib_write_bw moves host memory through the NIC: a process bound (numactl) to
+another NUMA node than the NIC's keeps its buffers there, so every transfer
+crosses the CPU interconnect (UPI/xGMI) and the run is slower (NVIDIA's
+performance tuning notes: run benchmarks from the CPU the NIC's PCIe link is
+attached to). The binding of the running command is NUMA_BINDING (set by
+`numactl --cpunodebind/--membind`, commands/numabind.py); an unbound run is
+taken as placed near the NIC (the simulator's scheduler is kind; a real one
+is not always, which is why the ib-write-bw step binds).
 """
 
 from __future__ import annotations
+
+from contextvars import ContextVar
 
 from .fabric import Fabric
 from .hardware import NodeState
 
 SPEED_GTS = {"2.5GT/s": 2.5, "5GT/s": 5.0, "8GT/s": 8.0, "16GT/s": 16.0, "32GT/s": 32.0}
 HEADROOM = 1.04
+# ib_write_bw with its buffers on the far socket: ~82 % of the local figure
+# (an HDR port's ~196 Gb/s falls to ~160, below the design's 190)
+CROSS_SOCKET = 0.82
+# the NUMA nodes the running command is bound to (cpunodebind and membind), None unbound
+NUMA_BINDING: ContextVar[frozenset[int] | None] = ContextVar("numa_binding", default=None)
 
 
 def _link_ratio(link) -> float:
@@ -64,3 +80,10 @@ def _nic_pcie_ratio(link) -> float:
     """Share of a 200G port the NIC's PCIe link carries: Gen4 x16 (~252 Gb/s) is
     enough; a ConnectX-7 (Gen5) in a Gen4 slot runs at 16GT/s and loses nothing."""
     return min(1.0, SPEED_GTS.get(link.speed, 16.0) * link.width / (16.0 * 16))
+
+
+def numa_factor(nic) -> float:
+    """1.0 when the running command is unbound or bound to the NIC's own NUMA
+    node; CROSS_SOCKET when its CPUs or memory are bound to another node."""
+    bound = NUMA_BINDING.get()
+    return 1.0 if not bound or bound == {nic.numa} else CROSS_SOCKET

@@ -39,6 +39,8 @@ AFTER = {
     "nic-numa-affinity": "gpu13",
     "gpu-nic-topology": "gpu13",
     "rail-cabling": "gpu40",
+    # gpu13's moved NIC: its pair test is bound to the designed node, now the far socket
+    "ib-pair-bw": "gpu13",
     "nccl-intra-node": "gpu21",
     # one job over the nodes, split until the slow ones are named (docs/step-kinds.md):
     # the NIC on the other socket, the GPU at x8, the cable in the wrong rail
@@ -67,7 +69,7 @@ def test_verify_apply_status_export_roundtrip(demo_lab, tmp_path):
     assert "gpu33" not in steps["link-type-ib"]["failing"]
     for s in steps.values():
         assert "gpu33" not in (s["failing"] or ""), s["id"]
-    assert steps["link-type-ib"]["hosts"]["gpu07"]["reason"].startswith("mlx5_0")
+    assert steps["link-type-ib"]["hosts"]["gpu07"]["reason"].startswith("rail 1 NIC 0000:18:00.0 (mlx5_0)")
 
     # refusing to apply without a terminal or --yes
     refused = runbook_cli("run", "--step", "link-type-ib", "--action", "apply", state=state, inventory=inv)

@@ -7,7 +7,7 @@ import pytest
 from runbook.parsers import ParseError, parse
 from runbook.parsers.dmesg_xid import KNOWN_XIDS
 
-from .helpers import check_fixture
+from .helpers import check_fixture, fixture_names, read
 
 DIRECTORY = "dmesg-xid"
 EXPECTED = {
@@ -85,6 +85,42 @@ def test_known_xid_table():
     )
     assert record["events"][0]["meaning"].startswith("GPU has fallen off the bus")
     assert record["unknown_xids"] == []
+
+
+# The Description column of the NVIDIA Xid Errors catalog (docs.nvidia.com/deploy/xid-errors,
+# "Analyzing Xid Errors with the Xid Catalog"): each meaning starts with it.
+CATALOG = {
+    13: "Graphics Engine Exception",
+    31: "GPU memory page fault",
+    43: "GPU stopped processing",
+    48: "Double Bit ECC Error",
+    63: "ECC page retirement or row remapping recording event",
+    64: "ECC page retirement or row remapper recording failure",
+    74: "NVLink Error",
+    79: "GPU has fallen off the bus",
+    92: "High single-bit ECC error rate",
+    94: "Contained ECC error",
+    95: "Uncontained ECC error",
+    119: "GSP RPC Timeout",
+}
+# what the driver itself prints after the Xid number, in the real captures
+DRIVER_SAYS = {13: "Graphics", 48: "double bit", 63: "Row Remapper: New row", 94: "Contained"}
+
+
+def test_meanings_follow_the_catalog():
+    for xid, description in CATALOG.items():
+        assert KNOWN_XIDS[xid][0].startswith(description), xid
+
+
+def test_the_driver_text_of_every_real_capture_agrees_with_the_meaning():
+    seen = set()
+    for name in sorted(fixture_names(DIRECTORY)):
+        for event in parse("dmesg-xid", read(DIRECTORY, name))["events"]:
+            xid = event["xid"]
+            if xid in DRIVER_SAYS and DRIVER_SAYS[xid].lower() in event["message"].lower():
+                seen.add(xid)
+                assert event["meaning"].startswith(CATALOG[xid]), (name, xid, event["meaning"])
+    assert seen == set(DRIVER_SAYS)  # every one was met in a real capture
 
 
 @pytest.mark.parametrize(

@@ -60,7 +60,7 @@ def test_xid_real_logs_named_with_meaning_and_gpu():
         "Xid 63 on GPU PCI",
         "Xid 94 ×9 on GPU PCI",
     ]
-    assert found[0].startswith("Xid 48 on GPU PCI:0000:19:00: Double-bit ECC error")
+    assert found[0].startswith("Xid 48 on GPU PCI:0000:19:00: Double Bit ECC Error")
     single = compare("gpu-xid", parse_fixture("dmesg-xid", "dmesg-xid/Xid63"), {})
     assert single and single[0].startswith("Xid 63 on GPU PCI:0000:10:1c: ")
 

@@ -223,9 +223,9 @@ def test_quote_scanner_itself():
 
 
 def test_a_hostile_inventory_value_stays_one_argument():
-    v = dict(seed_vars("gpu01"), ib_mode_devices=["mlx5_0; touch /tmp/pwned"])
+    v = dict(seed_vars("gpu01"), ib_mode_pci=["0000:18:00.0; touch /tmp/pwned"])
     cmd = render_command(runbook().step("link-type-ib").verify.run, v)
-    assert "for d in 'mlx5_0; touch /tmp/pwned'; do" in cmd
+    assert "for d in '0000:18:00.0; touch /tmp/pwned'; do" in cmd
 
 
 def _before(step_id: str, text: str):
@@ -237,14 +237,15 @@ def test_rollbacks_render_from_the_recorded_before():
     mlx = "".join(
         f"\nDevice #1:\n----------\n\nDevice:         {d}\n\nConfigurations:      Default   Current   "
         f"Next Boot\n         LINK_TYPE_P1         ETH(2)    {c}    {c}\n"
-        for d, c in (("mlx5_0", "IB(1)"), ("mlx5_3", "ETH(2)"))
+        for d, c in (("0000:18:00.0", "IB(1)"), ("0000:a0:00.0", "ETH(2)"))
     )
     cmd = render_command(
         runbook().step("link-type-ib").rollback.run, dict(v, before=_before("link-type-ib", mlx))
     )
+    # the cards are addressed by PCI address: its three ':' fields, then the setting
     assert (
-        "for r in mlx5_0:LINK_TYPE_P1=1 mlx5_3:LINK_TYPE_P1=2; do mlxconfig -y -d $(echo $r | cut -d: -f1)"
-        in cmd
+        "for r in 0000:18:00.0:LINK_TYPE_P1=1 0000:a0:00.0:LINK_TYPE_P1=2; do "
+        "mlxconfig -y -d $(echo $r | cut -d: -f1-3) set $(echo $r | cut -d: -f4); done" in cmd
     )
     irq = (
         "irqbalance active active enabled enabled\nirqbalance args\nboot unit nic-irq-affinity disabled\n"
@@ -282,7 +283,7 @@ def test_every_parser_named_by_a_step_reads_something():
 def _rendered():
     """Every command of the runbook as it would run on each kind of host."""
     befores = {
-        "link-type-ib": {"restore": ["mlx5_3:LINK_TYPE_P1=2"]},
+        "link-type-ib": {"restore": ["0000:a0:00.0:LINK_TYPE_P1=2"]},
         "irq-affinity": {
             "restore": ["121=0"],
             "irqbalance": {"active": "active", "enabled": "enabled"},

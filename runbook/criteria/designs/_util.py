@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -68,3 +69,28 @@ def missing_card(label: str, nic: dict) -> str:
         f"{label}: no RDMA device at this PCI address (card dead, unseated or its driver not bound: "
         f"`lspci -s {slot}`, `dmesg | grep {slot}`)"
     )
+
+
+_BDF = re.compile(r"^(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+
+
+def is_pci_address(value: Any) -> bool:
+    """'0000:18:00.0' / '18:00.0' (a BDF), not 'mlx5_0' or '/dev/mst/mt4129_pciconf0'."""
+    return bool(_BDF.match(str(value).strip()))
+
+
+def slot_label(pci: Any, v: dict) -> str:
+    """The label of the designed NIC at a PCI address (compute_nics / storage_nics),
+    or the bare address when the design does not list it."""
+    want = pci_address(pci)
+    for role in ("compute", "storage"):
+        for nic in v.get(f"{role}_nics", []) or []:
+            if nic.get("pci") and pci_address(nic["pci"]) == want:
+                return nic_label(nic, role)
+    return want
+
+
+def by_slot(found: dict) -> dict:
+    """A record keyed by the device as the tool echoed it, re-keyed by full PCI
+    address where the key is one ('18:00.0' -> '0000:18:00.0'); other keys kept."""
+    return {pci_address(k) if is_pci_address(k) else k: x for k, x in found.items()}

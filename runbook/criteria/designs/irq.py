@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from ..design import Comparator
-from ._util import examples
+from ._util import by_slot, examples, is_pci_address, pci_address, slot_label
 
 
 def _irqbalance(record: Any, v: dict) -> list[str]:
@@ -68,15 +68,29 @@ def _boot_unit(record: Any, v: dict) -> list[str]:
 
 
 def irq_affinity(record: Any, v: dict) -> list[str]:
-    devices = record["devices"]
+    """Every designed NIC's interrupts. With ib_mode_pci the listing is keyed by PCI
+    address (the loop finds each card's sysfs by its slot), so a dead card is named
+    at its slot and its renumbered neighbour is judged as itself; without it, by
+    the mlx5_N names of ib_mode_devices."""
+    devices = by_slot(record["devices"])
     out = _irqbalance(record, v) + _boot_unit(record, v)
-    for dev in v["ib_mode_devices"]:
+    if v.get("ib_mode_pci"):
+        wanted = [(pci_address(p), slot_label(p, v)) for p in v["ib_mode_pci"]]
+    else:
+        wanted = [(d, d) for d in v["ib_mode_devices"]]
+    for dev, label in wanted:
         d = devices.get(dev)
         if d is None or not d["local_cpus"]:
-            out.append(f"{dev}: no numa_node/local_cpulist in sysfs (device missing?)")
+            if is_pci_address(dev):
+                out.append(
+                    f"{label}: no numa_node/local_cpulist in sysfs at this PCI address (card dead or "
+                    f"unseated, or its driver not bound: `lspci -s {dev[5:]}`)"
+                )
+            else:
+                out.append(f"{label}: no numa_node/local_cpulist in sysfs (device missing?)")
             continue
         if not d["irqs"]:
-            out.append(f"{dev}: no MSI-X interrupts listed (driver not bound?)")
+            out.append(f"{label}: no MSI-X interrupts listed (driver not bound?)")
             continue
         local = set(d["local_cpus"])
         wrong = [
@@ -86,7 +100,7 @@ def irq_affinity(record: Any, v: dict) -> list[str]:
         ]
         if wrong:
             out.append(
-                f"{dev} (NUMA node {d['numa_node']}, CPUs {d['local_cpulist']}): {len(wrong)} of "
+                f"{label} (NUMA node {d['numa_node']}, CPUs {d['local_cpulist']}): {len(wrong)} of "
                 f"{len(d['irqs'])} IRQs may run outside it: {examples(wrong, 3)}"
             )
     return out

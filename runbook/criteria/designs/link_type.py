@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from ..design import Comparator
+from ._util import by_slot, is_pci_address, pci_address, slot_label
 
 _IB = 1
 
@@ -17,20 +18,44 @@ def _number(value: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _wanted(v: dict) -> list[tuple[str, str, str]]:
+    """(device as the loop names it, parameter, label) of every port to judge.
+    With ib_mode_pci the loop queries each designed card by its PCI address, so a
+    dead card is named at its own slot and its renumbered neighbours are judged as
+    themselves; without it, by the mlx5_N names of ib_mode_devices."""
+    if v.get("ib_mode_pci"):
+        pcis = [(p, "LINK_TYPE_P1") for p in v["ib_mode_pci"]]
+        pcis += [(p, "LINK_TYPE_P2") for p in v.get("ib_mode_port2_pci") or []]
+        for p, _ in pcis:
+            if not str(p).strip().lower().startswith("0000:") or not is_pci_address(p):
+                raise ValueError(f"ib_mode_pci entry {p!r} is not a full PCI address (0000:bb:dd.f)")
+        return [(pci_address(p), param, slot_label(p, v)) for p, param in pcis]
+    wanted = [(d, "LINK_TYPE_P1", d) for d in v["ib_mode_devices"]]
+    return wanted + [(d, "LINK_TYPE_P2", d) for d in v.get("ib_mode_port2_devices", [])]
+
+
 def link_type_ib(record: Any, v: dict) -> list[str]:
-    in_force = record["by_device"]
+    in_force = by_slot(record["by_device"])
     next_boot: dict[str, dict[str, str]] = {}
     for block in record["devices"]:
         if block.get("device") and "next_boot" in block:
             next_boot.setdefault(block["device"], {}).update(block["next_boot"])
-    wanted = [(d, "LINK_TYPE_P1") for d in v["ib_mode_devices"]]
-    wanted += [(d, "LINK_TYPE_P2") for d in v.get("ib_mode_port2_devices", [])]
+    next_boot = by_slot(next_boot)
     out = []
-    for dev, param in wanted:
+    for dev, param, label in _wanted(v):
         value = in_force.get(dev, {}).get(param)
         if value is None:
-            errors = "; ".join(record.get("errors") or [])
-            out.append(f"{dev} {param}: no answer from mlxconfig" + (f" ({errors})" if errors else ""))
+            errors = "; ".join(
+                e for e in record.get("errors") or [] if dev[5:] in e or not is_pci_address(dev)
+            )
+            gone = (
+                f" (card dead or unseated, or MST cannot reach it: `lspci -s {dev[5:]}`, mellanox-functions)"
+                if is_pci_address(dev)
+                else ""
+            )
+            out.append(
+                f"{label} {param}: no answer from mlxconfig" + (f" ({errors})" if errors else "") + gone
+            )
             continue
         if _number(value) != _IB:
             pending = next_boot.get(dev, {}).get(param)
@@ -41,7 +66,7 @@ def link_type_ib(record: Any, v: dict) -> list[str]:
                 if pending is not None and _number(pending) == _IB
                 else ""
             )
-            out.append(f"{dev} {param}: expected IB(1), found {value}{owed}")
+            out.append(f"{label} {param}: expected IB(1), found {value}{owed}")
     return out
 
 

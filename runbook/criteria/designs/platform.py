@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ..design import Comparator
-from ._util import examples
+from ._util import examples, is_pci_address, nic_label, pci_address
 
 
 def pcie_acs(record: Any, v: dict) -> list[str]:
@@ -34,6 +34,41 @@ def _family(device_type: str | None) -> str | None:
     return f"ConnectX-{m.group(1)}" if m else None
 
 
+def _card_slot(pci: str) -> str:
+    """A function's card: function 0 of the same bus and device (0000:ac:00.1 -> 0000:ac:00.0)."""
+    return pci_address(pci)[:-1] + "0"
+
+
+def _missing_cards(devices: list, v: dict) -> list[str]:
+    """Every designed card (compute_nics / storage_nics, by PCI address) must be
+    listed. mlxfwmanager names an adapter by its BDF when MST is not started and by
+    its /dev/mst device when it is; only the former ties a line to a slot, so with
+    /dev/mst names the count is compared and mellanox-functions names the slot."""
+    cards: dict[str, str] = {}
+    for role in ("compute", "storage"):
+        for nic in v.get(f"{role}_nics", []) or []:
+            if nic.get("pci"):
+                cards.setdefault(_card_slot(nic["pci"]), nic_label(nic, role))
+    if not cards:
+        return []
+    names = [str(d.get("pci_device_name") or "").strip() for d in devices]
+    if names and all(is_pci_address(n) for n in names):
+        listed = {_card_slot(n) for n in names}
+        return [
+            f"{label}: not listed by mlxfwmanager (card dead or unseated, or the slot disabled in the BIOS: "
+            f"`lspci -s {slot[5:]}`)"
+            for slot, label in cards.items()
+            if slot not in listed
+        ]
+    if len(devices) < len(cards):
+        return [
+            f"mlxfwmanager lists {len(devices)} adapters, the design has {len(cards)} cards "
+            f"({', '.join(cards)}): a card is missing (listed by /dev/mst name, not by slot: "
+            "mellanox-functions names the slot)"
+        ]
+    return []
+
+
 def hca_firmware(record: Any, v: dict) -> list[str]:
     """Each adapter against its family's design: the family is the one whose planned
     PSIDs (hca_psids) hold the adapter's PSID, else the one its Device Type names;
@@ -47,7 +82,7 @@ def hca_firmware(record: Any, v: dict) -> list[str]:
     if not firmware or not psids:
         raise ValueError("the design has no hca_firmware / hca_psids per adapter family")
     planned = sorted({p for x in psids.values() for p in x})
-    out = []
+    out = _missing_cards(devices, v)
     for d in devices:
         card = f"adapter #{d.get('index')} ({d.get('pci_device_name') or '?'}, {d.get('part_number') or '?'})"
         family = next((f for f, x in psids.items() if d.get("psid") in x), None)

@@ -10,7 +10,14 @@ PXE, UEFI = "3.7.0201", "14.32.0012"
 
 
 def _first_nic(node, card):
-    return next(n for n in node.nics if n.card == card.index)
+    return next((n for n in node.nics if n.card == card.index), None)
+
+
+def _present_cards(node) -> list:
+    """The cards on the PCI bus: a card gone from the bus (the nic_dead fault) has
+    no function left, and the real tools list only what they find, numbered
+    #1..#k in the order found: no gap, no trace of the missing slot."""
+    return [c for c in node.cards if _first_nic(node, c) is not None]
 
 
 def _device_name(node, card) -> str:
@@ -24,7 +31,7 @@ def mlxfwmanager(ctx: Ctx, args, io) -> int:
         io.err.write("-E- No command given. Use --query to list the devices and their firmware.\n")
         return 1
     out = ["Querying Mellanox devices firmware ...", ""]
-    for k, card in enumerate(node.cards, start=1):
+    for k, card in enumerate(_present_cards(node), start=1):
         nic = _first_nic(node, card)
         model = node.hca(nic)  # identity and firmware: the one model of hca.py and node.firmware
         out += [
@@ -56,7 +63,7 @@ def flint(ctx: Ctx, args, io) -> int:
         io.err.write("-E- Missing device or command. Usage: flint -d <device> q\n")
         return 1
     card = None
-    for c in node.cards:
+    for c in _present_cards(node):
         nics = [n for n in node.nics if n.card == c.index]
         names = {_device_name(node, c), f"{node.hca(nics[0]).mst_chip}_pciconf{c.index}"}
         for n in nics:

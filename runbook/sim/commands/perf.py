@@ -355,6 +355,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         io.out.write(_perftest_header(nic.dev, gbits, st.layer))
         fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
         fut.port = tcp_port  # what `fuser -k PORT/tcp` finds it by (commands/fuser.py)
+        fut.numa = perfmodel.numa_factor(nic)  # the server's buffers off the NIC's node slow the pair
         servers.append(fut)
         try:
             got = await asyncio.wait_for(fut, 120)
@@ -392,6 +393,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
             "Unable to open file descriptor for socket connection Unable to init the socket connection\n"
         )
         return 1
+    value *= min(perfmodel.numa_factor(nic), getattr(waiting[0], "numa", 1.0))  # either end off its node
     waiting[0].set_result((value, st.lid))
     io.out.write(_perftest_header(nic.dev, gbits, st.layer))
     await asyncio.sleep(0.05)
