@@ -115,6 +115,11 @@ async def exec_channel(node, process) -> None:
         return
     if "slow" in node.state.faults:
         await asyncio.sleep(node.lab.slow_seconds)
+        if process.is_closing() or process.channel.get_extra_info("connection") not in node.conns:
+            # the client went away while sshd was still setting the session up: a real
+            # sshd tears the session down and never starts the command (a command started
+            # late, for nobody, would connect to servers of the next run)
+            return
     command = process.command
     if command is None:
         await _interactive(node, process)

@@ -12,7 +12,6 @@ import signal
 import sys
 import time
 
-import pytest
 import yaml
 
 from runbook.definition.loader import load_runbook
@@ -64,11 +63,6 @@ async def runbook(*args, steps, state, inventory):
     )
 
 
-@pytest.mark.skip(
-    reason="flaky since the kinds/hostside/security merges: the resumed run's clients are sometimes "
-    "refused ('Unable to init the socket connection') though the servers printed their banner; "
-    "issue 14 stays open on it"
-)
 async def test_sigkill_during_a_pair_test_then_resume(tmp_path):
     steps = pair_steps(tmp_path / "steps")
     scenario = tmp_path / "scenario.yaml"

@@ -71,9 +71,11 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
         ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line)
     )
     waiter = asyncio.create_task(ready.wait())
+    stopped = False  # we ended the server's session: the server may still run on its node
     try:
         await asyncio.wait({server, waiter}, timeout=spec.ready_timeout, return_when=asyncio.FIRST_COMPLETED)
         if not ready.is_set():
+            stopped = not server.done()
             srv = await _stop(server)
             why = (
                 (srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1])
@@ -88,27 +90,36 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
             )
             return blank, srv
         client = await ctx.run(t.client, verify.run, client_vars)
+        if server.done() and not server.cancelled() and server.exception() is None and not client.assessed:
+            # perftest prints its banner before it binds its port (write_bw.c, then
+            # establish_connection): a server that failed after the banner explains the client
+            srv = server.result()
+            why = srv.verdict.reason or (srv.stderr.strip().splitlines() or ["exited"])[-1]
+            client.verdict = Verdict(Status.UNKNOWN, f"{client.verdict.reason}; server {t.server}: {why}")
+            return client, srv
+        # A client that timed out or could not run leaves no partner for the server:
+        # end it now, not after the grace a finished test gets to print its side.
+        grace = 10 if client.assessed and client.exit_status == 0 else 0
         try:
-            srv = await asyncio.wait_for(asyncio.shield(server), timeout=10)
+            srv = await asyncio.wait_for(asyncio.shield(server), timeout=grace) if grace else None
         except TimeoutError:
+            srv = None
+        if srv is None:
+            stopped = not server.done()
             srv = await _stop(server)
         return client, srv
     except asyncio.CancelledError:
-        if not server.done():  # stopped mid-test: the server must not stay behind on the node
+        stopped = stopped or not server.done()
+        if not server.done():
             server.cancel()
-            await asyncio.shield(cleanup(ctx, t.server, t.snic))
         raise
     finally:
         waiter.cancel()
         if not server.done():
+            stopped = True
             server.cancel()
-            await cleanup(ctx, t.server, t.snic)
-
-
-def Verdict_unknown(reason: str):
-    from ...criteria.verdict import Verdict
-
-    return Verdict(Status.UNKNOWN, reason)
+        if stopped:  # the server must not stay behind on the node (stop, timeout, kill)
+            await asyncio.shield(cleanup(ctx, t.server, t.snic))
 
 
 BASE_PORT = 18515  # perftest's default TCP port; one port per rail so a node's servers do not collide

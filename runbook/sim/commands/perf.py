@@ -347,11 +347,13 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
     if peer_name is None:  # server: wait for a client to pair with
         fut = asyncio.get_running_loop().create_future()
         servers = ctx.machine.rendezvous.setdefault("ib_write_bw", [])
-        if any(not f.done() and f.port == tcp_port for f in servers):
-            io.err.write(f" Couldn't listen to port {tcp_port}\n Couldn't connect to the other side\n")
-            return 1
-        # the banner once it listens (perftest binds its TCP port first), then the header
+        # perftest prints its banner before it binds the port (src/write_bw.c: the banner,
+        # then establish_connection -> ethernet_server_connect in perftest_communication.c),
+        # so a port still held by an old server shows as a banner followed by this error
         io.out.write(WAITING)
+        if any(not f.done() and f.port == tcp_port for f in servers):
+            io.err.write(f"Couldn't listen to port {tcp_port}\n Unable to init the socket connection\n")
+            return 1
         io.out.write(_perftest_header(nic.dev, gbits, st.layer))
         fut.dev = nic.dev  # the client's peer port (across rails it is not the client's device name)
         fut.port = tcp_port  # what `fuser -k PORT/tcp` finds it by (commands/fuser.py)
