@@ -356,7 +356,11 @@ MENU: dict[str, Fault] = {
             "sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"
         ),
         Fault(
-            "no_ibdiagnet", ("sm", "compute"), "", no_ibdiagnet, "ibdiagnet (ibutils2) not installed on the node"
+            "no_ibdiagnet",
+            ("sm", "compute"),
+            "",
+            no_ibdiagnet,
+            "ibdiagnet (ibutils2) not installed on the node",
         ),
         Fault("unreachable", ALL, "", _behaviour, "connection refused"),
         Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),

@@ -63,7 +63,9 @@ def labs(tmp_path_factory):
         try:
             # only fabric-health (its gate, ib-ports-active, is judged by other tests)
             await run.run(None, steps=[dataclasses.replace(run.step("fabric-health"), needs=())])
-            return run.table(), {h: run.finished("fabric-health", "verify", h) for h in run.table()["fabric-health"]}
+            return run.table(), {
+                h: run.finished("fabric-health", "verify", h) for h in run.table()["fabric-health"]
+            }
         finally:
             await run.stop()
 

@@ -32,7 +32,6 @@ BY_SLOT = {
     "gpu-nic-topology": True,
     "ib-ports-active": True,
     "pkey-membership": True,
-    "rail-cabling": True,
     "ipoib-storage": False,  # the storage card is alive: its IPoIB child is untouched
 }
 # Steps that still loop over mlx5_N names (their loops belong to other work in

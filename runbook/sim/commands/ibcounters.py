@@ -98,7 +98,10 @@ def ibqueryerrors(ctx: Ctx, args, io) -> int:
         for _p, counters, _i in bad:
             for k, v in counters.items():
                 total[k] = total.get(k, 0) + v
-        lines = [f'Errors for 0x{sw.guid:x} "{sw.desc}"', f"   GUID 0x{sw.guid:x} port ALL:{_bracketed(total)}"]
+        lines = [
+            f'Errors for 0x{sw.guid:x} "{sw.desc}"',
+            f"   GUID 0x{sw.guid:x} port ALL:{_bracketed(total)}",
+        ]
         for port, counters, info in bad:
             bad_ports += 1
             lines.append(f"   GUID 0x{sw.guid:x} port {port}:{_bracketed(counters)}")
@@ -179,7 +182,13 @@ def _target(ctx: Ctx, opts, rest) -> tuple[int, int, int, dict[str, int], int] |
         nic = next((n for n in nics if fab.status(ctx.node, n).state == "Active"), None)
         if nic is None:
             return f"ibwarn: [{4000 + ctx.node.index}] mad_rpc_open_port: can't open UMAD port ({dev or '(null)'}:0)"
-        return fab.lid_of[(ctx.node.name, nic.dev)], 1, nic.guid, linkfaults.port_errors(nic.marginal), CA_CAPMASK
+        return (
+            fab.lid_of[(ctx.node.name, nic.dev)],
+            1,
+            nic.guid,
+            linkfaults.port_errors(nic.marginal),
+            CA_CAPMASK,
+        )
     try:
         lid = int(rest[0], 0)
         port = int(rest[1], 0) if len(rest) > 1 else 1
@@ -206,7 +215,9 @@ def perfquery(ctx: Ctx, args, io) -> int:
     lid, port, guid, errors, capmask = found
     values: dict[str, int] = {**errors, **_traffic(guid, port), "PortSelect": port}
     if opts.get("x") or opts.get("--extended"):
-        lines = [f"# Port extended counters: Lid {lid} port {port} (CapMask: 0x{capmask:02X} CapMask2: 0x0000000)"]
+        lines = [
+            f"# Port extended counters: Lid {lid} port {port} (CapMask: 0x{capmask:02X} CapMask2: 0x0000000)"
+        ]
         values.update(
             PortUnicastXmitPkts=values["PortXmitPkts"] - 1000,
             PortUnicastRcvPkts=values["PortRcvPkts"] - 1000,

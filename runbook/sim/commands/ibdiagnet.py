@@ -51,8 +51,10 @@ _PM_COLUMNS = (
 def _db_csv(ctx: Ctx, ports) -> tuple[str, int, int, int]:
     """The database text; (text, switches, CAs, ports with errors)."""
     fab = ctx.fabric
-    nodes = ["NodeDesc,NumPorts,NodeType,ClassVersion,BaseVersion,SystemImageGUID,NodeGUID,PortGUID,"
-             "DeviceID,PartitionCap,revision,VendorID,LocalPortNum"]
+    nodes = [
+        "NodeDesc,NumPorts,NodeType,ClassVersion,BaseVersion,SystemImageGUID,NodeGUID,PortGUID,"
+        "DeviceID,PartitionCap,revision,VendorID,LocalPortNum"
+    ]
     cas = 0
     for node in ctx.cluster.nodes.values():
         for nic in node.nics:
@@ -93,9 +95,7 @@ def ibdiagnet(ctx: Ctx, args, io) -> int:
     db, switches, cas, bad = _db_csv(ctx, ports)
     ctx.node.files[f"{out_dir}/ibdiagnet2.db_csv"] = db
     errors = dict.fromkeys(STAGES, 0)
-    errors["Port Counters"] = sum(
-        sum(1 for v in linkfaults.port_errors(p[5]).values() if v) for p in ports
-    )
+    errors["Port Counters"] = sum(sum(1 for v in linkfaults.port_errors(p[5]).values() if v) for p in ports)
     errors["Subnet Manager"] = 0 if ctx.fabric.sm_lid() else 1
     total = switches + cas
     lines = [
