@@ -53,3 +53,16 @@ async def test_ibdiagnet_counts_the_errors_in_its_summary(machine_of, sh):
     assert r["by_stage"]["Port Counters"] == {"errors": 4, "warnings": 0}  # 2 counters x 2 ends
     assert r["fabric"]["ib_switches"] == 9
     assert "/var/tmp/ibdiagnet2/ibdiagnet2.db_csv" in get("sm01").state.files
+
+
+async def test_saquery_node_records_read_like_the_real_one(machine_of, sh):
+    get = machine_of(2)
+    nic = get("gpu01").state.nic("mlx5_2")
+    lid = get("gpu01").cluster.fabric.lid_of[("gpu01", "mlx5_2")]
+    one = parsers.parse("saquery", (await sh(get("gpu02"), f"saquery {lid}"))[0])
+    assert one["type"] == "NodeRecord" and one["lid"] == lid and one["node_type"] == "Channel Adapter"
+    assert (
+        one["port_guid"] == f"0x{nic.guid:016x}" and one["NodeDescription"] == "gpu01.seed-dc.internal mlx5_2"
+    )
+    every = parsers.parse("saquery", (await sh(get("gpu02"), "saquery"))[0])
+    assert every["count"] == 2 * 7 + 2 + 9  # 7 HCA functions per compute node, 2 SM nodes, 9 switches
