@@ -1,6 +1,12 @@
 """`ibqueryerrors` (infiniband-diags): ports whose error counters exceed the
 thresholds, then a "## Summary" footer. A clean fabric prints only the
 footer, which parses to `clean: true` with empty `errors`.
+
+With `-r` (--report-port) each port line is followed by its "Link info:" line
+(rdma-core ibqueryerrors.c print_port_config): the link and the node at its
+other end, kept as the port's and each error's `remote` {guid, lid, port, name}
+(name "" when the port has no peer), so an error on a switch port names the
+host cabled to it.
 """
 
 from __future__ import annotations
@@ -16,7 +22,11 @@ _COUNTER = re.compile(r"\[(\w+) == (\d+)(?: \([^)]*\))?\]")
 _SUMMARY_NODES = re.compile(r"^## Summary: (\d+) nodes checked, (\d+) bad nodes found$")
 _SUMMARY_PORTS = re.compile(r"^##\s+(\d+) ports checked, (\d+) ports have errors beyond threshold$")
 _PMA_FAILURES = re.compile(r"^##\s+(\d+) PMA query failures$")
-_OTHER = re.compile(r"^(## .*|Link info: .*|ibwarn.*|Suppressing: .*)$")
+_LINK_INFO = re.compile(
+    r"^Link info:\s*\d+\s*\d+\[[^\]]*\]\s*==\(.*?\)==>\s*"
+    r'(?:(0x[0-9a-fA-F]+)\s+(\d+)\s+(\d+))?\s*\[[^\]]*\]\s*"(.*)"'
+)
+_OTHER = re.compile(r"^(## .*|ibwarn.*|Suppressing: .*)$")
 
 
 def parse(text: str) -> Record:
@@ -46,9 +56,24 @@ def parse(text: str) -> Record:
                         "port": port,
                         "counter": name,
                         "value": value,
+                        "remote": None,
                     }
                     for name, value in counters.items()
                 )
+        elif m := _LINK_INFO.match(s):
+            if not nodes or not nodes[-1]["ports"]:
+                raise bad_line("ibqueryerrors", lineno, "a port line before its 'Link info:' line", line)
+            remote = {
+                "guid": guid(m.group(1)) if m.group(1) else None,
+                "lid": int(m.group(2)) if m.group(2) else None,
+                "port": int(m.group(3)) if m.group(3) else None,
+                "name": m.group(4),
+            }
+            last = nodes[-1]["ports"][-1]
+            last["remote"] = remote
+            for e in errors:
+                if e["guid"] == last["guid"] and e["port"] == last["port"]:
+                    e["remote"] = remote
         elif m := _SUMMARY_NODES.match(s):
             summary.update(nodes_checked=int(m.group(1)), bad_nodes=int(m.group(2)))
         elif m := _SUMMARY_PORTS.match(s):

@@ -34,6 +34,7 @@ class Cluster:
                 node.opensm.started_at = now
         cluster = cls(design, nodes)
         text = cluster.design_partitions()
+        cluster.design_port_guids()  # recorded as built, before any fault
         for node in nodes.values():
             if node.kind == "sm":
                 node.files["/etc/opensm/partitions.conf"] = text
@@ -48,6 +49,22 @@ class Cluster:
         if getattr(self, "_plan", None) is None:
             self._plan = self._make_partitions()
         return self._plan
+
+    def design_port_guids(self) -> dict[str, dict[str, str]]:
+        """host -> {PCI address: port GUID} of every compute and storage NIC as
+        built: the site's rack-and-stack record of each node's `ibstat` (the same
+        GUIDs the PKey plan lists), kept once made like the plan."""
+        if getattr(self, "_port_guids", None) is None:
+            self._port_guids = {
+                node.name: {
+                    f"0000:{nic.bus}": f"0x{nic.guid:016x}"
+                    for nic in node.nics
+                    if nic.role in ("compute", "storage")
+                }
+                for node in self.nodes.values()
+                if node.kind == "compute"
+            }
+        return self._port_guids
 
     def _make_partitions(self) -> str:
         compute, storage = [], []

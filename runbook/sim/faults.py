@@ -13,7 +13,7 @@ from .cluster import Cluster
 from .cpus import format_cpulist
 from .etcfiles import EXTERNAL_REPO, managed_paths
 from .hardware import ETH, NodeState
-from .linkfaults import cable_ber, slow_node, sm_standby_missing, spine_link_down
+from .linkfaults import cable_ber, no_ibdiagnet, slow_node, sm_standby_missing, spine_link_down
 
 DRIFT_OFED = ("MLNX_OFED_LINUX-23.07-0.5.1.2", "23.07-0.5.1")
 DRIFT_DRIVER = "550.54.15"
@@ -354,6 +354,13 @@ MENU: dict[str, Fault] = {
         Fault("spine_link_down", ("sm",), "", spine_link_down, "a leaf-spine link dark (LEAF:SPINE)"),
         Fault(
             "sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"
+        ),
+        Fault(
+            "no_ibdiagnet",
+            ("sm", "compute"),
+            "",
+            no_ibdiagnet,
+            "ibdiagnet (ibutils2) not installed on the node",
         ),
         Fault("unreachable", ALL, "", _behaviour, "connection refused"),
         Fault("hang", ALL, "", _behaviour, "accepts, then never answers a command"),

@@ -140,6 +140,7 @@ class Lab:
             self.client_key,
             self.known_hosts,
             self.cluster.design_partitions(),
+            self.cluster.design_port_guids(),
         )
         first = self.nodes[names[0]]
         writer.ready(

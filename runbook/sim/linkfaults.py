@@ -74,3 +74,58 @@ def spine_link_down(cluster, node, arg):
         raise FaultError(f"spine_link_down needs LEAF:SPINE of this fabric, not {arg!r}")
     fab.down_uplinks.add((leaf, spine))
     fab.rebuild_ports()
+
+
+# ---- port error counters (PMA PortCounters), as perfquery / ibqueryerrors /
+# ibdiagnet read them. Every counter is 0 on a healthy port; a marginal cable
+# counts on both ends of its link (the HCA port and the switch port it reaches).
+ERROR_COUNTERS = (
+    "SymbolErrorCounter",
+    "LinkErrorRecoveryCounter",
+    "LinkDownedCounter",
+    "PortRcvErrors",
+    "PortRcvRemotePhysicalErrors",
+    "PortRcvSwitchRelayErrors",
+    "PortXmitDiscards",
+    "PortXmitConstraintErrors",
+    "PortRcvConstraintErrors",
+    "LocalLinkIntegrityErrors",
+    "ExcessiveBufferOverrunErrors",
+    "VL15Dropped",
+)
+
+
+def port_errors(marginal: bool) -> dict[str, int]:
+    """The error counters of one end of a link."""
+    counters = dict.fromkeys(ERROR_COUNTERS, 0)
+    if marginal:
+        counters["SymbolErrorCounter"] = BER_SYMBOL_ERRORS
+        counters["LinkErrorRecoveryCounter"] = BER_RECOVERIES
+    return counters
+
+
+def fabric_ports(cluster):
+    """Every port with a link in the fabric, once per end:
+    (kind "ca"|"switch", node name, nic or None, switch or None, port number,
+    marginal, peer) where peer is ("ca", node, nic) | ("switch", switch, port)."""
+    fab = cluster.fabric
+    for node in cluster.nodes.values():
+        for nic in node.nics:
+            if not fab.ib_link(node, nic) or nic.cable[0] not in fab.switches:
+                continue
+            sw = fab.switches[nic.cable[0]]
+            yield "ca", node.name, nic, None, 1, nic.marginal, ("switch", sw, int(nic.cable[1]))
+    for sw in fab.switches.values():
+        for port, peer in sorted(sw.peers.items()):
+            if peer[0] == "switch":
+                yield "switch", sw.name, None, sw, port, False, ("switch", fab.switches[peer[1]], peer[2])
+                continue
+            node = cluster.nodes[peer[1]]
+            nic = node.nic(peer[2])
+            if nic is None or not fab.ib_link(node, nic):
+                continue
+            yield "switch", sw.name, None, sw, port, nic.marginal, ("ca", node, nic)
+
+
+def no_ibdiagnet(cluster, node, _):
+    pass  # the name in node.faults is the state: commands/ibdiagnet.py is not installed there

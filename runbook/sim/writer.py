@@ -29,6 +29,7 @@ def inventory(
     key_file: Path,
     known_hosts: Path,
     partitions_conf: str,
+    port_guids: dict[str, dict[str, str]] | None = None,
 ) -> None:
     """The design inventory with its groups and vars kept, every host spelled out
     with its ansible_host/ansible_port, and the lab's key and known_hosts added."""
@@ -47,8 +48,14 @@ def inventory(
         children[group] = body
         if group == "compute":
             _demo_sized(body)
+            # ib_port_guids: each node's port GUIDs by PCI address, as recorded at
+            # rack-and-stack (rail-cabling finds the node's ports on the switches by them)
             body["hosts"] = {
-                n: {"ansible_host": a, "ansible_port": p}
+                n: {
+                    "ansible_host": a,
+                    "ansible_port": p,
+                    **({"ib_port_guids": port_guids[n]} if port_guids and n in port_guids else {}),
+                }
                 for n, (a, p) in endpoints.items()
                 if kinds[n] == "compute"
             }

@@ -6,6 +6,8 @@ exactly that link and that host."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from runbook.engine.kinds.split import bound
@@ -54,8 +56,28 @@ def labs(tmp_path_factory):
         finally:
             await run.stop()
 
+    async def ber_without_ibdiagnet(d):
+        # the SM nodes without ibdiagnet: fabric-health falls back to ibqueryerrors -r
+        faults = {CABLE[0]: [{"cable_ber": CABLE[1]}], "sm[01-02]": ["no_ibdiagnet"]}
+        run = await LabRun.start(d, nodes=4, faults=faults)
+        try:
+            # only fabric-health (its gate, ib-ports-active, is judged by other tests)
+            await run.run(None, steps=[dataclasses.replace(run.step("fabric-health"), needs=())])
+            return run.table(), {
+                h: run.finished("fabric-health", "verify", h) for h in run.table()["fabric-health"]
+            }
+        finally:
+            await run.stop()
+
     return run_scenarios(
-        directory, {"compliant": compliant, "demo": demo, "no_standby": no_standby, "spine": spine}
+        directory,
+        {
+            "compliant": compliant,
+            "demo": demo,
+            "no_standby": no_standby,
+            "spine": spine,
+            "ber_without_ibdiagnet": ber_without_ibdiagnet,
+        },
     )
 
 
@@ -92,11 +114,12 @@ def test_the_marginal_cable_is_named_on_its_link_only(labs):
     for step in ("fabric-health", "link-ber", "ib-pair-bw", "ib-cross-rail-bw"):
         assert failing(table, step) == {host}, (step, table[step])
         assert table[step][host][0] == "fail"
-    # the node description as rdma-ndd sets it: the FQDN (dns_domain), attributed to gpu03
-    assert (
-        "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in finished[("fabric-health", host)].reason
-    )
-    assert finished[("fabric-health", host)].via == "sm01"
+    # the node description as rdma-ndd sets it: the FQDN (dns_domain), attributed to gpu03;
+    # both ends of the link: the leaf port's errors name gpu03 through the link table
+    ev = finished[("fabric-health", host)]
+    assert "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in ev.reason
+    assert "MF0;leaf03:MQM9700/U1 port 3 SymbolErrorCounter" in ev.reason
+    assert ev.via == "sm01" and "### /var/tmp/runbook-fabric-health/ibdiagnet2.db_csv" in ev.stdout
     assert table["link-ber"][host][1].startswith(
         "mlx5_2 (rail 3): effective BER 2E-12, designed ≤ 1E-12; mlx5_2 (rail 3): raw BER 3E-05"
     )
@@ -137,3 +160,15 @@ def test_a_missing_standby_is_caught_on_the_standby_only(labs):
     # nothing else is blamed (the fabric steps wait for the SM steps: blocked, not failed)
     for step in KIND_STEPS:
         assert {h for h, (st, _r) in table[step].items() if st == "fail"} == set(), (step, table[step])
+
+
+def test_without_ibdiagnet_the_marginal_cable_is_found_by_ibqueryerrors(labs):
+    table, finished = labs["ber_without_ibdiagnet"]
+    host = CABLE[0]
+    assert failing(table, "fabric-health") == {host}, table["fabric-health"]
+    ev = finished[host]
+    assert "ibdiagnet2.db_csv" not in ev.stdout and "## Summary:" in ev.stdout  # ibqueryerrors -r ran
+    assert "gpu03.seed-dc.internal mlx5_2 port 1 SymbolErrorCounter" in ev.reason
+    assert "MF0;leaf03:MQM9700/U1 port 3 SymbolErrorCounter" in ev.reason  # via its Link info line
+    for other in set(table["fabric-health"]) - {host}:
+        assert table["fabric-health"][other][0] == "pass", (other, table["fabric-health"][other])

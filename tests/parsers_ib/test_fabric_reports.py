@@ -18,6 +18,7 @@ def _queryerrors_ibsim(r):
             "port": 33,
             "counter": "SymbolErrorCounter",
             "value": 250,
+            "remote": None,  # no "Link info:" line: printed with -r only
         },
         {
             "node": "hxa-su1-leaf-r1",
@@ -25,6 +26,7 @@ def _queryerrors_ibsim(r):
             "port": 33,
             "counter": "LinkDownedCounter",
             "value": 3,
+            "remote": None,
         },
     ]
     assert r["summary"] == {"nodes_checked": 16, "bad_nodes": 1, "ports_checked": 226, "bad_ports": 1}

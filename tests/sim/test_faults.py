@@ -87,8 +87,10 @@ HARDWARE = {
     # the rail-2 card is gone: the rail-3 card (98:00.0) now answers to mlx5_1
     "nic_dead": ("gpu01", "ls /sys/bus/pci/devices/0000:98:00.0/infiniband", "mlx5_1", "mlx5_2"),
     "hca_fw_drift": ("gpu01", "ibstat mlx5_4 | grep Firmware", "20.38.1002", "20.39.1002"),
-    # both ends of the marginal link (the HCA port and its leaf port), ALL + port lines each
-    "cable_ber": ("gpu01", "ibqueryerrors | grep -c 'SymbolErrorCounter == 4873'", "4", "0"),
+    # both ends of the marginal link: the HCA's port line, the leaf's ALL and port lines
+    # (only switches answer AllPortSelect: rdma-core ibqueryerrors.c)
+    "cable_ber": ("gpu01", "ibqueryerrors | grep -c 'SymbolErrorCounter == 4873'", "3", "0"),
+    "no_ibdiagnet": ("sm01", "command -v ibdiagnet || echo none", "none", "/usr/bin/ibdiagnet"),
     "sm_standby_missing": (
         "sm02",
         "systemctl is-active opensmd; systemctl is-enabled opensmd",

@@ -127,6 +127,7 @@ class Format:
     fixture: str  # folder/glob under real-outputs
     check: Check
     host: str = "gpu01"
+    faults: dict | None = None  # a scenario for the simulated cluster
 
 
 IBLINK_LINE = r" +\d+ +\d+\[  \] ==\( *(4X +[\d.]+ Gbps +Active/ +LinkUp|Down/ Polling)\)==> .*"
@@ -156,7 +157,60 @@ def MST_ROWS(ls: list[str]) -> list[str]:
     return [x for x in ls if re.match(r"(DEVICE_TYPE|ConnectX\d\(rev)", x)][:2]
 
 
+QUERYERRORS = {
+    "switch": r'Errors for 0x[0-9a-f]+ ".*"',
+    "ca": r'Errors for ".*"',
+    "port": r"   GUID 0x[0-9a-f]+ port (ALL|\d+):( \[\w+ == \d+\])+",
+    "link_info": r"       Link info: +\d+ +\d+\[  \] ==\( *4X +[\d.]+ Gbps Active/  LinkUp\)==>  "
+    r'0x[0-9a-f]{16} +\d+ +\d+\[  \] ".*" \( \)',
+    "summary": r"## Summary: \d+ nodes checked, \d+ bad nodes found",
+    "summary2": r"##          \d+ ports checked, \d+ ports have errors beyond threshold",
+}
+IBDIAGNET_SUMMARY = {
+    "fabric": r"(Total Nodes|IB Switches|IB Channel Adapters|IB Aggregation Nodes|IB Routers) +: \d+",
+    "dashes": r"-{45}",
+    "title": r"[A-Z][\w /]+",
+    "info": r"-[IEW]- .*",
+}
+
+
+def _after(marker: str) -> Callable[[list[str]], list[str]]:
+    """The lines from `marker` on (the part of a run both outputs show)."""
+    return lambda ls: ls[next(i for i, x in enumerate(ls) if x.startswith(marker)) :]
+
+
+def dotted_names(ours: str, theirs: str) -> None:
+    """The dotted field names in order (saquery: the fixture lost its leading TABs)."""
+
+    def names(text: str) -> list[str]:
+        return re.findall(r"^\s*(\w+)\.{2,}", text.split("dump:")[1] if "dump:" in text else text, re.M)
+
+    assert names(ours) == names(theirs) != []
+    assert ours.splitlines()[0] == theirs.splitlines()[0] == "NodeRecord dump:"
+
+
+def _summary_rows(ls: list[str]) -> list[str]:
+    return [x for x in ls if re.match(r"-I- (Stage|Discovery|Virtualization) +(Warnings|\d+)", x)]
+
+
 FORMATS = [
+    Format("saquery-noderecord", "saquery 14", "saquery/*", dotted_names),
+    Format("perfquery", "perfquery | head -7", "perfquery/*", keys()),
+    Format("perfquery-switch", "perfquery 7 1 | head -7", "perfquery/*", both(keys(), shapes(first(1)))),
+    # a marginal cable on gpu01 mlx5_2 (both ends counted), -r adds each port's Link info line
+    Format(
+        "ibqueryerrors",
+        "ibqueryerrors -r",
+        "ibqueryerrors/*",
+        lines(QUERYERRORS, ("switch", "port", "summary")),
+        faults={"gpu01": ["cable_ber"]},
+    ),
+    Format(
+        "ibdiagnet-summary",
+        "ibdiagnet | grep -v -e '^Fabric Summary' -e 'detailed errors'",
+        "ibdiagnet/ibdiagnet2-routing*",
+        both(lines(IBDIAGNET_SUMMARY, ("fabric", "dashes", "info")), columns(_summary_rows)),
+    ),
     Format("ibstat", "ibstat mlx5_0", "ibstat/H20-node-CX7*", keys(header="^CA '")),
     Format("ibstat-cx6", "ibstat mlx5_4", "ibstat/ConnectX-3*", keys(header="^CA '")),
     Format(
@@ -293,7 +347,7 @@ FORMATS = [
 @pytest.mark.parametrize("fmt", FORMATS, ids=[f.id for f in FORMATS])
 async def test_simulated_output_has_the_real_layout(fmt: Format, machine_of, sh):
     theirs = real(fmt.fixture)
-    node = machine_of(2)(fmt.host)
+    node = machine_of(2, fmt.faults)(fmt.host)
     ours, err, code = await sh(node, fmt.command)
     assert code == 0 and ours, (fmt.command, err)
     fmt.check(ours, theirs)

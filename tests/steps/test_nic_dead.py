@@ -33,7 +33,6 @@ BY_SLOT = {
     "gpu-nic-topology": True,
     "ib-ports-active": True,
     "pkey-membership": True,
-    "rail-cabling": True,
     "link-type-ib": True,  # mlxconfig -d <PCI address> (ib_mode_pci)
     "irq-affinity": True,  # sysfs found through /sys/bus/pci/devices/<PCI address>/infiniband
     "ipoib-storage": False,  # the storage card is alive: its IPoIB child is untouched

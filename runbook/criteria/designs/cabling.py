@@ -8,7 +8,13 @@ With the `rail-links-by-pci` parser (ibdev2netdev -v; ibstat; the iblinkinfo
 lines of this node's own GUIDs) a port is found on the switches by its port
 GUID from the node's own ibstat, never by node description (which may be the
 FQDN, or the firmware default "MT4129 ConnectX7 ..." when rdma-ndd does not
-run), and each designed NIC by its PCI address."""
+run), and each designed NIC by its PCI address.
+
+With one `iblinkinfo` sweep of the whole fabric judged for every host (the
+step's `run_on: one`), a host's ports are found by the port GUIDs the design
+records for it: `ib_port_guids` ({PCI address: port GUID}, from each node's
+`ibstat` at rack-and-stack, the same GUIDs the PKey plan lists). The node
+description is never used to find them."""
 
 from __future__ import annotations
 
@@ -68,9 +74,49 @@ def rail_cabling_by_guid(record: Any, v: dict) -> list[str]:
     return out
 
 
+def rail_cabling_from_sweep(record: Any, v: dict) -> list[str]:
+    """A fabric-wide iblinkinfo record, this host's ports found by the design's GUIDs."""
+    from ...parsers._ib_common import guid
+    from ...parsers.nic_by_pci import pci_address
+
+    designed = {pci_address(k): guid(str(g)) for k, g in (v.get("ib_port_guids") or {}).items()}
+    if not designed:
+        raise ValueError(
+            "the design gives no port GUIDs for this host (ib_port_guids: PCI address -> port GUID, "
+            "from its ibstat at rack-and-stack)"
+        )
+    ca_links = [link for link in record["links"] if link["node_type"] != "Switch" and not link["switch"]]
+    out = []
+    for nic, _, _dev, label in designed_nics(record, v, ("compute",)):
+        rail = nic["rail"]
+        expected = str(by_key(v["rail_leaves"], rail))
+        g = designed.get(pci_address(nic["pci"])) if nic.get("pci") else None
+        if g is None:
+            out.append(f"{label}: no port GUID in the design (ib_port_guids) for this NIC")
+            continue
+        where = [
+            link
+            for link in ca_links
+            if g in (link.get("port_guid"), link.get("node_guid")) and link.get("peer_name") is not None
+        ]
+        if not where:
+            out.append(
+                f"{label}: port GUID {g} not seen on any switch (expected on {expected}; "
+                "link down, not cabled, or the card was replaced and ib_port_guids not updated)"
+            )
+            continue
+        for link in where:
+            leaf = _switch_name(link["peer_name"])
+            if leaf != expected:
+                out.append(f"{label}: expected on {expected}, found on {leaf} port {link['peer_port']}")
+    return out
+
+
 def rail_cabling(record: Any, v: dict) -> list[str]:
     if "ca_links" in record:
         return rail_cabling_by_guid(record, v)
+    if v.get("ib_port_guids"):
+        return rail_cabling_from_sweep(record, v)
     host = str(v.get("inventory_hostname_short") or v["inventory_hostname"]).split(".")[0]
     links = [link for link in record["links"] if link["node_type"] == "Switch" or link["switch"]]
     if not links:
