@@ -123,3 +123,20 @@ def test_no_pictures_without_such_steps(tmp_path: Path, keys: dict) -> None:
     )
     page = r.html.read_text()
     assert 'class="pairs"' not in page and 'class="launch"' not in page and 'class="topology"' not in page
+
+
+def test_the_pictures_print_to_pdf_in_a_real_browser(reports, tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from runbook.export.pdf import find_chromium, print_pdf
+
+    chromium = find_chromium()
+    if chromium is None or shutil.which("pdftotext") is None:
+        pytest.skip("no Chromium or no pdftotext: the PDF print is not exercised on this machine")
+    pdf = print_pdf(reports["demo"].html, tmp_path / "demo.pdf", chromium)
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, timeout=60
+    ).stdout
+    for expected in ("Pair results (ib-pair-bw)", "Job split (nccl-alltoall)", "✗✗ gpu04 108.0", "▼ leaf03:"):
+        assert expected in text, expected
