@@ -1,7 +1,8 @@
 """The rail cabling picture as inline SVG: one row per host, one column per IB
 port (device, PCI address, the leaf most hosts reach on it), each cell the leaf
 and switch port it reaches. A link the verdict names as wrong is marked with
-✗ and the designed leaf, in colour *and* in text, so it reads printed in grey."""
+✗ and the designed leaf, a link a link-health step names slow or erroring with
+▼ (the steps in its tooltip), in colour *and* in text, so it reads printed in grey."""
 
 from __future__ import annotations
 
@@ -11,16 +12,22 @@ from .rail_view import RailPicture
 
 CELL_W, ROW, HEAD = 96, 18, 46
 CHAR_W = 7
-OK, WRONG, MISSING = "#e8f5e9", "#ffcdd2", "#ffe0b2"
+OK, WRONG, MISSING, SLOW = "#e8f5e9", "#ffcdd2", "#ffe0b2", "#ffab91"
 
 
 def cell_text(link) -> str:
+    slow = "▼ " if link.slow else ""
     if not link.leaf:
-        return "✗ not on a switch" if link.wrong else "not on a switch"
-    text = f"{link.leaf}:{link.port}"
+        return f"✗ {slow}not on a switch" if link.wrong else f"{slow}not on a switch"
+    text = f"{slow}{link.leaf}:{link.port}"
     if link.wrong:
         text = f"✗ {text}" + (f" ≠ {link.expected}" if link.expected else "")
     return text
+
+
+def tooltip(host: str, link) -> str:
+    tip = f"{host} {link.dev}: {cell_text(link)}"
+    return tip + (f" — slow or erroring in {', '.join(link.slow)}" if link.slow else "")
 
 
 def render_rail_svg(pic: RailPicture) -> str:
@@ -56,9 +63,9 @@ def render_rail_svg(pic: RailPicture) -> str:
         for dev, w in zip(pic.devices, widths):
             link = pic.rows[host].get(dev)
             if link is not None:
-                fill = WRONG if link.wrong else (MISSING if not link.leaf else OK)
-                tip = f"{host} {dev}: {cell_text(link)}"
-                weight = ' font-weight="bold"' if link.wrong else ""
+                fill = WRONG if link.wrong else SLOW if link.slow else (MISSING if not link.leaf else OK)
+                tip = tooltip(host, link)
+                weight = ' font-weight="bold"' if link.wrong or link.slow else ""
                 out.append(
                     f'<g><title>{escape(tip)}</title><rect x="{x + 1}" y="{y + 1}" width="{w - 2}" '
                     f'height="{ROW - 2}" fill="{fill}" stroke="#9e9e9e"/>'

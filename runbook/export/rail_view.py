@@ -1,7 +1,9 @@
 """The rail cabling picture's data, from the signed log alone: for each host the
 rail-cabling step judged, which leaf each of its IB ports reaches (parsed again
-from the recorded output with the step's own parser) and which links the
-verdict names as wrong. Drawn by rail_svg.py."""
+from the recorded output with the step's own parser), which links the verdict
+names as wrong, and which the link-health steps name as slow or erroring (a
+pair step's named link, a failing `link-ber` or fabric sweep whose reason names
+the port). Drawn by rail_svg.py."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 from ..criteria.designs.cabling import _guids, _switch_name
 from ..parsers import parse
+from .pair_view import latest_finished, named_ends
 
 _EXPECTED = re.compile(r"expected on (\S+)")
 
@@ -23,6 +26,7 @@ class RailLink:
     port: Any
     wrong: bool = False
     expected: str = ""  # the designed leaf, when the verdict names it
+    slow: list[str] = field(default_factory=list)  # the steps that name this link slow or erroring
 
 
 @dataclass
@@ -84,6 +88,43 @@ def rail_pictures(doc: dict) -> list[RailPicture]:
             key=lambda d: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", d)],
         )
         pic.devices = devices
+        for (host, dev), steps in slow_marks(doc, devices).items():
+            link = pic.rows.get(host, {}).get(dev)
+            if link is not None:
+                link.slow = steps
         if pic.rows or pic.unreadable:
             pictures.append(pic)
     return pictures
+
+
+LINK_DESIGNS = ("link-ber",)  # per-port health comparators whose reasons name the port
+
+
+def _names_link(step: dict) -> bool:
+    d = step.get("definition") or {}
+    expect = (d.get("verify") or {}).get("expect") or []
+    return bool(d.get("judge_each")) or any(
+        isinstance(c, dict) and c.get("design") in LINK_DESIGNS for c in expect
+    )
+
+
+def slow_marks(doc: dict, devices: list[str]) -> dict[tuple[str, str], list[str]]:
+    """(host, device) -> the steps naming that link slow or erroring: a pair step's
+    named ends (its `link`), and failing hosts of a link-health step whose reason
+    names the device as a word (mlx5_1 is not mlx5_10)."""
+    marks: dict[tuple[str, str], list[str]] = {}
+    verdicts = (doc.get("summary") or {}).get("verdicts") or {}
+    finished = latest_finished((doc.get("journal") or {}).get("entries") or [])
+    for step in doc.get("steps") or []:
+        sid = step.get("id", "")
+        if (step.get("definition") or {}).get("pairs"):
+            for host, dev, _rail in named_ends(finished.get(sid, {})):
+                marks.setdefault((host, dev), []).append(sid)
+        elif _names_link(step):
+            for host, v in (verdicts.get(sid) or {}).items():
+                if v.get("status") != "fail":
+                    continue
+                for dev in sorted(devices):
+                    if re.search(rf"(?<![\w.]){re.escape(dev)}(?!\w)", v.get("reason") or ""):
+                        marks.setdefault((host, dev), []).append(sid)
+    return marks

@@ -18,7 +18,9 @@ from ..criteria.spec import parse_check
 from ..definition.model import Status
 from ..run import rules
 from . import sshsig
+from .pair_view import kind_pictures
 from .rail_view import rail_pictures
+from .topology_view import topology_pictures
 from .verdicts import fold
 
 # Glyphs carry the status without colour (print, colour blindness); the legend lists them.
@@ -113,6 +115,9 @@ class ReportView:
     scope: dict = field(default_factory=dict)
     appendix: list[tuple[str, str]] = field(default_factory=list)  # (label, long before value)
     rail_pictures: list = field(default_factory=list)  # rail_view.RailPicture, one per rail-cabling step
+    # pair_view.PairPicture / LaunchPicture, one per pairs: / launch: step with results
+    kind_pictures: list = field(default_factory=list)
+    topology_pictures: list = field(default_factory=list)  # topology_view.TopoPicture
 
 
 def when(value: Any) -> str:
@@ -269,6 +274,16 @@ def build_view(doc: dict, log_name: str, log_sha256: str) -> ReportView:
         scope=scope,
         appendix=appendix,
         rail_pictures=rail_pictures(doc),
+        kind_pictures=kind_pictures(
+            doc.get("steps", []),
+            (doc.get("journal") or {}).get("entries") or [],
+            lambda step: step_criteria(
+                step,
+                (doc.get("inventory") or {}).get("hosts") or {},
+                natural_hosts(set(step.get("targets") or verdicts.get(step.get("id"), {}))),
+            ),
+        ),
+        topology_pictures=topology_pictures(doc),
     )
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from html import escape
 
 from .matrix_svg import FILL, render_legend, render_matrix_svg
+from .pair_svg import pair_legend, render_launch_svg, render_pair_svg
+from .pair_view import PairPicture
 from .rail_svg import render_rail_svg
 from .report_data import (
     GLYPH,
@@ -19,6 +21,7 @@ from .report_data import (
     exit_text,
     when,
 )
+from .topology_svg import render_topology_svg
 
 CSS = """
 body { font: 14px/1.45 "DejaVu Sans", Arial, sans-serif; color: #111; margin: 2em auto;
@@ -42,12 +45,14 @@ pre { background: #f6f6f6; border: 1px solid #ddd; padding: .4em; white-space: p
 .legend .key { margin-right: 1em; white-space: nowrap; }
 .swatch { display: inline-block; width: 1.4em; text-align: center; border: 1px solid #999; }
 .matrix-wrap { overflow-x: auto; }
+.topo-wrap { display: flex; flex-wrap: wrap; gap: 8px 16px; }
+.topo { break-inside: avoid; page-break-inside: avoid; }
 .note { color: #444; }
 @media print {
   body { margin: 0; max-width: none; font-size: 11px; }
   h2 { page-break-after: avoid; break-after: avoid; }
   .matrix-wrap { overflow: visible; }
-  svg.matrix { max-width: 100%; height: auto; }
+  svg.matrix, svg.rails, svg.pairs, svg.launch { max-width: 100%; height: auto; }
   a { color: inherit; text-decoration: none; }
 }
 @page { size: A4; margin: 14mm; }
@@ -73,6 +78,8 @@ def render_html(view: ReportView) -> str:
         render_legend(),
         f'<div class="matrix-wrap">{render_matrix_svg(view)}</div>',
         _rails(view),
+        _kinds(view),
+        _topology(view),
         "<h2>Steps</h2>",
     ]
     for phase in view.phases:
@@ -139,9 +146,85 @@ def _rails(view: ReportView) -> str:
             f"<h2>Rail cabling (<code>{e(pic.step_id)}</code>)</h2>"
             "<p>Each host's IB ports and the leaf:port each one reaches; under each port, the leaf "
             "most hosts reach on it. ✗ marks a link the verdict names as wrong, with the designed "
-            "leaf after ≠.</p>"
+            "leaf after ≠; ▼ a link a link-health step (pair bandwidth, BER, port counters) names "
+            "slow or erroring.</p>"
         )
         out.append(f'<div class="matrix-wrap">{render_rail_svg(pic)}</div>')
+        slow = [
+            f"{host} {dev} ({', '.join(link.slow)})"
+            for host, row in pic.rows.items()
+            for dev, link in row.items()
+            if link.slow
+        ]
+        if slow:
+            out.append(f"<p>Slow or erroring links: {e('; '.join(slow))}</p>")
+        if pic.unreadable:
+            out.append(f"<p>Output not readable on: {e(', '.join(pic.unreadable))}</p>")
+    return "".join(out)
+
+
+def _kinds(view: ReportView) -> str:
+    out = []
+    for pic in view.kind_pictures:
+        shown = pic.criteria if isinstance(pic, PairPicture) else pic.criteria[:1]  # the threshold
+        crit = f"<p>Pass when: {e('; '.join(shown))}</p>" if shown else ""
+        if isinstance(pic, PairPicture):
+            out.append(
+                f"<h2>Pair results (<code>{e(pic.step_id)}</code>)</h2>"
+                f"<p>{e(pic.title)}. Each host's NIC on each rail with every test it was in: the "
+                f"partner and the measured {e(pic.unit)} (2nd: the tie-break with another partner).</p>"
+                + crit
+                + pair_legend()
+                + f'<div class="matrix-wrap">{render_pair_svg(pic)}</div>'
+                + '<p class="named">Slow links named: '
+                + (
+                    "; ".join(
+                        f'rail {e(r)} {e(d)}: <span class="nodeset">{e(h)}</span>'
+                        for r, d, h in pic.named_links
+                    )
+                    or "none"
+                )
+                + '. Slow hosts named: <span class="nodeset">'
+                + (e(pic.named_hosts) or "none")
+                + "</span>.</p>"
+            )
+        else:
+            out.append(
+                f"<h2>Job split (<code>{e(pic.step_id)}</code>)</h2>"
+                f"<p>{e(pic.title)}. One job over all {pic.hosts} hosts, then halves of the failing "
+                "groups until the slow hosts are named (✓ at the threshold, ✗ below it).</p>"
+                + crit
+                + f'<div class="matrix-wrap">{render_launch_svg(pic)}</div>'
+                + '<p class="named">Slow hosts named: <span class="nodeset">'
+                + (e(pic.slow) or "none")
+                + "</span>"
+                + (f'; not settled: <span class="nodeset">{e(pic.unknown)}</span>' if pic.unknown else "")
+                + ".</p>"
+            )
+    return "".join(out)
+
+
+def _topology(view: ReportView) -> str:
+    out = []
+    for pic in view.topology_pictures:
+        out.append(
+            f"<h2>GPU↔NIC topology (<code>{e(pic.step_id)}</code>)</h2>"
+            "<p>Each rail NIC against each GPU as <code>nvidia-smi topo -m</code> printed it. ✗ marks a "
+            "cell the verdict names as not designed; each GPU's nearest rail NIC is bold on green; ≠ "
+            "after a GPU: its nearest NIC is not the one most hosts have nearest. Drawn: the hosts that "
+            "deviate, and one that does not.</p>"
+        )
+        out.append(
+            '<div class="topo-wrap">'
+            + "".join(
+                f'<div class="topo">{render_topology_svg(n, pic.fleet_nearest)}</div>' for n in pic.shown
+            )
+            + "</div>"
+        )
+        if pic.as_designed:
+            out.append(f'<p>As designed: <span class="nodeset">{e(pic.as_designed)}</span>.</p>')
+        if pic.not_shown:
+            out.append(f'<p>Also deviating (not drawn): <span class="nodeset">{e(pic.not_shown)}</span>.</p>')
         if pic.unreadable:
             out.append(f"<p>Output not readable on: {e(', '.join(pic.unreadable))}</p>")
     return "".join(out)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from .pair_view import GLYPH as PAIR_GLYPH
+from .pair_view import MEANING, PairPicture
 from .rail_svg import cell_text
 from .report_data import (
     GLYPH,
@@ -17,6 +19,7 @@ from .report_data import (
     exit_text,
     when,
 )
+from .topology_svg import cell_text as topo_cell
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#~!&])")
 
@@ -56,7 +59,7 @@ def render_markdown(view: ReportView) -> str:
         "",
     ]
     out += _phase_summary(view)
-    out += _matrix(view) + _rails(view)
+    out += _matrix(view) + _rails(view) + _kinds(view) + _topology(view)
     out += ["## Steps", ""]
     for phase in view.phases:
         out += [f"### Phase {md(phase.name)}", ""]
@@ -154,7 +157,8 @@ def _rails(view: ReportView) -> list[str]:
         out += [
             f"## Rail cabling ({md(pic.step_id)})",
             "",
-            "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf).",
+            "Leaf:port each port reaches; ✗ marks a link the verdict names as wrong (≠ the designed leaf); "
+            "▼ a link a link-health step names slow or erroring.",
             "",
             "| Host | " + " | ".join(f"{md(d)} → {md(pic.rail_leaf(d) or '?')}" for d in pic.devices) + " |",
             "|---|" + "---|" * len(pic.devices),
@@ -165,9 +169,98 @@ def _rails(view: ReportView) -> list[str]:
                 + " | ".join(md(cell_text(row[d])) if d in row else " " for d in pic.devices)
                 + " |"
             )
+        slow = [
+            f"{host} {dev} ({', '.join(link.slow)})"
+            for host, row in pic.rows.items()
+            for dev, link in row.items()
+            if link.slow
+        ]
+        if slow:
+            out.append(f"\nSlow or erroring links: {md('; '.join(slow))}")
         if pic.unreadable:
             out.append(f"\nOutput not readable on: {md(', '.join(pic.unreadable))}")
         out.append("")
+    return out
+
+
+def _kinds(view: ReportView) -> list[str]:
+    """The text version of the pair and job-split pictures."""
+    out: list[str] = []
+    for pic in view.kind_pictures:
+        shown = pic.criteria if isinstance(pic, PairPicture) else pic.criteria[:1]  # the threshold
+        crit = [f"Pass when: {md('; '.join(shown))}", ""] if shown else []
+        if isinstance(pic, PairPicture):
+            legend = ", ".join(
+                f"{PAIR_GLYPH[m]} {MEANING[m]}" for m in ("pass", "named", "slow", "cleared", "unknown")
+            )
+            out += [
+                f"## Pair results ({md(pic.step_id)})",
+                "",
+                f"Partner and measured {md(pic.unit)} per host and rail; {md(legend)}.",
+                "",
+            ]
+            out += crit
+            out.append("| Host | " + " | ".join(f"rail {md(r)}" for r in pic.rails) + " |")
+            out.append("|---|" + "---|" * len(pic.rails))
+            for host in pic.hosts:
+                row = pic.cells.get(host, {})
+                cells = [md(f"{row[r].dev} {row[r].text()}") if r in row else " " for r in pic.rails]
+                out.append(f"| {md(host)} | " + " | ".join(cells) + " |")
+            links = "; ".join(f"rail {r} {d}: {h}" for r, d, h in pic.named_links) or "none"
+            out += [
+                "",
+                f"Slow links named: {_code(links)}. Slow hosts named: {_code(pic.named_hosts or 'none')}.",
+                "",
+            ]
+        else:
+            out += [
+                f"## Job split ({md(pic.step_id)})",
+                "",
+                f"One job over all {pic.hosts} hosts, then halves of the failing groups (✓ at the threshold, ✗ below).",
+                "",
+            ]
+            out += crit
+            for i, jobs in enumerate(pic.rounds, 1):
+                glyphs = {"pass": "✓", "fail": "✗"}
+                out.append(
+                    f"- round {i}: " + ", ".join(f"{glyphs.get(st, '?')} {_code(h)}" for h, st in jobs)
+                )
+            unsettled = f"; not settled: {_code(pic.unknown)}" if pic.unknown else ""
+            out += ["", f"Slow hosts named: {_code(pic.slow or 'none')}{unsettled}.", ""]
+    return out
+
+
+def _topology(view: ReportView) -> list[str]:
+    """The text version of the GPU↔NIC topology grids."""
+    out: list[str] = []
+    for pic in view.topology_pictures:
+        out += [
+            f"## GPU↔NIC topology ({md(pic.step_id)})",
+            "",
+            "nvidia-smi topo -m, rail NICs × GPUs; ✗ a cell the verdict names as not designed; "
+            "\\* a GPU's nearest rail NIC; ≠ after a GPU: its nearest NIC is not the one most hosts have. "
+            "Drawn: the hosts that deviate, and one that does not.",
+            "",
+        ]
+        for n in pic.shown:
+            out += [
+                f"**{md(n.host)}**: {md(n.status)}{' — deviates' if n.deviates else ' — as designed'}",
+                "",
+            ]
+            out.append("| NIC | " + " | ".join(md(g + ("≠" if g in n.off else "")) for g in n.gpus) + " |")
+            out.append("|---|" + ":-:|" * len(n.gpus))
+            for dev in n.nics:
+                cells = [
+                    md(topo_cell(n, dev, g) + ("*" if dev in n.nearest.get(g, []) else "")) for g in n.gpus
+                ]
+                out.append(f"| {md(dev)} | " + " | ".join(cells) + " |")
+            out.append("")
+        if pic.as_designed:
+            out += [f"As designed: {_code(pic.as_designed)}.", ""]
+        if pic.not_shown:
+            out += [f"Also deviating (not drawn): {_code(pic.not_shown)}.", ""]
+        if pic.unreadable:
+            out += [f"Output not readable on: {md(', '.join(pic.unreadable))}", ""]
     return out
 
 

@@ -100,6 +100,10 @@ class HostFinished(Event):
     via: str = ""
     peer: str = ""
     link: str = ""
+    # The tests this host took part in (pairs: each pair with its measured value;
+    # launch: each job), kept in the journal: unlike `record`, they cannot be
+    # parsed again from this host's own output (docs/step-kinds.md).
+    tests: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -76,6 +76,7 @@ class Ctx:
         peer: str = "",
         link: str = "",
         record: Any = None,
+        tests: tuple[dict[str, Any], ...] = (),
     ) -> None:
         if host not in self.selected:
             return
@@ -101,6 +102,7 @@ class Ctx:
                 via=via if via != host else "",
                 peer=peer,
                 link=link,
+                tests=tuple(tests),
             )
         )
 

@@ -57,6 +57,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                     via=res.host,
                     peer=_fold(others),
                     record=_record(res, group, out),
+                    tests=_jobs(out),
                 )
                 continue
             ctx.finish(
@@ -68,6 +69,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 via=res.host,
                 peer=_fold(others),
                 record=_record(res, group, out),
+                tests=_jobs(out),
             )
         elif h in out.fine and (whole_ok or not nobody_named):
             res, group = out.fine[h]
@@ -79,6 +81,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 via=res.host,
                 peer=_fold([g for g in group if g != h]),
                 record=_record(res, group, out),
+                tests=_jobs(out),
             )
         elif h in out.fine:  # every part at the threshold, the whole below it
             res, group = out.whole[1]
@@ -91,6 +94,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 via=res.host,
                 peer=_fold(group),
                 record=_record(res, group, out),
+                tests=_jobs(out),
             )
         else:
             ev = out.unknown.get(h)
@@ -113,10 +117,15 @@ def _round(out, group) -> int:
     return next((r for r, g, _s in reversed(out.jobs) if list(g) == list(group)), out.rounds)
 
 
+def _jobs(out) -> list[dict]:
+    """Every job of the split, kept in the journal (HostFinished.tests)."""
+    return [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs]
+
+
 def _record(res: HostOutcome | None, group: list[str], out) -> dict:
     return {
         "job": _fold(group),
         "result": res.record if res is not None else None,
         "rounds": out.rounds,
-        "jobs": [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs],
+        "jobs": _jobs(out),
     }

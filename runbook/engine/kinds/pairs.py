@@ -16,6 +16,7 @@ import asyncio
 import re
 from typing import Any
 
+from ...criteria.paths import select
 from ...criteria.verdict import Verdict
 from ...definition.model import Action, Status
 from .common import Ctx, HostOutcome
@@ -226,7 +227,35 @@ def _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts):
     return None
 
 
+def measured(ctx: Ctx, t: PairTest, out: Outcome, retested: bool) -> dict[str, Any]:
+    """One test as the journal keeps it (HostFinished.tests): both ends, the value
+    the step's first `path:` criterion reads from the client's record, the verdict."""
+    client = out[0]
+    path = next((c.path for c in ctx.step.verify.expect if c.kind == "path" and c.path), None)
+    found = select(client.record, path) if path and client.record is not None else []
+    value = found[0] if found and isinstance(found[0], (int, float)) else None
+    return {
+        "client": t.client,
+        "client_dev": str(t.cnic.get("dev", "")),
+        "client_rail": t.cnic.get("rail"),
+        "server": t.server,
+        "server_dev": str(t.snic.get("dev", "")),
+        "server_rail": t.snic.get("rail"),
+        "path": path or "",
+        "value": value,
+        "status": client.verdict.status.value if client.assessed else Status.UNKNOWN.value,
+        "reason": client.verdict.reason,
+        "retest": retested,
+    }
+
+
 def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
+    tests: dict[str, list[dict[str, Any]]] = {}
+    for done, retested in ((results, False), (again, True)):
+        for t, out in done.items():
+            m = measured(ctx, t, out, retested)
+            for h in dict.fromkeys((t.client, t.server)):
+                tests.setdefault(h, []).append(m)
     culprits: dict[str, list[str]] = {}  # host -> labels of its slow ends
     cleared: set[tuple[str, str]] = set(fast_ends)
     evidence: dict[str, tuple[HostOutcome, str, str]] = {}
@@ -285,6 +314,7 @@ def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
                 res,
                 peer=partner,
                 link=", ".join(ends),
+                tests=tests.get(host, ()),
             )
             continue
         items = per_host.get(host, [])
@@ -301,5 +331,5 @@ def _judge(ctx: Ctx, hosts, results, slow, second, again, fast_ends) -> None:
                     _s, reason, res, peer, link = tie[0] if tie else chosen[0]
                     reason = reason if tie else f"{len(items)} test(s) as expected"
                     more = ""
-                ctx.finish(host, status, reason + more, res, peer=peer, link=link)
+                ctx.finish(host, status, reason + more, res, peer=peer, link=link, tests=tests.get(host, ()))
                 break

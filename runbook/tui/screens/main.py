@@ -30,6 +30,7 @@ from ..widgets.host_reason import HostReason
 from ..widgets.host_summary import HostSummary
 from ..widgets.node_grid import FILTERS, NodeGrid
 from ..widgets.output_log import OutputLog
+from ..widgets.pair_results import PairResults
 from ..widgets.step_detail import StepDetail
 from ..widgets.step_list import StepList
 from .main_actions import MainActions
@@ -109,6 +110,7 @@ class MainScreen(MainActions, Screen):
                     job_of=getattr(self.session, "detached_job", None),
                     id="detail",
                 )
+                yield PairResults(id="pairs")
                 with Vertical(id="hosts-pane"):
                     yield HostSummary(id="host-summary")
                     yield NodeGrid(hosts, self.view.statuses(step) if step else {}, id="grid")
@@ -179,6 +181,7 @@ class MainScreen(MainActions, Screen):
         if step is None:
             return
         self.detail.show(self.view.step_text(step, host))
+        self.query_one(PairResults).show(self.session, step)
         self.reason.show(self.view.host_facts(step, host) if host else None)
         key = (step, host) if host else None
         log = self.output_log
