@@ -92,7 +92,9 @@ def cmd_run(args) -> int:
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
     steps, hosts = _selection(project, args)  # before a run is created or locked
     first = (
-        [] if args.rerun_failed else first_hosts(project.runbook, project.inventory, steps, args.action, hosts)
+        []
+        if args.rerun_failed
+        else first_hosts(project.runbook, project.inventory, steps, args.action, hosts)
     )
     return asyncio.run(_cmd_run(args, project, steps, hosts, first))
 

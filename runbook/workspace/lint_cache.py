@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from functools import cache
 from pathlib import Path
 
 from .. import __version__
@@ -28,7 +27,6 @@ CODE = ("definition", "inventory", "criteria", "parsers")
 PARSER_INDEX = "parsers-{code}.json"
 
 
-@cache  # the package's source does not change under a running process
 def _code_fingerprint() -> str:
     digest = hashlib.sha256(__version__.encode())
     files = sorted(PACKAGE.glob("*.py")) + sorted(f for d in CODE for f in (PACKAGE / d).rglob("*.py"))

@@ -211,7 +211,9 @@ class Session:
         transport = _transport(inventory, state_dir, trust_new_hosts, max_handshakes, relay)
         transport.connect_ahead(first)
         try:
-            store = await asyncio.to_thread(cls._create_store, runbook, inventory, state_dir, operator, run_id)
+            store = await asyncio.to_thread(
+                cls._create_store, runbook, inventory, state_dir, operator, run_id
+            )
             try:
                 return cls(
                     runbook,

@@ -28,7 +28,15 @@ def test_run_path_imports_no_tui_export_or_sim(tmp_path):
     inventory = REPO / "inventory"  # the shipped example site: lint-clean with the shipped steps
     env = dict(os.environ, PYTHONPATH=str(REPO))
     # no --step/--all: `run` loads the project and stops with its usage error (exit 2)
-    args = ["run", "--steps", str(REPO / "steps"), "--inventory", str(inventory), "--state", str(tmp_path / "s")]
+    args = [
+        "run",
+        "--steps",
+        str(REPO / "steps"),
+        "--inventory",
+        str(inventory),
+        "--state",
+        str(tmp_path / "s"),
+    ]
     proc = subprocess.run(
         [sys.executable, "-c", _PROBE, *args], env=env, capture_output=True, text=True, timeout=120
     )
