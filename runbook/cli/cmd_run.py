@@ -1,4 +1,8 @@
-"""`runbook run` and `runbook status`, `runs`, `skip|waive|note`."""
+"""`runbook run` and `runbook status`, `runs`, `skip|waive|note`.
+
+Start-up matters here (bench/cold_start.py): `runbook run` imports what it needs before
+its first SSH connection and the rest (rich, the summary, the explanations) after the
+connections are under way; what only other commands use is imported in them."""
 
 from __future__ import annotations
 
@@ -8,24 +12,24 @@ import signal
 import sys
 import time
 from contextlib import nullcontext
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
-from ..run.summary import run_summary
-from ..store.store import Store
 from ..workspace.project import eprint, load_project
-from ..workspace.run_project import project_of_run
-from ..workspace.session import Session, choose_hosts, choose_steps
-from .explain import explain
-from .human import runs_table, wide_console
-from .progress import RunProgress, summary_table
+from ..workspace.session import Session, choose_hosts, choose_steps, first_hosts
 from .suggest import check_step_ids
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .progress import RunProgress
 
 
 def print_reasons(console: Console, doc: dict, runbook) -> None:
     """Why hosts are unknown or blocked, and what to run next (cli/explain.py)."""
+    from .explain import explain
+
     for line in explain(
         doc, {s.id: s.phase for s in runbook.steps}, {s.id for s in runbook.steps if s.apply}
     ):
@@ -86,10 +90,36 @@ def cmd_run(args) -> int:
     project = load_project(args.steps, args.inventory, state=args.state)
     if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
-    console = Console(stderr=True, soft_wrap=True)
     steps, hosts = _selection(project, args)  # before a run is created or locked
-    session = _open(args, project, max_handshakes=args.max_handshakes)
+    first = (
+        []
+        if args.rerun_failed
+        else first_hosts(project.runbook, project.inventory, steps, args.action, hosts)
+    )
+    return asyncio.run(_cmd_run(args, project, steps, hosts, first))
+
+
+async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
+    # A new run connects to the hosts of its first step while its store is created
+    # (workspace/session.py open_connecting); the output's modules load meanwhile.
+    session = await Session.open_connecting(
+        project.runbook,
+        project.inventory,
+        args.state,
+        first,
+        operator=args.operator,
+        run_id=getattr(args, "run", None),
+        new=getattr(args, "new_run", False),
+        trust_new_hosts=getattr(args, "trust_new_hosts", False),
+        max_handshakes=args.max_handshakes,
+    )
     try:
+        from rich.console import Console
+
+        from ..run.summary import run_summary
+        from .progress import RunProgress, summary_table
+
+        console = Console(stderr=True, soft_wrap=True)
         interrupted = {s: hs for s, hs in _interrupted(session).items()}
         for why in session.stale.values():
             console.print(f"[yellow]stale: {why}; those hosts are re-verified[/]", highlight=False)
@@ -98,7 +128,7 @@ def cmd_run(args) -> int:
                 f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]"
             )
         progress = RunProgress(console, job_of=session.detached_job)
-        code = asyncio.run(_run(session, steps, args, hosts, progress, console))
+        code = await _run(session, steps, args, hosts, progress, console)
         _say_pinned(session, console)
         if code is not None:
             return code
@@ -114,7 +144,10 @@ def cmd_run(args) -> int:
             sys.stdout.write("\n")
         return rc
     finally:
-        session.close_store()
+        try:
+            await session.transport.close()  # also when set-up failed before _run
+        finally:
+            session.close_store()
 
 
 def _say_pinned(session: Session, console: Console) -> None:
@@ -179,6 +212,13 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
 
 
 def cmd_status(args) -> int:
+    from rich.console import Console
+
+    from ..run.summary import run_summary
+    from ..store.store import Store
+    from ..workspace.run_project import project_of_run
+    from .progress import summary_table
+
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
         # the outputs' hashes are checked as export checks them (the journal's lines
@@ -207,6 +247,9 @@ def cmd_status(args) -> int:
 
 
 def cmd_runs(args) -> int:
+    from ..store.store import Store
+    from .human import runs_table, wide_console
+
     runs = Store.list_runs(args.state)
     rows = [r if isinstance(r, dict) else dict(vars(r)) for r in runs]
     if getattr(args, "json", False):

@@ -22,7 +22,25 @@ def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
         p.add_argument("--run", help="run id (default: the latest run in the state directory)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+COMMANDS = (
+    "lint", "plan", "inventory", "parse", "run", "status", "runs", "skip", "waive", "note", "tui",
+    "export", "verify-log", "sim", "demo", "init", "bundle",
+)  # fmt: skip
+
+
+def command_of(argv: list[str]) -> str | None:
+    """The command named on the command line (the first word that is not an option:
+    the top-level parser has no option that takes a value), or None."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """Every command with its help line and its arguments. With `only`, the commands whose
+    arguments live in modules of their own (export, verify-log, sim, bundle) get them only
+    when they are `only`: a `runbook run` does not import those modules (bench/cold_start.py)."""
     parser = argparse.ArgumentParser(
         prog="runbook", description="Deliver GPU / InfiniBand clusters step by step."
     )
@@ -136,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="trust on first use: pin unknown host keys into the run's known_hosts",
     )
 
-    from .cmd_signed_log import add_export_arguments, add_verify_arguments
+    def wanted(name: str) -> bool:  # the modules below are imported only for their own command
+        return only is None or only == name
 
     p = sub.add_parser("export", help="signed completion log + report")
     p.add_argument("--state", default="state", help="state directory (default: state/)")
@@ -152,15 +171,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="only for a run recorded before runs kept their inventory (default inventory/)",
     )
     p.add_argument("--run", help="run id (default: the latest)")
-    add_export_arguments(p)
+    if wanted("export"):
+        from .cmd_signed_log import add_export_arguments
+
+        add_export_arguments(p)
 
     p = sub.add_parser("verify-log", help="check a signed completion log")
-    add_verify_arguments(p)
+    if wanted("verify-log"):
+        from .cmd_signed_log import add_verify_arguments
 
-    from ..sim.main import add_arguments as add_sim_arguments
+        add_verify_arguments(p)
 
     p = sub.add_parser("sim", help="start the simulated lab on loopback")
-    add_sim_arguments(p)
+    if wanted("sim"):
+        from ..sim.main import add_arguments as add_sim_arguments
+
+        add_sim_arguments(p)
 
     p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
     p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
@@ -173,34 +199,39 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("init", help="create a site directory: inventory template, steps, README, .gitignore")
     p.add_argument("dir", metavar="DIR", help="the new site directory")
 
-    from .cmd_bundle import add_arguments as add_bundle_arguments
-
     p = sub.add_parser(
         "bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites"
     )
-    add_bundle_arguments(p)
+    if wanted("bundle"):
+        from .cmd_bundle import add_arguments as add_bundle_arguments
+
+        add_bundle_arguments(p)
     return parser
 
 
-def dispatch(args) -> int:
-    from . import cmd_run, cmd_static
+# command -> (module of runbook.cli, function): only the command's own module is imported
+SIMPLE = {
+    "lint": ("cmd_static", "cmd_lint"),
+    "plan": ("cmd_static", "cmd_plan"),
+    "inventory": ("cmd_static", "cmd_inventory"),
+    "parse": ("cmd_static", "cmd_parse"),
+    "run": ("cmd_run", "cmd_run"),
+    "status": ("cmd_run", "cmd_status"),
+    "runs": ("cmd_run", "cmd_runs"),
+    "skip": ("cmd_run", "cmd_decide"),
+    "waive": ("cmd_run", "cmd_decide"),
+    "note": ("cmd_run", "cmd_decide"),
+    "init": ("cmd_init", "cmd_init"),
+    "bundle": ("cmd_bundle", "cmd_bundle"),
+}
 
-    simple = {
-        "lint": cmd_static.cmd_lint,
-        "plan": cmd_static.cmd_plan,
-        "inventory": cmd_static.cmd_inventory,
-        "parse": cmd_static.cmd_parse,
-        "run": cmd_run.cmd_run,
-        "status": cmd_run.cmd_status,
-        "runs": cmd_run.cmd_runs,
-        "skip": cmd_run.cmd_decide,
-        "waive": cmd_run.cmd_decide,
-        "note": cmd_run.cmd_decide,
-        "init": _init,
-        "bundle": _bundle,
-    }
-    if args.command in simple:
-        return simple[args.command](args)
+
+def dispatch(args) -> int:
+    if args.command in SIMPLE:
+        from importlib import import_module
+
+        module, func = SIMPLE[args.command]
+        return getattr(import_module(f"{__package__}.{module}"), func)(args)
     if args.command == "export":
         from .cmd_export import load_snapshot
         from .cmd_signed_log import cli_export
@@ -225,20 +256,8 @@ def dispatch(args) -> int:
     raise RunbookError(f"unknown command {args.command}")
 
 
-def _init(args) -> int:
-    from .cmd_init import cmd_init
-
-    return cmd_init(args)
-
-
-def _bundle(args) -> int:
-    from .cmd_bundle import cmd_bundle
-
-    return cmd_bundle(args)
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_of(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help(sys.stderr)

@@ -105,7 +105,8 @@ def _action(c: _Collector, node: Any, what: str, step_line: int) -> Action | Non
     parse = node.get("parse")
     if parse is not None:
         try:
-            parsers.get(parse)
+            if not parsers.known(parse):  # by name: imports no parser when an index is in use
+                parsers.get(parse)
         except KeyError as exc:
             c.add(node.line_of("parse"), f"{what}: {exc.args[0]}")
     timeout = node.get("timeout", 60)

@@ -4,27 +4,83 @@ found automatically, so adding a parser is adding a file."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from functools import cache
 
 from .base import Gaps, ParseError, Parser, Reading, Record
 
-__all__ = ["Gaps", "ParseError", "Parser", "Reading", "Record", "get", "names", "parse", "read"]
+__all__ = [
+    "Gaps",
+    "ParseError",
+    "Parser",
+    "Reading",
+    "Record",
+    "get",
+    "index",
+    "known",
+    "names",
+    "parse",
+    "read",
+    "use_index",
+]
+
+# name -> module, from a full discovery of the same source (runbook/workspace/lint_cache.py
+# keys it by a hash of that source): lets a run import the one parser module it uses
+# instead of all of them. Only a hint: what it names is looked up and checked there.
+_hint: dict[str, str] = {}
 
 
 @cache
 def _registry() -> dict[str, Parser]:
-    import sys
-
     from ..registry import discover
 
     return discover(sys.modules[__name__], "PARSERS", skip=("base",))
+
+
+def use_index(hint: dict[str, str]) -> None:
+    _hint.clear()
+    _hint.update(hint)
+
+
+def index() -> dict[str, str]:
+    """name -> the module (of this package) whose PARSERS holds it, for use_index."""
+    registry = _registry()
+    out = {}
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith(f"{__name__}.") and module is not None:
+            for item in getattr(module, "PARSERS", ()):
+                if registry.get(item.name) is item:
+                    out[item.name] = module_name.rsplit(".", 1)[1]
+    return out
+
+
+def known(name: str) -> bool:
+    return name in _hint or name in _registry()
 
 
 def names() -> list[str]:
     return sorted(_registry())
 
 
+def _hinted(name: str) -> Parser | None:
+    module = _hint.get(name)
+    if module is None or _registry.cache_info().currsize:
+        return None
+    try:
+        mod = importlib.import_module(f"{__name__}.{module}")
+    except ImportError:
+        return None
+    for item in getattr(mod, "PARSERS", ()):
+        if item.name == name:
+            return item
+    return None
+
+
 def get(name: str) -> Parser:
+    found = _hinted(name)
+    if found is not None:
+        return found
     try:
         return _registry()[name]
     except KeyError:

@@ -78,6 +78,7 @@ class Transport:
         )
         self._pool: ConnectionPool[str] = ConnectionPool()
         self._targets: dict[str, ConnectTarget] = {}
+        self._ahead: dict[str, asyncio.Task] = {}  # connect_ahead: host -> its first connect
         self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
 
     # -- connections -------------------------------------------------------
@@ -97,13 +98,35 @@ class Transport:
         return t
 
     async def _connection(self, host: str, connect_timeout: float | None = None):
+        ahead = self._ahead.pop(host, None)
+        if ahead is not None:  # its outcome, a connection or a ConnectFailed, is this attempt's
+            return await ahead
+        return await self._pooled(host, connect_timeout)
+
+    async def _pooled(self, host: str, connect_timeout: float | None = None):
         t = self.target(host)
         return await self._pool.get(host, lambda: self._connector.open(t, timeout=connect_timeout))
+
+    def connect_ahead(self, hosts: list[str]) -> None:
+        """Start connecting to `hosts` now, while the caller still prepares (a new run
+        creating its store): the first command on each host then takes over that connect
+        (same handshake slots, same timeout); a connect that failed is that command's
+        first attempt's answer, so no host is connected to twice for it."""
+        for host in hosts:
+            if host in self._ahead or self._pool.peek(host) is not None or host not in self.hosts:
+                continue
+            task = asyncio.ensure_future(self._pooled(host))
+            # a failure nobody asks for (the run ended first) is not logged as unretrieved
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._ahead[host] = task
 
     def connected(self) -> set[str]:
         return self._pool.keys()
 
     async def close(self) -> None:
+        for task in self._ahead.values():
+            task.cancel()
+        self._ahead.clear()
         await self._pool.close()
         await self._connector.close()
 

@@ -3,7 +3,12 @@ does not lint the same steps and inventory again (lint is ~0.2 s at 50 hosts and
 with hosts x steps; bench/cold_start.py). Only "no problems" is remembered, under a key
 that hashes the bytes of the step files and of the inventory files (Runbook.sha256,
 Inventory.sha256) and the source of the code lint depends on: any change
-to one of them is a different key, so lint runs again. Nothing is trusted without it."""
+to one of them is a different key, so lint runs again. Nothing is trusted without it.
+
+Beside it, keyed by the code's hash alone: which parser module defines which parser name
+(runbook/parsers/__init__.py use_index), written after a full discovery of the parsers,
+so that loading the steps checks their `parse:` names without importing every parser
+and a run imports only the parsers its steps use."""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ DIR_NAME = "lint-cache"
 PACKAGE = Path(__file__).resolve().parent.parent
 # what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
 CODE = ("definition", "inventory", "criteria", "parsers")
+PARSER_INDEX = "parsers-{code}.json"
 
 
 def _code_fingerprint() -> str:
@@ -63,3 +69,41 @@ def remember_clean(state_dir: str | Path, k: str | None) -> None:
         os.replace(tmp, directory / k)
     except OSError:
         pass  # a cache: lint simply runs again next time
+
+
+def _parser_index_path(state_dir: str | Path) -> Path | None:
+    try:
+        code = _code_fingerprint()
+    except OSError:
+        return None
+    return Path(state_dir) / DIR_NAME / PARSER_INDEX.format(code=code)
+
+
+def load_parser_index(state_dir: str | Path) -> dict[str, str] | None:
+    """{parser name: module} found by a full discovery of this very source, or None."""
+    path = _parser_index_path(state_dir)
+    if path is None:
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    index = record.get("parsers") if isinstance(record, dict) else None
+    if not isinstance(index, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.isidentifier() for k, v in index.items()
+    ):
+        return None
+    return index
+
+
+def remember_parser_index(state_dir: str | Path, index: dict[str, str]) -> None:
+    path = _parser_index_path(state_dir)
+    if path is None or not index or not Path(state_dir).is_dir():
+        return
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.parent / f".tmp-{os.getpid()}"
+        tmp.write_text(json.dumps({"parsers": index}, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache: the parsers are simply all imported next time

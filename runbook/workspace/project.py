@@ -29,6 +29,8 @@ def load_project(
     files is remembered there and not repeated (workspace/lint_cache.py)."""
     problems = []
     runbook = inv = None
+    if state is not None:
+        _use_parser_index(state)
     try:
         runbook = load_runbook(steps)
     except InputError as exc:
@@ -64,7 +66,22 @@ def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None) -> list[Pr
     problems = lint(runbook, inv)
     if not problems:
         lint_cache.remember_clean(state, k)
+        from .. import parsers
+
+        lint_cache.remember_parser_index(state, parsers.index())
     return problems
+
+
+def _use_parser_index(state: str | Path) -> None:
+    """Which module holds which parser, remembered from an earlier full discovery of
+    the same source (workspace/lint_cache.py): the steps' `parse:` names are then
+    checked without importing every parser module."""
+    from .. import parsers
+    from . import lint_cache
+
+    index = lint_cache.load_parser_index(state)
+    if index:
+        parsers.use_index(index)
 
 
 def eprint(*args) -> None:

@@ -65,6 +65,63 @@ def site_of(inventory: Inventory) -> str:
     return ""
 
 
+def first_hosts(
+    runbook: Runbook, inventory: Inventory, steps: list[Step], action: str, limit: list[str] | None
+) -> list[str]:
+    """The hosts a verify of `steps` contacts first in a new run (nothing recorded yet):
+    those of its first step, if that step runs one command per host, less the hosts its
+    `needs` block (nothing has passed yet) and those outside `limit`. [] when unsure."""
+    if action != "verify":
+        return []
+    step = next((s for s in steps if not s.manual), None)
+    if step is None or step.verify is None or step.kind != "each":
+        return []
+    from ..run.rules import blocked_reason
+    from ..run.state import Status
+
+    wanted = set(limit) if limit is not None else None
+    return [
+        h
+        for h in targets(step, inventory)
+        if (wanted is None or h in wanted)
+        and not blocked_reason(step, h, runbook, inventory, lambda _s, _h: Status.PENDING)
+    ]
+
+
+class _KeyRelay:
+    """Host keys seen by connections started before the session exists: held, then
+    handed to the session's recorder once it is there (in the order they came)."""
+
+    def __init__(self) -> None:
+        self.target: Callable[[str, str, str], None] | None = None
+        self.held: list[tuple[str, str, str]] = []
+
+    def __call__(self, host: str, fingerprint: str, how: str) -> None:
+        if self.target is None:
+            self.held.append((host, fingerprint, how))
+        else:
+            self.target(host, fingerprint, how)
+
+    def attach(self, target: Callable[[str, str, str], None]) -> None:
+        self.target = target
+        for args in self.held:
+            target(*args)
+        self.held.clear()
+
+
+def _transport(
+    inventory: Inventory, state_dir: Path, trust_new_hosts: bool, max_handshakes: int | None, on_host_key
+) -> Transport:
+    pin_file, older_pins = site_pins(state_dir)  # the site's, not the run's
+    policy = HostKeyPolicy(
+        known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts, pin_file=pin_file
+    )
+    kwargs: dict[str, Any] = {}
+    if max_handshakes:
+        kwargs["max_handshakes"] = max_handshakes
+    return Transport(inventory.hosts, policy=policy, on_host_key=on_host_key, **kwargs)
+
+
 class Session:
     def __init__(
         self,
@@ -78,22 +135,22 @@ class Session:
         max_handshakes: int | None = None,
         stream_output: bool = False,
         reboot_timeout: float = 900.0,
+        transport: Transport | None = None,
+        key_relay: _KeyRelay | None = None,
     ):
+        """`transport` and its `key_relay`: made before the store existed (open_connecting)."""
         self.runbook = runbook
         self.inventory = inventory
         self.store = store
         self.state = state
         self.operator = operator
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
-        pin_file, older_pins = site_pins(Path(store.directory).parent)  # the site's, not the run's
-        policy = HostKeyPolicy(
-            known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts, pin_file=pin_file
-        )
         self.pinned: list[tuple[str, str]] = []  # (host, fingerprint) pinned by --trust-new-hosts
-        kwargs: dict[str, Any] = {}
-        if max_handshakes:
-            kwargs["max_handshakes"] = max_handshakes
-        self.transport = Transport(inventory.hosts, policy=policy, on_host_key=self._host_key, **kwargs)
+        if transport is None:
+            transport = _transport(
+                inventory, Path(store.directory).parent, trust_new_hosts, max_handshakes, self._host_key
+            )
+        self.transport = transport
         self.engine = Engine(
             runbook,
             inventory,
@@ -108,9 +165,95 @@ class Session:
         )
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []
+        if key_relay is not None:
+            key_relay.attach(self._host_key)
         self.stale = store.stale_steps({s.id: s.sha256 for s in runbook.steps}, inventory.sha256)
 
     # --- opening -------------------------------------------------------
+    @classmethod
+    async def open_connecting(
+        cls,
+        runbook: Runbook,
+        inventory: Inventory,
+        state_dir: str | Path,
+        first: list[str],
+        *,
+        operator: str | None = None,
+        run_id: str | None = None,
+        new: bool = False,
+        trust_new_hosts: bool = False,
+        max_handshakes: int | None = None,
+        **kw,
+    ) -> Session:
+        """Session.open for a client about to run, in its event loop. When this makes a
+        new run, the SSH connections to `first` (the hosts its first step will certainly
+        contact: first_hosts) start at once, and the store is created and the definitions
+        recorded meanwhile in a worker thread (both are durable before anything is run or
+        recorded, as Session.open has them). An existing run is opened as open does: its
+        state says what is left to run."""
+        state_dir = Path(state_dir)
+        operator = operator_name(operator)
+        existing = Store.list_runs(state_dir) if state_dir.exists() else []
+        making = new or (not existing and run_id is None)
+        if not making or not first:
+            return cls.open(
+                runbook,
+                inventory,
+                state_dir,
+                operator=operator,
+                run_id=run_id,
+                new=new,
+                trust_new_hosts=trust_new_hosts,
+                max_handshakes=max_handshakes,
+                **kw,
+            )
+        relay = _KeyRelay()
+        transport = _transport(inventory, state_dir, trust_new_hosts, max_handshakes, relay)
+        transport.connect_ahead(first)
+        try:
+            store = await asyncio.to_thread(
+                cls._create_store, runbook, inventory, state_dir, operator, run_id
+            )
+            try:
+                return cls(
+                    runbook,
+                    inventory,
+                    store,
+                    store.state,
+                    operator=operator,
+                    trust_new_hosts=trust_new_hosts,
+                    max_handshakes=max_handshakes,
+                    transport=transport,
+                    key_relay=relay,
+                    **kw,
+                )
+            except BaseException:
+                store.close()
+                raise
+        except BaseException:
+            await transport.close()
+            raise
+
+    @staticmethod
+    def _create_store(
+        runbook: Runbook, inventory: Inventory, state_dir: Path, operator: str, run_id: str | None
+    ) -> Store:
+        store = Store.create(
+            state_dir,
+            run_id,
+            site=site_of(inventory),
+            operator=operator,
+            tool_version=__version__,
+            inventory_sha256=inventory.sha256,
+            runbook_sha256=runbook.sha256,
+        )
+        try:  # the run keeps what it runs with: its state stands on its own
+            store.record_definitions(runbook, inventory)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
     @classmethod
     def open(
         cls,
@@ -127,22 +270,14 @@ class Session:
         state_dir = Path(state_dir)
         existing = Store.list_runs(state_dir) if state_dir.exists() else []
         if new or (not existing and run_id is None):
-            store = Store.create(
-                state_dir,
-                run_id,
-                site=site_of(inventory),
-                operator=operator,
-                tool_version=__version__,
-                inventory_sha256=inventory.sha256,
-                runbook_sha256=runbook.sha256,
-            )
+            store = cls._create_store(runbook, inventory, state_dir, operator, run_id)
         else:
             store = Store.open(state_dir, run_id)
-        try:  # the run keeps what it runs with: its state stands on its own
-            store.record_definitions(runbook, inventory)
-        except BaseException:
-            store.close()
-            raise
+            try:  # the run keeps what it runs with: its state stands on its own
+                store.record_definitions(runbook, inventory)
+            except BaseException:
+                store.close()
+                raise
         return cls(runbook, inventory, store, store.state, operator=operator, **kw)
 
     # --- running -------------------------------------------------------

@@ -1,0 +1,48 @@
+"""`runbook run` does not import what it does not use: the TUI (textual), export and
+signing, the simulator, the other commands' modules (bench/cold_start.py measures why).
+Checked in a fresh interpreter through sys.modules, after a real run's argument parsing
+and project loading on the shipped steps (it stops at a usage error before any SSH)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+_PROBE = r"""
+import json, sys
+from runbook.cli.main import main
+rc = main(sys.argv[1:])
+print(json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+"""
+
+FORBIDDEN = ("textual", "runbook.tui", "runbook.export", "runbook.sim", "runbook.cli.cmd_signed_log",
+             "runbook.cli.cmd_bundle", "runbook.cli.cmd_export", "runbook.cli.demo")  # fmt: skip
+
+
+def test_run_path_imports_no_tui_export_or_sim(tmp_path):
+    inventory = REPO / "inventory"  # the shipped example site: lint-clean with the shipped steps
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    # no --step/--all: `run` loads the project and stops with its usage error (exit 2)
+    args = [
+        "run",
+        "--steps",
+        str(REPO / "steps"),
+        "--inventory",
+        str(inventory),
+        "--state",
+        str(tmp_path / "s"),
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    doc = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert doc["rc"] == 2, proc.stderr
+    assert "say what to run" in proc.stderr
+    assert "runbook.workspace.project" in doc["modules"]  # the probe did load the project
+    loaded = [m for m in doc["modules"] if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
+    assert loaded == []
