@@ -13,6 +13,8 @@ from typing import Any
 
 from ..criteria.designs.cabling import _guids, _switch_name
 from ..parsers import parse
+from ..parsers._ib_common import guid
+from ..parsers.nic_by_pci import pci_address
 from .pair_view import latest_finished, named_ends
 
 _EXPECTED = re.compile(r"expected on (\S+)")
@@ -49,17 +51,43 @@ def _uses_rail_cabling(step: dict) -> str | None:
     return None
 
 
+def _link(dev: str, pci: str, leaf: str, port: Any, reason: str) -> RailLink:
+    said = [part for part in re.split(r";\s*", reason or "") if f"({dev})" in part or f" {dev} " in part]
+    wrong = any("found on" in p or "not seen" in p for p in said)
+    expected = next((m.group(1) for p in said for m in [_EXPECTED.search(p)] if m), "")
+    return RailLink(dev, pci, leaf, port, wrong, expected.rstrip(";,)"))
+
+
 def _host_links(record: dict, reason: str) -> dict[str, RailLink]:
+    """The node's own ports (rail-links-by-pci: its ibstat and its lines of iblinkinfo)."""
     pci_of = {dev: pci for pci, dev in (record.get("pci_map") or {}).items() if dev}
     out = {}
     for dev, ca in sorted((record.get("by_name") or {}).items()):
         guids = _guids(ca)
         where = [link for link in record.get("ca_links") or [] if link["guid"] in guids]
         leaf, port = (_switch_name(where[0]["remote"]), where[0]["remote_port"]) if where else ("", "")
-        said = [part for part in re.split(r";\s*", reason or "") if f"({dev})" in part or f" {dev} " in part]
-        wrong = any("found on" in p or "not seen" in p for p in said)
-        expected = next((m.group(1) for p in said for m in [_EXPECTED.search(p)] if m), "")
-        out[dev] = RailLink(dev, pci_of.get(dev, ""), leaf, port, wrong, expected.rstrip(";,)"))
+        out[dev] = _link(dev, pci_of.get(dev, ""), leaf, port, reason)
+    return out
+
+
+def _sweep_links(record: dict, v: dict, reason: str) -> dict[str, RailLink]:
+    """One fabric-wide iblinkinfo (the step's `run_on: one`): the host's ports are
+    found by the port GUIDs its design records (ib_port_guids), as the verdict did."""
+    designed = {pci_address(k): guid(str(g)) for k, g in (v.get("ib_port_guids") or {}).items()}
+    ca_links = [
+        link
+        for link in record.get("links") or []
+        if link.get("node_type") != "Switch" and not link.get("switch") and link.get("peer_name") is not None
+    ]
+    out = {}
+    for nic in v.get("compute_nics") or []:
+        if not isinstance(nic, dict) or not nic.get("dev"):
+            continue
+        pci = pci_address(nic["pci"]) if nic.get("pci") else ""
+        g = designed.get(pci)
+        where = [link for link in ca_links if g and g in (link.get("port_guid"), link.get("node_guid"))]
+        leaf, port = (_switch_name(where[0]["peer_name"]), where[0]["peer_port"]) if where else ("", "")
+        out[str(nic["dev"])] = _link(str(nic["dev"]), pci, leaf, port, reason)
     return out
 
 
@@ -72,17 +100,24 @@ def rail_pictures(doc: dict) -> list[RailPicture]:
             continue
         sid = step.get("id", "")
         pic = RailPicture(sid, [])
+        host_vars = (doc.get("inventory") or {}).get("hosts") or {}
+        records: dict[str, Any] = {}  # a fabric sweep is the same output for every host: parsed once
         for r in doc.get("results") or []:
-            if r.get("step_id") != sid or r.get("action") != "verify":
-                continue
-            host = r.get("host", "")
+            if r.get("step_id") != sid or r.get("action") != "verify" or not r.get("command"):
+                continue  # not run on this host (blocked, skipped): nothing to draw
+            host, stdout = r.get("host", ""), r.get("stdout") or ""
             try:
-                record = parse(parser, r.get("stdout") or "")
+                if stdout not in records:
+                    records[stdout] = parse(parser, stdout)
+                record = records[stdout]
             except Exception:  # any unreadable output: said, not drawn
                 pic.unreadable.append(host)
                 continue
             reason = (verdicts.get(sid, {}).get(host) or {}).get("reason", "")
-            pic.rows[host] = _host_links(record, reason)
+            if "by_name" in record:
+                pic.rows[host] = _host_links(record, reason)
+            else:
+                pic.rows[host] = _sweep_links(record, host_vars.get(host) or {}, reason)
         devices = sorted(
             {d for row in pic.rows.values() for d in row},
             key=lambda d: [int(x) if x.isdigit() else x for x in re.split(r"(\d+)", d)],

@@ -61,8 +61,8 @@ def test_approvals_in_the_log_carry_the_rendered_commands(small_lab, tmp_path):
 
     approvals = [d for d in log["decisions"] if d["kind"] == "approve"]
     assert [d["reason"].split(" ", 1)[0] for d in approvals] == ["apply", "rollback"]
-    # the inventory's device list, filled in word by word
-    assert "for d in mlx5_0 mlx5_1 mlx5_2" in approvals[0]["reason"]
+    # the inventory's PCI addresses (ib_mode_pci), filled in word by word
+    assert "for d in 0000:18:00.0 0000:20:00.0 0000:98:00.0" in approvals[0]["reason"]
     for d in approvals:
         assert d["hosts"] == "gpu07"
         assert d["commands"] and d["commands"][0]["command"] in d["reason"]

@@ -233,3 +233,23 @@ async def test_resume_reruns_only_the_hosts_not_done(tmp_path):
         pass
     assert state.status("job", "n04") == Status.PASS
     assert len(fabric.jobs) == 1 and set(fabric.jobs[0]) == {"n04", "n01"}  # with one host already passed
+
+
+@pytest.mark.parametrize("step_id", ["pair-bw", "job"])
+async def test_the_journal_records_the_commands_filled_in(tmp_path, step_id):
+    """HostStarted (the journal's `running` entry) names what ran, never a `{{ }}`:
+    the client and server lines of a pair, the job as its launcher runs it."""
+    from runbook.run.events import HostStarted
+
+    rb, inv = world(tmp_path)
+    engine = Engine(rb, inv, PairFabric(), RunState())
+    started = []
+    async for batch in engine.run([rb.step(step_id)]):
+        started += [e for e in batch if isinstance(e, HostStarted)]
+    assert {e.host for e in started} == set(HOSTS)
+    assert started and not [e.command for e in started if "{{" in e.command]
+    if step_id == "job":
+        assert all(e.command == "job " + " ".join(HOSTS) for e in started[: len(HOSTS)])
+    else:
+        assert any(e.command.startswith("cli mA n") for e in started)
+        assert any(e.command == "srv mA" for e in started)

@@ -175,3 +175,28 @@ def test_log_keeps_the_variables_the_run_used(exported) -> None:
     assert gpu01["bmc"]["host"] == "10.0.0.11" and gpu01["bmc"]["password"] == REDACTED
     assert gpu01["design"]["mtu"] == 4092
     assert gpu01["design"]["switches"][0]["mgmt"]["enable_password"] == REDACTED
+
+
+def test_the_log_keeps_what_a_design_comparison_read(tmp_path) -> None:
+    """A step judged by `design: rail-cabling` reads compute_nics, rail_leaves and
+    ib_port_guids: the log records them (the report redraws the rail picture
+    from them), secrets still redacted, unrelated values still left out."""
+    from runbook.definition.loader import load_runbook
+    from runbook.inventory.load import load_inventory
+    from runbook.store.snapshot import _inventory
+
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "10-p.yaml").write_text(
+        "phase: p\ntitle: P\nsteps:\n  - id: rails\n    title: t\n    why: w\n    hosts: all\n"
+        "    verify:\n      run: iblinkinfo\n      parse: iblinkinfo\n      expect:\n"
+        "        - {design: rail-cabling}\n"
+    )
+    (tmp_path / "inv.yaml").write_text(
+        "all:\n  vars:\n    rail_leaves: {1: leaf01}\n    unrelated: 1\n    api_key: SECRET-k\n"
+        "  hosts:\n    gpu01:\n      compute_nics: [{dev: mlx5_0, rail: 1, pci: '18:00.0'}]\n"
+        "      ib_port_guids: {'0000:18:00.0': '0xb83fd20300a1b2c3'}\n"
+    )
+    logged = _inventory(load_inventory(tmp_path / "inv.yaml"), load_runbook(tmp_path / "steps"))
+    gpu01 = logged["hosts"]["gpu01"]
+    assert {"rail_leaves", "compute_nics", "ib_port_guids"} <= set(gpu01)
+    assert "unrelated" not in gpu01 and "api_key" not in gpu01

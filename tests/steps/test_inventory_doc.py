@@ -6,12 +6,10 @@ until the document says what it means."""
 
 from __future__ import annotations
 
-import ast
-import inspect
 import re
 from functools import cache
 
-from runbook.criteria.design import comparators
+from runbook.criteria.design_reads import variables_read_by
 from runbook.definition.lint import KIND_ROOTS, RUNTIME_ROOTS
 from runbook.definition.template import placeholders
 from runbook.yamlsafe import load_file
@@ -21,9 +19,6 @@ from .helpers import INVENTORY, REPO, STEPS, runbook
 DOC = REPO / "docs" / "inventory.md"
 # Set by the engine or by a step kind, not by the inventory (docs/steps.md, docs/step-kinds.md).
 NOT_INVENTORY = RUNTIME_ROOTS | set().union(*KIND_ROOTS.values()) | {"inventory_hostname_short"}
-# Names the inventory variables of a comparator arrive under (host scope: `v`,
-# fleet scope: `variables[host]`).
-VARS_NAMES = {"v", "variables", "hv"}
 
 
 def _strings(value):
@@ -48,35 +43,6 @@ def template_variables() -> dict[str, str]:
     return {k: v for k, v in found.items() if k not in NOT_INVENTORY}
 
 
-def _is_vars(node: ast.expr) -> bool:
-    if isinstance(node, ast.Name):
-        return node.id in VARS_NAMES
-    return (
-        isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "variables"
-    )
-
-
-def variables_read_by(module) -> set[str]:
-    """String keys read as v["x"], v.get("x"), variables[h].get("x") in a module."""
-    out = set()
-    for node in ast.walk(ast.parse(inspect.getsource(module))):
-        if isinstance(node, ast.Subscript) and _is_vars(node.value):
-            key = node.slice
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "get"
-            and _is_vars(node.func.value)
-            and node.args
-        ):
-            key = node.args[0]
-        else:
-            continue
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            out.add(key.value)
-    return out
-
-
 @cache
 def comparator_variables() -> dict[str, str]:
     """variable -> the comparator (named by a shipped step) that reads it."""
@@ -90,8 +56,7 @@ def comparator_variables() -> dict[str, str]:
     }
     found: dict[str, str] = {}
     for name in sorted(used):
-        module = inspect.getmodule(comparators()[name].func)
-        for var in variables_read_by(module):
+        for var in sorted(variables_read_by(name)):
             found.setdefault(var, f"design: {name}")
     return {k: v for k, v in found.items() if k not in NOT_INVENTORY}
 
@@ -123,7 +88,7 @@ def documented(name: str) -> bool:
 
 def test_the_collectors_find_what_they_should():
     # guards against a collector that finds nothing and so passes everything
-    assert {"ofed_version", "ib_mode_devices", "nccl_tolerance"} <= set(template_variables())
+    assert {"ofed_version", "ib_mode_pci", "nccl_tolerance"} <= set(template_variables())
     assert {"rail_leaves", "gpu_numa", "hca_psids", "sm_master"} <= set(comparator_variables())
     assert {"site", "compute_nics", "sm_priority"} <= inventory_variables()
     assert "before" not in template_variables() and "launch_hosts" not in template_variables()

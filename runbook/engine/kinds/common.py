@@ -55,6 +55,17 @@ class Ctx:
             self.open.add(host)
             self.engine._emit(HostStarted(self.step.id, "verify", host, command))
 
+    def running_as(self, host: str, template: str, on: str, extra: dict[str, Any] | None = None) -> None:
+        """`running`, with the command filled in as it runs on `on` (the host itself,
+        its pair server, the group's runner or the job's launcher), so the journal
+        never shows a `{{ }}`; the template itself if it cannot be filled (the
+        error is reported when the command runs)."""
+        try:
+            command = self.render(template, on, extra)
+        except TemplateError:
+            command = template
+        self.running(host, command)
+
     def partners(self) -> list[str]:
         """Targets that may take part: the hosts judged now and those already satisfied
         (a blocked or unselected host never serves as a partner)."""

@@ -27,8 +27,8 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
         ranks = sum(int(ctx.vars(h).get("gpus_per_node") or 0) for h in group)
         extra = {"launch_hosts": group, "launch_count": len(group), "launch_ranks": ranks}
         for h in group:
-            if h in hosts:
-                ctx.running(h, verify.run)
+            if h in hosts and launchers:
+                ctx.running_as(h, verify.run, launchers[0], extra)  # the job as its launcher runs it
         while launchers:
             launcher = launchers[0]
             res = await ctx.run(launcher, verify.run, extra, judge_vars={**ctx.vars(launcher), **extra})

@@ -64,10 +64,7 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
     }
     server_action = Action(run=spec.server, timeout=verify.timeout + spec.ready_timeout)
     for h, tmpl, extra in ((t.server, spec.server, server_vars), (t.client, verify.run, client_vars)):
-        try:
-            ctx.running(h, ctx.render(tmpl, h, extra))
-        except Exception:  # the command error is reported by ctx.run below
-            ctx.running(h, tmpl)
+        ctx.running_as(h, tmpl, h, extra)
     server = asyncio.create_task(
         ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line)
     )

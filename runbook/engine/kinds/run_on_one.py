@@ -59,7 +59,8 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
     spec, verify = ctx.step.run_on, ctx.step.verify
     candidates = ctx.select(spec.run_from) if spec.run_from else list(ctx.engine._all_targets(ctx.step))
     for h in hosts:
-        ctx.running(h, verify.run)
+        if candidates:
+            ctx.running_as(h, verify.run, candidates[0])  # the command as the first runner runs it
     tried: list[str] = []
     res: HostOutcome | None = None
     # The whole output is judged on its exit status and parse only; the criteria are per item.
