@@ -171,3 +171,17 @@ def launch(add: Add, sid: str, node: Any) -> LaunchSpec | None:
         add(_line(node, "split"), f"{what}.split must be true or false")
         split = True
     return LaunchSpec(launcher=launcher, split=split, max_parallel=_count(add, node, "max_parallel", 8, what))
+
+
+def launch_variables(hosts: list[str], vars_of: Callable[[str], dict]) -> dict[str, Any]:
+    """What a `launch:` job's templates and criteria get for a job over `hosts`:
+    launch_hosts, launch_count, and launch_ranks (one rank per GPU: the sum of the
+    hosts' gpus_per_node). The engine fills them per job (engine/kinds/launch.py);
+    the plan, the TUI and the report show the job over every targeted host."""
+    ranks = 0
+    for h in hosts:
+        try:
+            ranks += int((vars_of(h) or {}).get("gpus_per_node") or 0)
+        except (TypeError, ValueError):  # an unreadable count is lint's to report
+            pass
+    return {"launch_hosts": list(hosts), "launch_count": len(hosts), "launch_ranks": ranks}

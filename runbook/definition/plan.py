@@ -8,6 +8,7 @@ from typing import Any
 
 from ..criteria.describe import describe
 from ..inventory.load import fold, host_vars, select_hosts
+from .kinds import launch_variables
 from .model import Action, Inventory, Runbook, Step
 from .targets import ordered, targets
 from .template import TemplateError, lookup, placeholders, render_command
@@ -136,11 +137,7 @@ def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list
         return (
             f"launch: one job from {fold(launchers[:1])} over the hosts{split}",
             launchers[:1],
-            lambda h: {
-                "launch_hosts": hosts,
-                "launch_count": len(hosts),
-                "launch_ranks": sum(int(host_vars(inventory, x).get("gpus_per_node") or 0) for x in hosts),
-            },
+            lambda h: launch_variables(hosts, lambda x: host_vars(inventory, x)),
         )
     if step.pairs is not None:
 

@@ -15,6 +15,7 @@ from ClusterShell.NodeSet import NodeSet, NodeSetException
 
 from ..criteria.describe import describe
 from ..criteria.spec import parse_check
+from ..definition.kinds import launch_variables
 from ..definition.model import Status
 from ..run import rules
 from . import sshsig
@@ -475,13 +476,7 @@ def _criteria_vars(definition: dict, inventory_hosts: dict, hosts: list[str]) ->
     variables = {"inventory_hostname": host, "inventory_hostname_short": host.split(".")[0]}
     variables.update(inventory_hosts[host])
     if definition.get("launch") is not None:
-        ranks = 0
-        for h in hosts:
-            try:
-                ranks += int((inventory_hosts.get(h) or {}).get("gpus_per_node") or 0)
-            except (TypeError, ValueError):
-                pass
-        variables.update(launch_hosts=list(hosts), launch_count=len(hosts), launch_ranks=ranks)
+        variables.update(launch_variables(hosts, lambda h: inventory_hosts.get(h) or {}))
     return variables
 
 

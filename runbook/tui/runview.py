@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..criteria.describe import describe
+from ..definition.kinds import launch_variables
 from ..definition.model import Action, Inventory, Runbook, Status, Step
 from ..definition.plan import BEFORE_PLACEHOLDER
 from ..definition.targets import targets
@@ -315,6 +316,8 @@ class RunView:
         )
         text.decisions = self.decision_lines(step_id)
         variables = host_vars(self.inventory, host) if host else {}
+        if host and step.launch is not None:  # the job over every target, as the plan shows it
+            variables = {**variables, **launch_variables(everyone, lambda h: host_vars(self.inventory, h))}
         for label in ("verify", "apply", "rollback"):
             action: Action | None = getattr(step, label)
             if action is None:

@@ -28,6 +28,12 @@ def test_path_and_reference_criteria_show_the_hosts_values():
     assert describe(check({"path": "version", "eq": "{{ ofed_version }}"}), v) == "version eq 23.10-1.1.9.0"
     ref = check({"path": "busbw", "reference": "{{ nccl_intra_busbw_gbs }}", "lower": "{{ nccl_tolerance }}"})
     assert describe(ref, v) == "busbw ≥ 18.5 GB/s − 10 %"
+    # the shipped names end in _gbps, but nccl-tests' busbw is in GB/s (bytes: docs/inventory.md)
+    shipped = check({"path": "busbw", "reference": "{{ nccl_inter_busbw_gbps }}", "lower": -0.1})
+    assert describe(shipped, {"nccl_inter_busbw_gbps": 38.0}).startswith("busbw ≥ 38 GB/s")
+    assert describe(
+        check({"path": "bw", "ge": "{{ ib_pair_bw_min_gbps }}"}), {"ib_pair_bw_min_gbps": 190}
+    ) == ("bw ≥ 190 Gb/s")
     both = check({"path": "busbw", "reference": 40, "lower": -0.1, "upper": 0.05})
     assert describe(both, {}) == "40 − 10 % ≤ busbw ≤ 40 + 5 %"
     assert describe(check({"path": "mtu", "ge": 4096}), v) == "mtu ≥ 4096"

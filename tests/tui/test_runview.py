@@ -141,3 +141,17 @@ def test_header_counts_passes_only_and_shows_skipped_and_waived_beside():
     assert "1/4 steps passed · 1 skipped · 1 waived" in header_text(h).plain
     # nothing skipped or waived: nothing said about them
     assert "skipped" not in header_text(view_of(fixed_events(project), project).header()).plain
+
+
+def test_a_launch_step_shows_the_job_over_every_target():
+    """nccl-inter-node checks the job's rank count (launch_ranks): the step view
+    shows it filled in for the whole job, as the plan does, never a placeholder."""
+    from runbook.workspace.project import load_project
+    from tests.steps.helpers import INVENTORY, STEPS
+
+    project = load_project(STEPS, INVENTORY)
+    view = RunView(project.runbook, project.inventory, RunState())
+    text = view.step_text("nccl-inter-node", "gpu01")
+    assert "rank_count eq 384" in " | ".join(text.criteria), text.criteria
+    assert not [c for c in text.criteria if "{{" in c or "launch_ranks" in c]
+    assert "{{" not in dict(text.commands)["verify"]

@@ -8,6 +8,7 @@ from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
+from ...definition.kinds import launch_variables
 from ...definition.model import Status
 from .common import Ctx, HostOutcome
 from .split import isolate
@@ -23,9 +24,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
         members += done[:1]
 
     async def probe(group: list[str]) -> tuple[Status, Any]:
-        # launch_ranks: the ranks the job must have, one per GPU of its nodes
-        ranks = sum(int(ctx.vars(h).get("gpus_per_node") or 0) for h in group)
-        extra = {"launch_hosts": group, "launch_count": len(group), "launch_ranks": ranks}
+        extra = launch_variables(group, ctx.vars)  # launch_ranks: one rank per GPU of its nodes
         for h in group:
             if h in hosts and launchers:
                 ctx.running_as(h, verify.run, launchers[0], extra)  # the job as its launcher runs it
