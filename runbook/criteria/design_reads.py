@@ -2,7 +2,7 @@
 source: `v["x"]`, `v.get("x")`, `variables[h].get("x")`, and the designed NIC
 lists (`compute_nics`, `storage_nics`) read through designs/_util.py's
 `designed_nics`. The completion log records these for every host with the
-variables of the commands (runbook/inventory/secrets.py `used_roots`), so the
+variables of the commands (runbook/store/snapshot.py), so the
 report and a verifier see the design each verdict was judged against
 (the rail picture needs `compute_nics` and `ib_port_guids`)."""
 
@@ -76,3 +76,9 @@ def design_names(step: Any) -> set[str]:
             if getattr(c, "kind", "") == "design":
                 out.add(str(c.value))
     return out
+
+
+def design_roots(runbook: Any) -> set[str]:
+    """Every variable the design comparisons named by the runbook's steps read."""
+    steps = getattr(runbook, "steps", ()) or ()
+    return {var for step in steps for name in design_names(step) for var in variables_read_by(name)}

@@ -88,17 +88,14 @@ def _strings(value: Any):
 
 
 def used_roots(runbook: Any) -> set[str]:
-    """The top-level variable names the runbook's steps use: in a placeholder, or
-    read by a design comparison the step names."""
-    from ..criteria.design_reads import design_names, variables_read_by
+    """The top-level variable names the runbook's steps use in a placeholder
+    (the store's snapshot adds what their design comparisons read)."""
     from ..definition.template import placeholders
 
     roots: set[str] = set()
     for step in getattr(runbook, "steps", ()) or ():
         for text in _strings(getattr(step, "definition", {})):
             roots.update(p.split(".")[0] for p in placeholders(text))
-        for name in design_names(step):  # what its design comparisons read (rail_leaves, compute_nics, ...)
-            roots.update(variables_read_by(name))
     return roots
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..criteria.design_reads import design_roots
 from ..definition.model import Status
 from ..definition.targets import targets
 from ..inventory.secrets import run_variables, used_roots
@@ -78,7 +79,7 @@ def _steps(store: Store, runbook: Any, inventory: Any) -> list[dict[str, Any]]:
 def _inventory(inventory: Any, runbook: Any = None) -> dict[str, Any]:
     if inventory is None:
         return {}
-    roots = used_roots(runbook)
+    roots = used_roots(runbook) | design_roots(runbook)  # what the commands and the design comparisons read
     hosts = {name: run_variables(h.vars, roots) for name, h in inventory.hosts.items()}
     return {"sources": list(inventory.sources), "sha256": inventory.sha256, "hosts": hosts}
 
