@@ -102,7 +102,10 @@ def sm_on_switches(design: Design) -> Design:
     doc = copy.deepcopy(design.doc) if design.doc else None
     if doc is not None:
         top = doc.setdefault("all", {})
-        top["vars"] = {**(top.get("vars") or {}), **{k: all_vars[k] for k in ("sm_runs_on", "sm_master", "sm_standby")}}
+        top["vars"] = {
+            **(top.get("vars") or {}),
+            **{k: all_vars[k] for k in ("sm_runs_on", "sm_master", "sm_standby")},
+        }
         sm = (top.get("children") or {}).get("sm")
         if isinstance(sm, dict):
             sm["hosts"] = {}

@@ -403,7 +403,9 @@ def inject_switch(cluster: Cluster, switch: str, name: str, arg: str | None) -> 
     """Apply one fault to a switch; FaultError when it does not fit."""
     apply = SWITCH_FAULTS.get(name)
     if apply is None:
-        raise FaultError(f"{name} does not apply to a switch ({switch}); switch faults: {', '.join(SWITCH_FAULTS)}")
+        raise FaultError(
+            f"{name} does not apply to a switch ({switch}); switch faults: {', '.join(SWITCH_FAULTS)}"
+        )
     apply(cluster, switch, str(arg) if arg is not None else "")
     done = cluster.switch_faults.setdefault(switch, [])
     if name not in done:
