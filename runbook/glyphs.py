@@ -17,6 +17,7 @@ GLYPH = {
     "pending": "·",
     "running": "…",
     "rolled_back": "↺",
+    "not_applicable": "–",
 }
 STYLE = {
     "pass": "green",
@@ -29,6 +30,7 @@ STYLE = {
     "pending": "dim",
     "running": "blue",
     "rolled_back": "cyan",
+    "not_applicable": "dim",
 }
 
 # The order counts are listed in: what needs attention first.
@@ -43,6 +45,7 @@ COUNT_ORDER = (
     "waived",
     "skipped",
     "pass",
+    "not_applicable",
 )
 
 

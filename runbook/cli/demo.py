@@ -58,6 +58,7 @@ def start_demo_lab(args) -> SimProcess:
             reboot_seconds=3.0,
             slow_seconds=4.0,
             ready_timeout=120,
+            extra=["--sm-on", getattr(args, "sm_on", "hosts")],
         )
 
     try:

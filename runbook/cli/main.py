@@ -195,6 +195,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--scenario", help="fault scenario (default: the shipped demo scenario)")
     p.add_argument("--dir", help="where the lab and the run live (default: state/demo)")
+    p.add_argument(
+        "--sm-on",
+        choices=("hosts", "switch"),
+        default="hosts",
+        help="where the lab's subnet managers run: hosts (OpenSM on sm01/sm02) or switch (on leaf01/leaf02)",
+    )
 
     p = sub.add_parser("init", help="create a site directory: inventory template, steps, README, .gitignore")
     p.add_argument("dir", metavar="DIR", help="the new site directory")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import Problem
+from ..inventory.hostsel import names_only_empty_groups
 from ..inventory.load import host_vars, select_hosts
 from .model import Action, Inventory, Runbook, Step
 from .template import has_default, placeholders
@@ -59,7 +60,9 @@ def _kind_problems(step: Step, inventory: Inventory, hosts: list[str]) -> list[P
         selectors.append(("launch.launcher", step.launch.launcher))
     for what, sel in selectors:
         try:
-            if not select_hosts(inventory, sel):
+            if not select_hosts(inventory, sel) and not (
+                what == "run_from" and names_only_empty_groups(inventory, sel)
+            ):  # run_from from groups declared empty falls back to the step's hosts
                 problems.append(
                     Problem(step.file, step.line, f"step {step.id}: {what} {sel!r} selects no host")
                 )
@@ -107,6 +110,8 @@ def step_problems(step: Step, inventory: Inventory, all_vars: dict[str, dict] | 
         msg = exc.args[0] if exc.args else str(exc)
         return [Problem(step.file, step.line, f"step {step.id}: hosts {step.hosts!r}: {msg}")]
     if not hosts:
+        if names_only_empty_groups(inventory, step.hosts):
+            return []  # the inventory declares these groups empty: the step has no target (n/a)
         return [Problem(step.file, step.line, f"step {step.id}: hosts {step.hosts!r} selects no host")]
     problems = _kind_problems(step, inventory, hosts)
     extra = KIND_ROOTS.get(step.kind, set())

@@ -24,6 +24,9 @@ class Status(str, Enum):
     ROLLED_BACK = "rolled_back"
     INTERRUPTED = "interrupted"  # was running when the process died
     BLOCKED = "blocked"  # a prerequisite (`needs`) did not pass on this host
+    # A step's status only, never a host's: the step targets no host (its hosts are a
+    # group the inventory declares empty, e.g. no SM node when the SM runs on a switch).
+    NOT_APPLICABLE = "not_applicable"
 
     def __str__(self) -> str:
         return self.value

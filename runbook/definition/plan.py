@@ -129,7 +129,7 @@ def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list
     """What a step kind (docs/step-kinds.md) runs where, for the plan: a description,
     the hosts the verify command runs on, and example values of the kind's variables."""
     if step.run_on is not None:
-        where = select_hosts(inventory, step.run_on.run_from) if step.run_on.run_from else hosts
+        where = (select_hosts(inventory, step.run_on.run_from) if step.run_on.run_from else []) or hosts
         return f"run_on: one (the first reachable of {fold(where)})", where[:1], None
     if step.launch is not None:
         launchers = select_hosts(inventory, step.launch.launcher)

@@ -20,6 +20,7 @@ FILL = {
     "blocked": "#cfd8dc",
     "pending": "#f5f5f5",
     "running": "#bbdefb",
+    "not_applicable": "#fafafa",
 }
 CELL, ROW = 22, 16
 CHAR_W = 7

@@ -36,6 +36,7 @@ GLYPH = {
     "blocked": "B",
     "pending": "·",
     "running": "…",
+    "not_applicable": "–",
 }
 STATUS_ORDER = [
     "fail",
@@ -48,6 +49,7 @@ STATUS_ORDER = [
     "waived",
     "skipped",
     "pass",
+    "not_applicable",
 ]
 EVIDENCE_STATUSES = ("fail", "unknown", "interrupted", "blocked")
 EXCERPT_LINES = 6

@@ -121,6 +121,9 @@ def step_statuses(
         if hosts:
             out[sid] = rules.step_status(_status(v) for v in hosts.values()).value
             continue
+        if targets is not None and targets.get(sid) == [] and sid not in state.manual_steps:
+            out[sid] = Status.NOT_APPLICABLE.value  # targets no host: nothing to judge or decide
+            continue
         whole = [d for d in state.decisions if d.step_id == sid and d.hosts is None]
         out[sid] = rules.judge(None, "", whole, manual=sid in state.manual_steps, at=at).status.value
     return out

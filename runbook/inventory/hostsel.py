@@ -39,7 +39,7 @@ from ..definition.model import Inventory
 from ..errors import UsageError
 from .hostpattern import MAX_RANGE_HOSTS
 
-__all__ = ["HostSelectionError", "select_hosts", "fold"]
+__all__ = ["HostSelectionError", "select_hosts", "fold", "names_only_empty_groups"]
 
 OPERATORS = ",!&^"
 _NOT_FOLDABLE = set(OPERATORS) | set("[]@")
@@ -91,6 +91,23 @@ def select_hosts(inv: Inventory, expr: str) -> list[str]:
             ["@" + g for g in unknown_groups] + unknown_words + missing_hosts,
         )
     return [h for h in inv.hosts if h in selected]
+
+
+def names_only_empty_groups(inv: Inventory, expr: str) -> bool:
+    """True when every operand of `expr` is a group the inventory declares with
+    no host at all (`sm:` with `hosts: {}`): the site says it has no such nodes
+    (the subnet managers run on a switch, say), so a step for them has no target
+    there. An expression that selects nothing from groups that do have hosts
+    (`compute&sm` on an ordinary site) is not that."""
+    try:
+        operands, _ = _split(expr)
+    except HostSelectionError:
+        return False
+    for token in operands:
+        name = token[1:] if token.startswith("@") else token
+        if name not in inv.groups or inv.group_members(name):
+            return False
+    return True
 
 
 def _split(expr: str) -> tuple[list[str], list[str]]:

@@ -4,7 +4,11 @@
 saquery record: records [{type ("NodeRecord", "SMInfoRecord", ...), every dotted field
 (GUIDs normalised)}], count, the single record's fields at the top level when there is one,
 sm_records [{lid, guid, act_count, priority, state (0-3), state_name ("NOTACTIVE" |
-"DISCOVERING" | "STANDBY" | "MASTER")}] from `saquery -s`, master (the MASTER one | null).
+"DISCOVERING" | "STANDBY" | "MASTER")}] from `saquery SMIR` (SMInfoRecords), master (the
+MASTER one | null); sm_ports / sm_disabled_ports [{lid, port, master_sm_lid, capability_mask,
+section ("IsSM" | "IsSMdisabled" | null: no headings, judged by the mask), is_sm,
+sm_disabled}] from `saquery -s` (PortInfoRecords under "IsSM ports" / "IsSMdisabled ports";
+a switch's SM is on its port 0).
 
 The first three print dotted fields ("LinkState:.......Active"; saquery
 without the colon). Field names are kept as the tool prints them and copied
@@ -160,17 +164,69 @@ def parse_portinfo(text: str) -> Record:
 _SM_STATES = {0: "NOTACTIVE", 1: "DISCOVERING", 2: "STANDBY", 3: "MASTER"}
 
 
+# `saquery -s` (rdma-core saquery.c print_issm_records) lists the PortInfoRecords
+# of the ports with IsSM under "IsSM ports", then a blank line and those with
+# IsSMdisabled under "IsSMdisabled ports"; older infiniband-diags print the
+# records alone. CapabilityMask bits (IBA PortInfo): IsSM 0x2, IsSMdisabled 0x400.
+_ISSM_HEADING = re.compile(r"^(IsSM|IsSMdisabled) ports$")
+IS_SM, IS_SM_DISABLED = 0x2, 0x400
+
+
+def _sections(text: str) -> list[tuple[str | None, str]]:
+    """(heading, text) per `saquery -s` section; the text keeps its line numbers
+    (earlier lines blanked) so errors point at the input's own lines."""
+    lines = text.split("\n")
+    out: list[tuple[str | None, list[str]]] = [(None, [])]
+    for i, line in enumerate(lines):
+        if m := _ISSM_HEADING.match(line.strip()):
+            out.append((m.group(1), [""] * (i + 1)))
+        else:
+            out[-1][1].append(line)
+    return [(h, "\n".join(body)) for h, body in out if h is not None or any(x.strip() for x in body)]
+
+
+def _number(value):
+    """Decimal as rdma-core prints LIDs and ports, or hex (0x%X) as older infiniband-diags did."""
+    if isinstance(value, str) and re.fullmatch(r"0[xX][0-9a-fA-F]+", value):
+        return int(value, 16)
+    return value
+
+
+def _sm_port(r: Record, section: str | None) -> Record | None:
+    """An SM port of `saquery -s`: IsSM by its section or, without headings, its mask."""
+    cap = _number(r.get("capability_mask"))
+    if r["type"] != "PortInfoRecord" or not isinstance(cap, int):
+        return None
+    return {
+        "lid": _number(r.get("EndPortLid")),
+        "port": _number(r.get("PortNum")),
+        "master_sm_lid": _number(r.get("master_sm_base_lid")),
+        "capability_mask": f"0x{cap:X}",
+        "section": section,
+        "is_sm": bool(cap & IS_SM) if section is None else section == "IsSM",
+        "sm_disabled": bool(cap & IS_SM_DISABLED),
+    }
+
+
 def parse_saquery(text: str) -> Record:
-    blocks = _blocks("saquery", text, _RECORD, skip=_SUBHEADER)
     records = []
-    for b in blocks:
-        if b["header"] is None:
-            raise not_recognised("saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text)
-        fields = {
-            k: (guid(v) if k.lower().endswith("guid") and isinstance(v, str) else v)
-            for k, v in b["fields"].items()
-        }
-        records.append({"type": b["header"], **fields})
+    sections = _sections(text)
+    if not sections:
+        raise not_recognised("saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text)
+    for section, body in sections:
+        if section is not None and not body.strip():
+            continue  # a heading with no port under it (no SM disabled anywhere)
+        for b in _blocks("saquery", body, _RECORD, skip=_SUBHEADER):
+            if b["header"] is None:
+                raise not_recognised(
+                    "saquery", "'NodeRecord dump:' (or another '...Record dump:') blocks", text
+                )
+            fields = {
+                k: (guid(v) if k.lower().endswith("guid") and isinstance(v, str) else v)
+                for k, v in b["fields"].items()
+            }
+            records.append({"type": b["header"], **fields, **({"section": section} if section else {})})
+    ports = [p for r in records if (p := _sm_port(r, r.get("section"))) is not None]
     # `saquery -s` (SMInfoRecord): every SM of the subnet with its state, as the SA knows it.
     sms = [
         {
@@ -189,6 +245,9 @@ def parse_saquery(text: str) -> Record:
         "count": len(records),
         "sm_records": sms,
         "master": next((sm for sm in sms if sm["state"] == 3), None),
+        # `saquery -s`: the ports an SM runs on, and those whose SM is turned off
+        "sm_ports": [p for p in ports if p["is_sm"]],
+        "sm_disabled_ports": [p for p in ports if not p["is_sm"] and p["sm_disabled"]],
     }
     if len(records) == 1:
         for key, value in records[0].items():

@@ -1,9 +1,11 @@
 """`sminfo` asked of every SM port of the subnet, as a compute node sees it:
 
-    for lid in $(saquery -s | awk -F. '/EndPortLid/ {print $NF}'); do sminfo -C DEV -P 1 $lid; done
+    for lid in $(saquery -s | awk -F. '/IsSMdisabled/ {exit} /EndPortLid/ {print $NF}'); do
+        sminfo -C DEV -P 1 $lid; done
 
 `saquery -s` lists the PortInfoRecords with the IsSM capability bit, i.e. every
-port an SM runs on, wherever it runs (a host's OpenSM, a managed switch, UFM);
+port an SM runs on, wherever it runs (a host's OpenSM, a managed switch's port 0,
+UFM), then under "IsSMdisabled ports" those whose SM is turned off (not asked);
 each `sminfo LID` line then says that SM's state. Works from any node of the
 subnet, so it judges SMs nobody can log into.
 

@@ -122,10 +122,12 @@ def judge(
 
 
 def step_status(host_statuses: Iterable[Status]) -> Status:
-    """A step's status from its hosts' (worst wins; no host: pending)."""
-    s = set(host_statuses)
+    """A step's status from its hosts' (worst wins). No host: not_applicable (the
+    step targets nothing here); as a run's status from its steps', a step that
+    is not applicable counts for nothing."""
+    s = set(host_statuses) - {Status.NOT_APPLICABLE}
     if not s:
-        return Status.PENDING
+        return Status.NOT_APPLICABLE
     for worst in _WORST_FIRST:
         if worst in s:
             return worst

@@ -16,8 +16,11 @@ class Cluster:
     def __init__(self, design: Design, nodes: dict[str, NodeState]):
         self.design = design
         self.nodes = nodes
+        self.switch_faults: dict[str, list[str]] = {}  # switch -> faults (faults.inject_switch)
         self.fabric = Fabric(design, nodes)
         self.fabric.rebuild_ports()
+        for sm in self.fabric.switch_sms.values():  # the switch SMs hold the design's PKey plan
+            sm.partitions = self.design_partitions()
 
     @classmethod
     def build(cls, design: Design, count: int) -> Cluster:

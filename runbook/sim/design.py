@@ -61,6 +61,63 @@ class Design:
     def sm_names(self) -> list[str]:
         return list(self.sm_hosts)
 
+    @property
+    def sm_runs_on(self) -> str:
+        """Where the subnet managers run (docs/inventory.md): hosts | switch | ufm."""
+        return str(self.all_vars.get("sm_runs_on") or "hosts")
+
+    @property
+    def switch_sms(self) -> dict[str, int]:
+        """switch -> SM priority when the SMs run on managed switches: the designed
+        master (sm_master) at 15, the standby (sm_standby) at 14, as the seed's two
+        SM nodes are; {} when the SMs run on hosts."""
+        if self.sm_runs_on != "switch":
+            return {}
+        out = {}
+        for name, priority in (("sm_master", 15), ("sm_standby", 14)):
+            switch = self.all_vars.get(name)
+            if switch:
+                out[str(switch)] = priority
+        return out
+
+
+# The switches whose embedded SM runs in a switch-SM lab (sm_on_switches): the
+# first two rail leaves, as a site with no spare server puts them.
+SWITCH_SM_MASTER, SWITCH_SM_STANDBY = "leaf01", "leaf02"
+
+
+def sm_on_switches(design: Design) -> Design:
+    """The same design with the subnet managers on managed switches instead of the
+    SM nodes: the sm group declared with no hosts (no host runs OpenSM, the steps
+    for SM nodes have no target), sm_runs_on: switch, and sm_master/sm_standby
+    naming the two switches (leaf01 MASTER, leaf02 STANDBY)."""
+    import copy
+
+    all_vars = {
+        **design.all_vars,
+        "sm_runs_on": "switch",
+        "sm_master": SWITCH_SM_MASTER,
+        "sm_standby": SWITCH_SM_STANDBY,
+    }
+    doc = copy.deepcopy(design.doc) if design.doc else None
+    if doc is not None:
+        top = doc.setdefault("all", {})
+        top["vars"] = {
+            **(top.get("vars") or {}),
+            **{k: all_vars[k] for k in ("sm_runs_on", "sm_master", "sm_standby")},
+        }
+        sm = (top.get("children") or {}).get("sm")
+        if isinstance(sm, dict):
+            sm["hosts"] = {}
+    return Design(
+        all_vars=all_vars,
+        compute_vars=design.compute_vars,
+        sm_vars=design.sm_vars,
+        sm_hosts={},
+        source=design.source,
+        doc=doc,
+    )
+
 
 def load_design(path: str | Path | None = None) -> Design:
     """Read the design vars of a seed-shaped inventory; FILE:LINE errors."""
@@ -81,7 +138,8 @@ def load_design(path: str | Path | None = None) -> Design:
     children = need(top, "children", "all")
     compute = need(children, "compute", "all.children")
     sm = need(children, "sm", "all.children")
-    sm_hosts = plain(need(sm, "hosts", "all.children.sm") or {})
+    # an sm group with no hosts: the subnet managers run elsewhere (sm_runs_on)
+    sm_hosts = plain((sm.get("hosts") if isinstance(sm, dict) else None) or {})
     sm_hosts = {name: (v or {}) for name, v in sm_hosts.items()}
     design = Design(
         all_vars=all_vars,

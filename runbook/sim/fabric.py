@@ -4,10 +4,12 @@ Rail i of every compute node is cabled to port <node index> of rail i's leaf;
 storage ports go to a storage leaf; each leaf has one uplink to every spine;
 the SM nodes hang off the spines. LIDs are planned once (OpenSM keeps its
 guid2lid assignments across restarts and fail-over) but a port only *has* its
-LID while it is in IB mode, has physical link, and some OpenSM is MASTER.
-The master is the running OpenSM with the highest priority (lowest GUID wins
-a tie); its partitions.conf decides every port's PKey table, re-read on each
-sweep, i.e. on every question asked here.
+LID while it is in IB mode, has physical link, and some SM is MASTER.
+The SMs run on the SM nodes (OpenSM) or, with the design's sm_runs_on: switch,
+on managed switches (the switch's embedded SM, on its management port 0; no
+host runs OpenSM then). The master is the running SM with the highest priority
+(lowest GUID wins a tie); its partitions.conf decides every port's PKey table,
+re-read on each sweep, i.e. on every question asked here.
 """
 
 from __future__ import annotations
@@ -30,6 +32,31 @@ class Switch:
     peers: dict[int, tuple] = field(
         default_factory=dict
     )  # port -> ("node", name, dev) | ("switch", name, port)
+
+
+@dataclass
+class SwitchSM:
+    """The subnet manager a managed switch runs (`ib sm` on the switch's CLI)."""
+
+    switch: str
+    priority: int
+    enabled: bool = True  # `no ib sm` (or a crashed SM process): not in the subnet
+    started_at: float = field(default_factory=time.time)
+    partitions: str = ""  # the switch's PKey configuration, as partitions.conf text
+
+
+@dataclass
+class SmPort:
+    """One port an SM runs on, wherever it runs: what saquery -s and sminfo see."""
+
+    name: str  # the SM node's or the switch's name
+    lid: int
+    guid: int
+    port_num: int  # 1 on an HCA, 0 (the management port) on a switch
+    priority: int
+    started_at: float
+    partitions: str | None
+    node: NodeState | None = None  # the SM node (None: a switch)
 
 
 @dataclass
@@ -57,6 +84,11 @@ class Fabric:
             self.switches[name] = Switch(name, 0xFC6A1C0300A00000 + lid, lid, f"MF0;{name}:{model}/U1")
             lid += 1
         self.spines = spine_names
+        self.switch_sms: dict[str, SwitchSM] = {
+            name: SwitchSM(name, priority)
+            for name, priority in design.switch_sms.items()
+            if name in self.switches
+        }
         self.lid_of: dict[tuple[str, str], int] = {}
         self.down_uplinks: set[tuple[str, str]] = set()  # (leaf, spine) links without light
         for j, sm in enumerate(self.sms):
@@ -123,23 +155,53 @@ class Fabric:
         """Physical IB link to the fabric: cabled, up, and the port speaks IB."""
         return self.link_up(node, nic) and node.link_type(nic) == IB
 
-    def master(self) -> NodeState | None:
-        running = [s for s in self.sms if s.opensm.running and self.ib_link(s, s.nics[0])]
+    def sm_ports(self) -> list[SmPort]:
+        """Every running SM with link to the subnet: the SM nodes' OpenSM, then the switches' SMs."""
+        out = []
+        for s in self.sms:
+            nic = s.nics[0]
+            if s.opensm.running and self.ib_link(s, nic):
+                text = s.files.get("/etc/opensm/partitions.conf")
+                out.append(
+                    SmPort(
+                        s.name,
+                        self.lid_of[(s.name, nic.dev)],
+                        nic.guid,
+                        1,
+                        s.opensm.priority,
+                        s.opensm.started_at,
+                        text,
+                        s,
+                    )
+                )
+        for sm in self.switch_sms.values():
+            if sm.enabled:
+                sw = self.switches[sm.switch]
+                out.append(SmPort(sw.name, sw.lid, sw.guid, 0, sm.priority, sm.started_at, sm.partitions))
+        return out
+
+    def disabled_switch_sms(self) -> list[Switch]:
+        """Switches whose SM is configured off: their port 0 has IsSMdisabled."""
+        return [self.switches[sm.switch] for sm in self.switch_sms.values() if not sm.enabled]
+
+    def master(self) -> SmPort | None:
+        running = self.sm_ports()
         if not running:
             return None
-        return sorted(running, key=lambda s: (-s.opensm.priority, s.nics[0].guid))[0]
+        return sorted(running, key=lambda s: (-s.priority, s.guid))[0]
 
-    def sm_role(self, sm: NodeState) -> str:
-        if not sm.opensm.running:
+    def sm_role(self, sm: NodeState | SmPort) -> str:
+        if isinstance(sm, NodeState) and not sm.opensm.running:
             return "NOTACTIVE"
-        return "MASTER" if self.master() is sm else "STANDBY"
+        m = self.master()
+        return "MASTER" if m is not None and m.name == sm.name else "STANDBY"
 
     def sm_lid(self) -> int:
         m = self.master()
-        return self.lid_of[(m.name, m.nics[0].dev)] if m else 0
+        return m.lid if m else 0
 
-    def activity(self, sm: NodeState) -> int:
-        return 100 + int((time.time() - sm.opensm.started_at) * 3) if sm.opensm.running else 0
+    def activity(self, sm: SmPort) -> int:
+        return 100 + int((time.time() - sm.started_at) * 3)
 
     def status(self, node: NodeState, nic: Nic) -> PortStatus:
         layer = "InfiniBand" if node.link_type(nic) == IB else "Ethernet"
@@ -162,16 +224,16 @@ class Fabric:
         master = self.master()
         if st.state != "Active" or master is None:
             return [0xFFFF]
-        text = master.files.get("/etc/opensm/partitions.conf")
+        text = master.partitions
         parts = partitions.parse(text) if text is not None else None
-        return partitions.pkey_table(parts, nic.guid, node is master)
+        return partitions.pkey_table(parts, nic.guid, master.node is node)
 
     def ipoib_mtu(self, pkey: int) -> int:
         """Datagram-mode IPoIB MTU on a partition: its broadcast group's IB MTU
         (partitions.conf `mtu=`, IBTA code: 4 = 2048, 5 = 4096) minus the 4-byte
         IPoIB header: 2044 by default, 4092 with mtu=5 (fixtures ip-link-ipoib)."""
         master = self.master()
-        text = master.files.get("/etc/opensm/partitions.conf") if master else None
+        text = master.partitions if master else None
         parts = partitions.parse(text) if text else ()
         code = next((p.mtu for p in parts if p.pkey == pkey & 0x7FFF), 4)
         return (128 << code) - 4

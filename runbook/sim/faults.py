@@ -13,7 +13,14 @@ from .cluster import Cluster
 from .cpus import format_cpulist
 from .etcfiles import EXTERNAL_REPO, managed_paths
 from .hardware import ETH, NodeState
-from .linkfaults import cable_ber, no_ibdiagnet, slow_node, sm_standby_missing, spine_link_down
+from .linkfaults import (
+    cable_ber,
+    no_ibdiagnet,
+    slow_node,
+    sm_standby_missing,
+    spine_link_down,
+    switch_sm_standby_missing,
+)
 
 DRIFT_OFED = ("MLNX_OFED_LINUX-23.07-0.5.1.2", "23.07-0.5.1")
 DRIFT_DRIVER = "550.54.15"
@@ -383,6 +390,26 @@ def inject(cluster: Cluster, node: NodeState, name: str, arg: str | None) -> Non
     fault.apply(cluster, node, str(arg) if arg is not None else fault.default)
     if name not in node.faults:
         node.faults.append(name)
+
+
+# Faults a scenario puts on a switch of the fabric (`leaf02: [sm_standby_missing]`):
+# the switch's own subnet manager, when the SMs run on switches (sm_runs_on: switch).
+SWITCH_FAULTS: dict[str, Callable[[Cluster, str, str], None]] = {
+    "sm_standby_missing": switch_sm_standby_missing,
+}
+
+
+def inject_switch(cluster: Cluster, switch: str, name: str, arg: str | None) -> None:
+    """Apply one fault to a switch; FaultError when it does not fit."""
+    apply = SWITCH_FAULTS.get(name)
+    if apply is None:
+        raise FaultError(
+            f"{name} does not apply to a switch ({switch}); switch faults: {', '.join(SWITCH_FAULTS)}"
+        )
+    apply(cluster, switch, str(arg) if arg is not None else "")
+    done = cluster.switch_faults.setdefault(switch, [])
+    if name not in done:
+        done.append(name)
 
 
 # The faults of the GPU-health, platform, firmware, OS and storage checks live in

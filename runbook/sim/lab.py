@@ -19,7 +19,7 @@ import asyncssh
 from . import keys, naming, persist, writer
 from . import scenario as scenarios
 from .cluster import Cluster
-from .design import Design, load_design
+from .design import Design, load_design, sm_on_switches
 from .machine import Machine
 from .server import CIPHERS, SimNode
 
@@ -59,16 +59,23 @@ class Lab:
         fresh: bool = False,
         save_state: bool = True,
         single_address: bool = False,
+        sm_on: str = "hosts",
     ) -> Lab:
         """Build the cluster, inject the scenario, start one SSH listener per node,
         write inventory/known_hosts/ssh_config/key, then DIR/ready. With
-        `single_address` every node listens on 127.0.0.1 on its own port (macOS)."""
+        `single_address` every node listens on 127.0.0.1 on its own port (macOS).
+        `sm_on`: "hosts" (the design's SM nodes run OpenSM) or "switch" (the
+        subnet managers run on managed switches, no SM node: design.sm_on_switches)."""
         if nodes < 1:
             raise ValueError("--nodes must be at least 1")
         directory = Path(directory).resolve()
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "ready").unlink(missing_ok=True)
         design = design if isinstance(design, Design) else load_design(design)
+        if sm_on == "switch":
+            design = sm_on_switches(design)
+        elif sm_on != "hosts":
+            raise ValueError(f"--sm-on must be hosts or switch, not {sm_on!r}")
         names = naming.compute_names(nodes) + list(design.sm_hosts)
         if single_address:
             addresses, port = ["127.0.0.1"] * len(names), 0  # told apart by their ports
@@ -78,10 +85,13 @@ class Lab:
             "nodes": nodes,
             "design": _digest(Path(design.source)),
             "scenario": _digest(Path(scenario)) if scenario else "",
+            **({"sm_on": sm_on} if sm_on != "hosts" else {}),  # a saved hosts lab keeps its key
         }
         saved = None if fresh else persist.load(directory / "state.json", key)
         if saved is not None:
             cluster = Cluster(design, saved)
+            if scenario:  # the switch faults live in the fabric, not in the saved nodes
+                scenarios.apply(cluster, scenario, strict=strict_scenario, switches_only=True)
         else:
             cluster = Cluster.build(design, nodes)
             if scenario:
@@ -141,6 +151,7 @@ class Lab:
             self.known_hosts,
             self.cluster.design_partitions(),
             self.cluster.design_port_guids(),
+            self._sm_master_guid(),
         )
         first = self.nodes[names[0]]
         writer.ready(
@@ -155,6 +166,16 @@ class Lab:
                 "first": {"name": first.name, "address": first.address, "port": first.port},
             },
         )
+
+    def _sm_master_guid(self) -> str | None:
+        """The designed master switch's GUID when the SMs run on switches: the
+        design names the master by its port GUID (sm_master_guid), since no SM
+        node's inventory entry can say which SM is the master."""
+        fab = self.cluster.fabric
+        master = str(self.cluster.design.var("sm_master", ""))
+        if master in fab.switch_sms:
+            return f"0x{fab.switches[master].guid:016x}"
+        return None
 
     async def stop(self) -> None:
         (self.dir / "ready").unlink(missing_ok=True)

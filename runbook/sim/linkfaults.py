@@ -58,6 +58,22 @@ def sm_standby_missing(cluster, node, _):
     node.opensm.running = False
 
 
+def switch_sm_standby_missing(cluster, switch: str, _):
+    """On a switch-SM fabric: the designed standby switch's SM is off (`no ib sm`
+    on its CLI, or a reset that lost the setting). Its port 0 then reports
+    IsSMdisabled instead of IsSM, so only the master answers `saquery -s`."""
+    from .faults import FaultError
+
+    standby = str(cluster.design.var("sm_standby", ""))
+    sms = cluster.fabric.switch_sms
+    if switch != standby or switch not in sms:
+        raise FaultError(
+            f"sm_standby_missing on a switch applies to the designed standby switch "
+            f"({standby if standby in sms else 'none: the SMs do not run on switches'}), not {switch}"
+        )
+    sms[switch].enabled = False
+
+
 def spine_link_down(cluster, node, arg):
     """The link between a leaf and a spine has no light ("leaf02:spine03"; by
     default the first rail leaf and the last spine). The SM routes around it: a

@@ -67,6 +67,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="INVENTORY",
         help="a seed-shaped inventory to take the design from (default: the bundled seed)",
     )
+    parser.add_argument(
+        "--sm-on",
+        choices=("hosts", "switch"),
+        default="hosts",
+        help="where the subnet managers run: hosts (OpenSM on the SM nodes, default) or switch "
+        "(leaf01 MASTER, leaf02 STANDBY; no SM node, the inventory's sm group has no hosts)",
+    )
     parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")
 
 
@@ -88,6 +95,7 @@ async def serve(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         faulty = {n: s.faults for n, s in lab.cluster.nodes.items() if s.faults}
+        faulty.update(lab.cluster.switch_faults)
         first = lab.node(lab.names()[0])
         where = describe([(n.address, n.port) for n in lab.nodes.values()])
         _say(
@@ -140,6 +148,7 @@ async def _start_lab(args: argparse.Namespace, scenario):
                 strict_scenario=_own_scenario(args.scenario),
                 fresh=args.fresh,
                 single_address=single,
+                sm_on=getattr(args, "sm_on", "hosts"),
             )
         except OSError as exc:
             if not in_use(exc) or single:

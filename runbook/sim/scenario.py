@@ -20,7 +20,7 @@ from ClusterShell.NodeSet import NodeSet, NodeSetParseError
 from ..errors import InputError, Problem
 from ..yamlsafe import LineDict, LineList, load_file
 from .cluster import Cluster
-from .faults import MENU, FaultError, inject
+from .faults import MENU, FaultError, inject, inject_switch
 
 SCENARIOS = Path(__file__).with_name("scenarios")
 DEFAULT = SCENARIOS / "default.yaml"
@@ -86,16 +86,30 @@ def load(path: str | Path) -> tuple[str, list[Entry], list[Problem]]:
     return src, entries, problems
 
 
-def apply(cluster: Cluster, path: str | Path, strict: bool = True) -> list[Entry]:
+def apply(
+    cluster: Cluster, path: str | Path, strict: bool = True, switches_only: bool = False
+) -> list[Entry]:
     """Inject a scenario into a freshly built cluster. With strict=False, entries
     for nodes beyond the cluster's size are skipped (the built-in demo scenario
     on a small --nodes); every other problem is an InputError. A name that is
     not in the cluster but differs from one only by zero-padding (gpu07 and
-    gpu0007) is that node: faults are placed by position."""
+    gpu0007) is that node: faults are placed by position. A switch of the
+    fabric (leaf02) takes the switch faults (faults.SWITCH_FAULTS); those live
+    in the fabric, not in the saved node state, so a lab restarted from its
+    saved state applies them again (switches_only)."""
     src, entries, problems = load(path)
     applied = []
     numbered = _by_number(cluster)
     for e in entries:
+        if e.node in cluster.fabric.switches and e.node not in cluster.nodes:
+            try:
+                inject_switch(cluster, e.node, e.fault, e.arg)
+                applied.append(e)
+            except FaultError as exc:
+                problems.append(Problem(src, e.line, f"{e.fault} on {e.node}: {exc}"))
+            continue
+        if switches_only:
+            continue
         node = cluster.nodes.get(e.node) or numbered.get(_number_key(e.node))
         if node is None:
             if strict:
@@ -107,7 +121,7 @@ def apply(cluster: Cluster, path: str | Path, strict: bool = True) -> list[Entry
             applied.append(e)
         except FaultError as exc:
             problems.append(Problem(src, e.line, f"{e.fault} on {e.node}: {exc}"))
-    if problems:
+    if problems and not switches_only:
         raise InputError(problems)
     return applied
 

@@ -30,9 +30,12 @@ def inventory(
     known_hosts: Path,
     partitions_conf: str,
     port_guids: dict[str, dict[str, str]] | None = None,
+    sm_master_guid: str | None = None,
 ) -> None:
     """The design inventory with its groups and vars kept, every host spelled out
-    with its ansible_host/ansible_port, and the lab's key and known_hosts added."""
+    with its ansible_host/ansible_port, and the lab's key and known_hosts added.
+    With the SMs on switches the sm group is written with no hosts (the steps for
+    SM nodes have no target there) and sm_master_guid names the master switch."""
     doc = (
         copy.deepcopy(design.doc) if design.doc else {"all": {"vars": dict(design.all_vars), "children": {}}}
     )
@@ -40,6 +43,8 @@ def inventory(
     all_vars = top.get("vars") or {}
     all_vars["ansible_ssh_private_key_file"] = str(key_file)
     all_vars["runbook_known_hosts"] = str(known_hosts)
+    if sm_master_guid:
+        all_vars["sm_master_guid"] = sm_master_guid
     top["vars"] = all_vars
     children = top.setdefault("children", {}) or {}
     first_compute = next((n for n, k in kinds.items() if k == "compute"), None)

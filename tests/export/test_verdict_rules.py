@@ -84,3 +84,16 @@ def test_an_expired_waiver_no_longer_covers_at_the_judgement_time():
     results = [{"step_id": "ofed", "action": "verify", "host": "gpu01"}]
     assert final_verdicts(state, results, at=99.9)["ofed"]["gpu01"]["status"] == "waived"
     assert final_verdicts(state, results, at=100.0)["ofed"]["gpu01"]["status"] == "fail"
+
+
+def test_a_step_that_targets_no_host_is_not_applicable_in_the_log():
+    # the SM-node steps where the SM runs on a switch (the inventory's sm group has no hosts)
+    state = replay(_entries([RunStarted("r", "s", "alice", "0", "", "", time=0)]), frozenset({"drill"}))
+    targets = {"opensm-active": [], "ofed": ["gpu01"], "drill": []}
+    assert step_statuses(["opensm-active", "ofed", "drill"], state, {}, 10, targets) == {
+        "opensm-active": "not_applicable",
+        "ofed": "pending",
+        "drill": "pending",  # a manual step is still confirmed by a note on the whole step
+    }
+    # an older log without targets: judged by decisions as before
+    assert step_statuses(["opensm-active"], state, {}, 10) == {"opensm-active": "pending"}

@@ -191,3 +191,43 @@ def test_plan_shows_what_each_kind_runs_where():
     assert steps["ib-pair-bw"]["kind"].startswith("pairs: rail plan")
     for c in steps["ib-pair-bw"]["verify"]["commands"]:
         assert "cannot build" not in c["command"] and "-p 18516" in c["command"]
+
+
+SITE = """\
+all:
+  children:
+    compute:
+      hosts:
+        n[1:2]:
+    sm:
+      hosts: {}
+    spare:
+"""
+
+
+@pytest.mark.parametrize(
+    "selector, extra, expected",
+    [
+        # the site declares the group with no host (SMs on a switch): no target, no problem
+        ("sm", "", None),
+        ("@sm", "", None),
+        ("sm,spare", "", None),
+        # run_from an empty group: the step's own hosts run it
+        ("compute", "run_on: one\nrun_from: sm\n", None),
+        # a selection of groups that have hosts, selecting nothing: still a mistake
+        ("compute&sm", "", "hosts 'compute&sm' selects no host"),
+        ("compute!n[1-2]", "", "selects no host"),
+        ("nosuchgroup", "", "no such group or host: nosuchgroup"),
+        ("compute", "run_on: one\nrun_from: compute&sm\n", "run_from 'compute&sm' selects no host"),
+    ],
+)
+def test_a_group_the_inventory_declares_empty_is_no_lint_problem(tmp_path, selector, extra, expected):
+    (tmp_path / "inv.yaml").write_text(SITE)
+    (tmp_path / "steps").mkdir()
+    body = one(extra + "verify: {run: x}\n").replace("hosts: compute", f"hosts: '{selector}'")
+    (tmp_path / "steps" / "10-p.yaml").write_text(step(body))
+    found = [p.message for p in lint(load_runbook(tmp_path / "steps"), load_inventory(tmp_path / "inv.yaml"))]
+    if expected is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and expected in found[0], found

@@ -101,7 +101,7 @@ def test_portinfo_refuses_counters():
         parse("smpquery-portinfo", "PortSelect:......33\nSymbolErrorCounter:.....0\n")
 
 
-# `saquery -s` as infiniband-diags prints it (dump_sm_info_record in saquery.c: a tab-indented
+# `saquery SMIR` (SMInfoRecords) as infiniband-diags prints it (dump_sm_info_record in saquery.c: a tab-indented
 # "RID" line and "SMInfo dump:" sub-header inside each record), a master and a standby SM.
 SAQUERY_SMINFO = (
     "SMInfoRecord dump:\n\t\tRID\n\t\tLID...................1\n\t\tSMInfo dump:\n"

@@ -49,7 +49,12 @@ class LabRun:
 
     @classmethod
     async def start(
-        cls, directory: Path, nodes: int, faults: dict[str, list] | None = None, slow_seconds: float = 1.0
+        cls,
+        directory: Path,
+        nodes: int,
+        faults: dict[str, list] | None = None,
+        slow_seconds: float = 1.0,
+        sm_on: str = "hosts",
     ) -> LabRun:
         directory.mkdir(parents=True, exist_ok=True)
         scenario = None
@@ -66,6 +71,7 @@ class LabRun:
             reboot_seconds=0.2,
             slow_seconds=slow_seconds,
             save_state=False,
+            sm_on=sm_on,
         )
         session = Session.open(
             load_runbook(STEPS),

@@ -1,5 +1,5 @@
 """A small awk: -F, BEGIN/END, /re/ and comparison patterns, print, printf,
-assignments (= += ++), next; fields $N $NF $(expr), NR, NF, concatenation,
+assignments (= += ++), next, exit; fields $N $NF $(expr), NR, NF, concatenation,
 arithmetic. Enough for the one-liners runbooks use (`awk '{print $2}'`,
 `awk -F: '/version/ {print $2}'`, `awk '{s+=$1} END {print s}'`)."""
 
@@ -20,6 +20,10 @@ class AwkError(Exception):
 
 
 class _Next(Exception):
+    pass
+
+
+class _Exit(Exception):
     pass
 
 
@@ -107,6 +111,9 @@ class Program:
         if tok == ("name", "next"):
             self.i += 1
             return ("next",)
+        if tok == ("name", "exit"):  # stop reading input; END still runs (POSIX awk)
+            self.i += 1
+            return ("exit",)
         if tok and tok[0] == "name" and self.peek(1) and self.peek(1)[1] in ("=", "+=", "-=", "++"):
             self.i += 2
             op = self.toks[self.i - 1][1]
@@ -307,6 +314,8 @@ class Runner:
                     self.vars[name] = _num(cur) + value if op == "+=" else _num(cur) - value
             elif st[0] == "next":
                 raise _Next()
+            elif st[0] == "exit":
+                raise _Exit()
             else:
                 self.ev(st[1])
 
@@ -345,18 +354,21 @@ def awk(ctx: Ctx, args, io) -> int:
         for pattern, action in prog.rules:
             if pattern == "BEGIN":
                 run.run_action(action)
-        for _, text in inputs:
-            for line in text.splitlines():
-                run.vars["NR"] = _num(run.vars["NR"]) + 1
-                run.set_record(line)
-                try:
-                    for pattern, action in prog.rules:
-                        if pattern in ("BEGIN", "END"):
-                            continue
-                        if pattern is None or run.truth(pattern):
-                            run.run_action(action)
-                except _Next:
-                    continue
+        try:
+            for _, text in inputs:
+                for line in text.splitlines():
+                    run.vars["NR"] = _num(run.vars["NR"]) + 1
+                    run.set_record(line)
+                    try:
+                        for pattern, action in prog.rules:
+                            if pattern in ("BEGIN", "END"):
+                                continue
+                            if pattern is None or run.truth(pattern):
+                                run.run_action(action)
+                    except _Next:
+                        continue
+        except _Exit:
+            pass
         for pattern, action in prog.rules:
             if pattern == "END":
                 run.run_action(action)

@@ -153,25 +153,15 @@ def sminfo(ctx: Ctx, args, io) -> int:
         except ValueError:
             io.err.write(f"sminfo: iberror: failed: can't resolve destination port {lids[0]}\n")
             return 255
-        target = next(
-            (
-                s
-                for s in fab.sms
-                if fab.lid_of.get((s.name, s.nics[0].dev)) == lid
-                and s.opensm.running
-                and fab.status(s, s.nics[0]).state == "Active"
-            ),
-            None,
-        )
+        target = next((s for s in fab.sm_ports() if s.lid == lid), None)
     if port is None or target is None:
         io.err.write("sminfo: iberror: query failed\n")
         return 255
     role = fab.sm_role(target)
     state = {"MASTER": "3 SMINFO_MASTER", "STANDBY": "2 SMINFO_STANDBY"}.get(role, "0 SMINFO_NOTACTIVE")
-    lid = fab.lid_of[(target.name, target.nics[0].dev)]
     io.out.write(
-        f"sminfo: sm lid {lid} sm guid 0x{target.nics[0].guid:x}, activity count "
-        f"{fab.activity(target)} priority {target.opensm.priority} state {state}\n"
+        f"sminfo: sm lid {target.lid} sm guid 0x{target.guid:x}, activity count "
+        f"{fab.activity(target)} priority {target.priority} state {state}\n"
     )
     return 0
 

@@ -1,7 +1,10 @@
 """saquery -s: the PortInfoRecords of every port whose capability mask has
-IsSM (0x2) set, i.e. every port an SM runs on (MASTER, STANDBY, ...), in the
-layout rdma-core's saquery prints (`PortInfoRecord dump:`, TAB-TAB fields,
-dotted keys). Without a query option it prints the NodeRecords of every node
+IsSM (0x2) set, i.e. every port an SM runs on (MASTER, STANDBY, ...), then
+those with IsSMdisabled (0x400: an SM configured off, a switch after `no ib
+sm`), under the two headings rdma-core's saquery prints (print_issm_records:
+"IsSM ports", a blank line, "IsSMdisabled ports"); each record in its layout
+(`PortInfoRecord dump:`, TAB-TAB fields, dotted keys, decimal LIDs). An SM on
+a switch runs on the switch's management port 0. Without a query option it prints the NodeRecords of every node
 (or of one LID: `saquery 134`) as rdma-core's dump_node_record does (layout:
 fixtures/real-outputs/saquery/, whose TABs were lost in the mail archive).
 Other queries are not simulated and say so. `-C DEV -P PORT` pick the local
@@ -12,9 +15,24 @@ from __future__ import annotations
 from .base import Ctx
 
 IS_SM = 0x2
+IS_SM_DISABLED = 0x400
 # a CA port's capability mask as an mlx5 HCA reports it (no SM): 0x2651E848;
 # an SM port sets IsSM on top of it
 CAP_MASK = 0x2651E848
+# a switch's management port 0. Bits per the IBA PortInfo CapabilityMask: IsSM 1,
+# IsSMdisabled 10; the rest of a switch port 0 mask is illustrative, not captured
+SWITCH_CAP_MASK = 0x4250084A & ~IS_SM
+
+
+def _portinfo_record(lid: int, port_num: int, master_lid: int, cap: int) -> str:
+    return (
+        "PortInfoRecord dump:\n"
+        f"\t\tEndPortLid..............{lid}\n"
+        f"\t\tPortNum.................{port_num}\n"
+        f"\t\tbase_lid................{lid}\n"
+        f"\t\tmaster_sm_base_lid......{master_lid}\n"
+        f"\t\tcapability_mask.........0x{cap:X}\n"
+    )
 
 
 def _port(ctx: Ctx, dev: str | None):
@@ -112,21 +130,15 @@ def saquery(ctx: Ctx, args, io) -> int:
         return 0
     fab = ctx.fabric
     master_lid = fab.sm_lid()
-    blocks = []
-    for sm in fab.sms:
-        nic = sm.nics[0]
-        if not (sm.opensm.running and fab.status(sm, nic).state == "Active"):
-            continue
-        lid = fab.lid_of[(sm.name, nic.dev)]
-        blocks.append(
-            "PortInfoRecord dump:\n"
-            f"\t\tEndPortLid..............{lid}\n"
-            "\t\tPortNum.................1\n"
-            f"\t\tbase_lid................{lid}\n"
-            f"\t\tmaster_sm_base_lid......{master_lid}\n"
-            f"\t\tcapability_mask.........0x{CAP_MASK | IS_SM:X}\n"
-        )
-    io.out.write("".join(blocks))
+    issm = [
+        _portinfo_record(sm.lid, sm.port_num, master_lid, (CAP_MASK if sm.node else SWITCH_CAP_MASK) | IS_SM)
+        for sm in fab.sm_ports()
+    ]
+    disabled = [
+        _portinfo_record(sw.lid, 0, master_lid, SWITCH_CAP_MASK | IS_SM_DISABLED)
+        for sw in fab.disabled_switch_sms()
+    ]
+    io.out.write("IsSM ports\n" + "".join(issm) + "\nIsSMdisabled ports\n" + "".join(disabled))
     return 0
 
 
