@@ -68,6 +68,16 @@ all:
 """
 
 
+def job_of(command: str) -> str:
+    """The step's own command inside a launch job's wrapper (engine/kinds/launchjob.py):
+    the script setsid runs, after the line that records its pid; else `command`."""
+    words = shlex.split(command)
+    for i in range(len(words) - 4):
+        if words[i : i + 4] == ["setsid", "-w", "sh", "-c"]:
+            return words[i + 4].split("\n", 1)[1].strip()
+    return command
+
+
 class PairFabric:
     def __init__(self, slow_ends=(), slow_hosts=(), unreachable=()):
         self.slow_ends = set(slow_ends)
@@ -78,6 +88,7 @@ class PairFabric:
         self.violations: list[str] = []
         self.active, self.peak = 0, 0
         self.jobs: list[list[str]] = []
+        self.stops: list[tuple[str, str]] = []
 
     def _result(self, host, command, out, code=0, unknown=None):
         return CommandResult(
@@ -96,7 +107,10 @@ class PairFabric:
     async def run(self, host, command, *, timeout, on_line=None):
         if host in self.unreachable:
             return self._result(host, command, "", unknown="unreachable: connection refused")
-        words = shlex.split(command)
+        if command.startswith("found=0"):  # a launch job's stop command (launchjob.py)
+            self.stops.append((host, command))
+            return self._result(host, command, "runbook: no job running\n")
+        words = shlex.split(job_of(command))
         if words[0] == "srv":
             end = (host, words[1])
             if end in self.busy:
