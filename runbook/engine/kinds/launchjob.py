@@ -70,11 +70,12 @@ for d in {pattern}; do
   if [ -d "$d" ]; then
     p=$(cat "$d/pid" 2>/dev/null)
     h=$(cat "$d/hosts" 2>/dev/null)
-    if [ -n "$p" ] && kill -0 -- "-$p" 2>/dev/null; then
-      kill -TERM -- "-$p" 2>/dev/null
+    # a process group id, never 0 or 1 (`kill -0` would signal our own group, or init's)
+    if [ -n "$p" ] && [ "$p" -gt 1 ] 2>/dev/null && kill -0 -"$p" 2>/dev/null; then
+      kill -TERM -"$p" 2>/dev/null
       n=0
-      while kill -0 -- "-$p" 2>/dev/null && [ $n -lt {STOP_GRACE_SECONDS} ]; do sleep 1; n=$((n+1)); done
-      kill -KILL -- "-$p" 2>/dev/null
+      while kill -0 -"$p" 2>/dev/null && [ $n -lt {STOP_GRACE_SECONDS} ]; do sleep 1; n=$((n+1)); done
+      kill -KILL -"$p" 2>/dev/null
       echo "{ENDED} in $d (process group $p, hosts $h)"
       found=1
     fi
