@@ -67,7 +67,7 @@ def root(tmp_path):
 
 def test_a_job_that_ends_gives_its_output_and_status_and_leaves_nothing(root):
     d = launchjob.job_dir("run-1", "nccl-inter-node", HOSTS, root)
-    res = sh(launchjob.wrap("echo \"it's $(echo busbw)\"; echo oops >&2; exit 3", d, HOSTS))
+    res = sh(launchjob.wrap('echo "it\'s $(echo busbw)"; echo oops >&2; exit 3', d, HOSTS))
     assert (res.returncode, res.stdout, res.stderr) == (3, "it's busbw\n", "oops\n")
     assert not Path(d).exists()
     assert os.listdir(root) == []

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..shell.io import Buffer, Io, Stdin
 from ..vfs import FsError
-from .base import Ctx, split_opts
+from .base import Ctx
 
 _PIDS = itertools.count(31000)
 
