@@ -152,7 +152,10 @@ async def test_ctrl_c_during_a_launch_ends_the_job(tmp_path):
         assert job.cancelled()
         hosts = await step_hosts(steps, state, lab.inventory)
         assert {h: v["status"] for h, v in hosts.items()} == {"gpu01": "interrupted", "gpu02": "interrupted"}
-        assert "the job was ended (gpu01: ended the job in" in json.dumps(hosts)
+        assert (
+            "interrupted: the run was stopped; gpu01: ended the job in /var/tmp/runbook-launch/"
+            in json.dumps(hosts)
+        )
 
         lab.cluster.nodes[LAUNCHER].job_seconds = 0.0
         proc = await runbook("run", "--all", steps=steps, state=state, inventory=lab.inventory)

@@ -147,7 +147,7 @@ async def _stop(ctx: Ctx, launcher: str, text: str) -> str:
             ctx.engine.transport.run(launcher, text, timeout=launchjob.STOP_TIMEOUT),
             launchjob.STOP_TIMEOUT + 5,
         )
-    except (TimeoutError, OSError) as exc:
+    except Exception as exc:  # unreachable: the job stays, and the reason says so
         return f"the job on {launcher} could not be ended: {exc or 'no answer'}"
     if res.unknown_reason:
         return f"the job on {launcher} could not be ended: {res.unknown_reason}"
@@ -180,7 +180,7 @@ def _interrupted(ctx: Ctx, group: list[str], launcher: str, said: str) -> None:
                 "verify",
                 h,
                 Status.INTERRUPTED.value,
-                f"interrupted: the run was stopped; the job was ended ({said})",
+                f"interrupted: the run was stopped; {said}",
                 command=started.command,
                 started=started.time,
                 via=launcher if launcher != h else "",
