@@ -15,6 +15,7 @@ from .etcfiles import EXTERNAL_REPO, managed_paths
 from .hardware import ETH, NodeState
 from .linkfaults import (
     cable_ber,
+    long_job,
     no_ibdiagnet,
     slow_node,
     sm_standby_missing,
@@ -358,6 +359,13 @@ MENU: dict[str, Fault] = {
             "a marginal cable: symbol errors, low RDMA bandwidth",
         ),
         Fault("slow_node", ("compute",), "", slow_node, "a node slow in every NCCL job, no error shown"),
+        Fault(
+            "long_job",
+            ALL,
+            "30",
+            long_job,
+            "an mpirun launched from the node runs this many seconds (stop, timeout and kill tests)",
+        ),
         Fault("spine_link_down", ("sm",), "", spine_link_down, "a leaf-spine link dark (LEAF:SPINE)"),
         Fault(
             "sm_standby_missing", ("sm",), "", sm_standby_missing, "the standby's OpenSM died (no standby)"

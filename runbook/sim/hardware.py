@@ -161,6 +161,7 @@ class NodeState:
     boot_count: int = 1
     booted_at: float = 0.0
     faults: list[str] = field(default_factory=list)  # names injected by the scenario
+    job_seconds: float = 0.0  # an mpirun launched here runs this long (fault long_job, sim/linkfaults.py)
     dirs: list[str] = field(default_factory=list)  # directories made with mkdir
     ipoib_children: list[IpoibChild] = field(default_factory=list)
     firmware_of: dict[int, str] = field(default_factory=dict)  # card index -> running firmware

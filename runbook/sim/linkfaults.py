@@ -26,6 +26,21 @@ def slow_node(cluster, node, _):
     pass  # the name in node.faults is the state (nccl_factor below)
 
 
+def long_job(cluster, node, seconds):
+    """An mpirun launched from this node runs `seconds` (default 30) before it
+    prints its result, as a real multi-node NCCL job takes minutes: long enough
+    for a test to stop, time out or kill the tool in the middle of it."""
+    from .faults import FaultError
+
+    try:
+        value = float(seconds)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise FaultError(f"long_job takes a number of seconds (0 < s <= 3600), not {seconds!r}")
+    node.job_seconds = value
+
+
 def ber_devs(node) -> set[str]:
     return {n.dev for n in node.nics if n.marginal}
 

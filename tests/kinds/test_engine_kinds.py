@@ -68,6 +68,16 @@ all:
 """
 
 
+def job_of(command: str) -> str:
+    """The step's own command inside a launch job's wrapper (engine/kinds/launchjob.py):
+    the script setsid runs, after the line that records its pid; else `command`."""
+    words = shlex.split(command)
+    for i in range(len(words) - 4):
+        if words[i : i + 4] == ["setsid", "-w", "sh", "-c"]:
+            return words[i + 4].split("\n", 1)[1].strip()
+    return command
+
+
 class PairFabric:
     def __init__(self, slow_ends=(), slow_hosts=(), unreachable=()):
         self.slow_ends = set(slow_ends)
@@ -78,6 +88,7 @@ class PairFabric:
         self.violations: list[str] = []
         self.active, self.peak = 0, 0
         self.jobs: list[list[str]] = []
+        self.stops: list[tuple[str, str]] = []
 
     def _result(self, host, command, out, code=0, unknown=None):
         return CommandResult(
@@ -96,7 +107,10 @@ class PairFabric:
     async def run(self, host, command, *, timeout, on_line=None):
         if host in self.unreachable:
             return self._result(host, command, "", unknown="unreachable: connection refused")
-        words = shlex.split(command)
+        if command.startswith("found=0"):  # a launch job's stop command (launchjob.py)
+            self.stops.append((host, command))
+            return self._result(host, command, "runbook: no job running\n")
+        words = shlex.split(job_of(command))
         if words[0] == "srv":
             end = (host, words[1])
             if end in self.busy:
@@ -253,3 +267,56 @@ async def test_the_journal_records_the_commands_filled_in(tmp_path, step_id):
     else:
         assert any(e.command.startswith("cli mA n") for e in started)
         assert any(e.command == "srv mA" for e in started)
+
+
+async def test_a_launch_job_runs_under_its_marker_after_a_sweep_of_the_launchers(tmp_path):
+    """Before its first job the step ends what a killed run of it left on every
+    launcher candidate; each job runs under a directory of its run, step and hosts
+    (engine/kinds/launchjob.py)."""
+    from runbook.engine.kinds import launchjob
+
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(slow_hosts={"n06"})
+    sent = []
+    run = fabric.run
+
+    async def spy(host, command, **kw):
+        sent.append((host, command))
+        return await run(host, command, **kw)
+
+    fabric.run = spy
+    engine = Engine(rb, inv, fabric, RunState(), run_id="r7")
+    async for _ in engine.run([rb.step("job")]):
+        pass
+    sweep = launchjob.stop_step_command("r7", "job")
+    assert sent[:2] == [("n01", sweep), ("n02", sweep)] or sent[:2] == [("n02", sweep), ("n01", sweep)]
+    jobs = [(h, c) for h, c in sent[2:] if not c.startswith("found=0")]
+    assert jobs and all(h == "n01" for h, _ in jobs)
+    first = launchjob.job_dir("r7", "job", HOSTS)
+    assert jobs[0][1] == launchjob.wrap("job " + " ".join(HOSTS), first, HOSTS)
+    assert len({c for _h, c in jobs}) == len(jobs)  # every job of the split under its own directory
+    assert len(fabric.stops) == 2  # nothing cut short: no other stop
+
+
+async def test_a_launch_timeout_ends_that_job(tmp_path):
+    from runbook.engine.kinds import launchjob
+
+    rb, inv = world(tmp_path)
+    fabric = PairFabric()
+    run = fabric.run
+
+    async def timing_out(host, command, **kw):
+        if command.startswith("found=0"):
+            return await run(host, command, **kw)
+        res = fabric._result(host, command, "", unknown="timeout after 1800s")
+        res.started_remote = True
+        return res
+
+    fabric.run = timing_out
+    state, finished = await drive(rb, inv, fabric, "job")
+    stops = [
+        (h, c) for h, c in fabric.stops if c == launchjob.stop_command(launchjob.job_dir("", "job", HOSTS))
+    ]
+    assert stops and stops[0][0] == "n01"
+    assert {state.status("job", h) for h in HOSTS} == {Status.UNKNOWN}
+    assert "timeout after 1800s; n01: no job running" in finished["n05"].reason

@@ -137,8 +137,11 @@ class Ctx:
         timeout: float | None = None,
         on_line=None,
         judge_vars: dict[str, Any] | None = None,
+        wrap=None,
     ) -> HostOutcome:
-        """Run a template on `host`; parse and judge with `action` (default: verify)."""
+        """Run a template on `host`; parse and judge with `action` (default: verify).
+        `wrap` turns the filled-in command into the text sent (a launch job's
+        marker, engine/kinds/launchjob.py); the outcome keeps the command itself."""
         action = action or self.step.verify
         try:
             command = self.render(template, host, extra)
@@ -148,7 +151,7 @@ class Ctx:
             )
         try:
             res = await self.engine.transport.run(
-                host, command, timeout=timeout or action.timeout, on_line=on_line
+                host, wrap(command) if wrap else command, timeout=timeout or action.timeout, on_line=on_line
             )
         except asyncio.CancelledError:
             self.cancelled = True
@@ -159,6 +162,7 @@ class Ctx:
             stderr=res.stderr,
             started=res.started,
             ended=res.ended,
+            extra={"started_remote": res.started_remote},  # it may have run (and still run) there
         )
         if res.unknown_reason:
             return HostOutcome(

@@ -1,15 +1,23 @@
 """`launch:`: one job (mpirun over a host file) run from a launcher host over
 the step's hosts; below the threshold, split until the slow hosts are named
-(split.py). Every host gets its own verdict: slow, cleared, or unknown."""
+(split.py). Every host gets its own verdict: slow, cleared, or unknown.
+
+No job stays behind (launchjob.py): each runs under a marker on its launcher;
+a job cut short by a timeout or a lost connection is ended at once, a stop
+(Ctrl-C, `x`) ends the running jobs before the hosts are recorded interrupted,
+and a run first ends what a killed run of the step left on the launchers."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
 
 from ...definition.kinds import launch_variables
 from ...definition.model import Status
+from ...run.events import HostFinished
+from . import launchjob
 from .common import Ctx, HostOutcome
 from .split import isolate
 
@@ -19,6 +27,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
     launchers = ctx.select(spec.launcher)
     tried: list[str] = []
     members = list(hosts)
+    swept = await _sweep(ctx, launchers)  # what a killed run of this step left behind
     if len(members) == 1:  # resume of one host: run it with a host that already passed
         done = [h for h in ctx.partners() if h not in members]
         members += done[:1]
@@ -30,7 +39,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 ctx.running_as(h, verify.run, launchers[0], extra)  # the job as its launcher runs it
         while launchers:
             launcher = launchers[0]
-            res = await ctx.run(launcher, verify.run, extra, judge_vars={**ctx.vars(launcher), **extra})
+            res = await _job(ctx, launcher, group, extra, judge_vars={**ctx.vars(launcher), **extra})
             if res.assessed:
                 return res.verdict.status, (res, group)
             tried.append(res.verdict.reason)
@@ -41,6 +50,8 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
     done = [h for h in ctx.partners() if h not in members]
     out = await isolate(members, probe, split=spec.split, max_parallel=spec.max_parallel, cleared=done)
     took = f"; launcher taken over after: {'; '.join(tried)}" if tried else ""
+    left = f"; first ended what an earlier run left: {'; '.join(swept)}" if swept else ""
+    took += left
     whole_ok = out.whole is not None and out.whole[0] == Status.PASS
     nobody_named = not out.slow and not out.unknown
     for h in hosts:
@@ -101,7 +112,80 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             why = res.verdict.reason if res is not None else "not settled within the rounds allowed"
             if not launchers:
                 why = "no launcher could run the job: " + "; ".join(tried)
-            ctx.finish(h, Status.UNKNOWN, why, res, via=res.host if res else "")
+            ctx.finish(h, Status.UNKNOWN, why + left, res, via=res.host if res else "")
+
+
+async def _job(ctx: Ctx, launcher: str, group: list[str], extra, judge_vars) -> HostOutcome:
+    """One job on `launcher`, under its marker; ended there if it was cut short."""
+    directory = launchjob.job_dir(ctx.engine.run_id, ctx.step.id, group)
+    try:
+        res = await ctx.run(
+            launcher,
+            ctx.step.verify.run,
+            extra,
+            judge_vars=judge_vars,
+            wrap=lambda command: launchjob.wrap(command, directory, group),
+        )
+    except asyncio.CancelledError:
+        # a stop: end the job before the hosts are recorded (the runner records
+        # the rest interrupted once this returns); shielded from a second cancel
+        said = await asyncio.shield(_stop(ctx, launcher, launchjob.stop_command(directory)))
+        _interrupted(ctx, group, launcher, said)
+        raise
+    if not res.assessed and res.extra.get("started_remote"):
+        # timed out or the connection dropped: the job may run on; end it now
+        said = await asyncio.shield(_stop(ctx, launcher, launchjob.stop_command(directory)))
+        res.verdict.reason += f"; {said}"
+        res.record = {"cleanup": said}
+    return res
+
+
+async def _stop(ctx: Ctx, launcher: str, text: str) -> str:
+    """Run a stop command on the launcher: one line saying what it did."""
+    try:
+        res = await asyncio.wait_for(
+            ctx.engine.transport.run(launcher, text, timeout=launchjob.STOP_TIMEOUT),
+            launchjob.STOP_TIMEOUT + 5,
+        )
+    except Exception as exc:  # unreachable: the job stays, and the reason says so
+        return f"the job on {launcher} could not be ended: {exc or 'no answer'}"
+    if res.unknown_reason:
+        return f"the job on {launcher} could not be ended: {res.unknown_reason}"
+    lines = launchjob.ended(res.stdout)
+    if lines:
+        return f"{launcher}: " + "; ".join(line.removeprefix("runbook: ") for line in lines)
+    return f"{launcher}: " + ((res.stdout.strip().splitlines() or ["?"])[-1]).removeprefix("runbook: ")
+
+
+async def _sweep(ctx: Ctx, launchers: list[str]) -> list[str]:
+    """End the jobs of this run's step still on any launcher candidate (a run killed
+    mid-job leaves them: nothing stopped them). Returns what was ended."""
+    text = launchjob.stop_step_command(ctx.engine.run_id, ctx.step.id)
+    said = await asyncio.gather(*(_stop(ctx, h, text) for h in launchers))
+    return [s for s in said if launchjob.ENDED.removeprefix("runbook: ") in s]
+
+
+def _interrupted(ctx: Ctx, group: list[str], launcher: str, said: str) -> None:
+    """The job's hosts, interrupted, with what the stop did on the launcher (the
+    journal's record of the clean-up; engine/detached.py does the same for
+    detached jobs)."""
+    for h in group:
+        started = ctx.engine._in_flight.get((ctx.step.id, h))
+        if started is None or h not in ctx.open:
+            continue
+        ctx.open.discard(h)
+        ctx.engine._emit(
+            HostFinished(
+                ctx.step.id,
+                "verify",
+                h,
+                Status.INTERRUPTED.value,
+                f"interrupted: the run was stopped; {said}",
+                command=started.command,
+                started=started.time,
+                via=launcher if launcher != h else "",
+            )
+        )
 
 
 def _summary(res: HostOutcome | None) -> str:

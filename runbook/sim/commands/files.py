@@ -57,9 +57,24 @@ def touch(ctx: Ctx, args, io) -> int:
 def rm(ctx: Ctx, args, io) -> int:
     opts, paths = split_opts(args)
     status = 0
+    recursive = opts.get("r") or opts.get("R") or opts.get("--recursive")
     for p in paths:
+        path = ctx.path(p)
+        if recursive and ctx.fs.isdir(path) and not ctx.fs.isfile(path):
+            if path.startswith(("/proc", "/sys")) or path == "/":
+                io.err.write(f"rm: cannot remove '{p}': Operation not permitted\n")
+                status = 1
+                continue
+            # what was written or made under it (a launch job's directory); the
+            # system's own directories of the image stay
+            prefix = path.rstrip("/") + "/"
+            node = ctx.node
+            for f in [f for f in node.files if f.startswith(prefix)]:
+                del node.files[f]
+            node.dirs[:] = [d for d in node.dirs if d != path and not d.startswith(prefix)]
+            continue
         try:
-            ctx.fs.remove(ctx.path(p))
+            ctx.fs.remove(path)
         except FsError as exc:
             if not (opts.get("f") and "No such" in str(exc)):
                 io.err.write(f"rm: cannot remove '{p}': {exc}\n")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..shell.io import Buffer, Io, Stdin
 from ..vfs import FsError
-from .base import Ctx, split_opts
+from .base import Ctx
 
 _PIDS = itertools.count(31000)
 
@@ -43,23 +43,46 @@ async def sh(ctx: Ctx, args, io) -> int:
     return await _run_script(ctx, src, io)
 
 
-def setsid(ctx: Ctx, args, io) -> int:
-    opts, rest = split_opts(args)
+async def setsid(ctx: Ctx, args, io) -> int:
+    """`setsid [-f] [-w] CMD`: CMD as a job of the machine, in a session (and process
+    group) of its own whose id is its pid. `-w` (util-linux --wait) waits for it and
+    returns its exit status, its output going where setsid's goes; the job still
+    outlives the SSH session (a killed client leaves it running, as on a node)."""
+    i, wait = 0, False
+    while i < len(args) and args[i].startswith("-") and args[i] != "-":
+        if args[i] == "--":
+            i += 1
+            break
+        if args[i] in ("-w", "--wait"):
+            wait = True
+        elif args[i] not in ("-f", "--fork", "-c", "--ctty"):
+            io.err.write(f"setsid: invalid option -- '{args[i].lstrip('-')}'\n")
+            return 1
+        i += 1
+    rest = args[i:]
     if not rest:
         io.err.write("setsid: no command specified\n")
         return 1
     pid = next(_PIDS)
     jobs = ctx.machine.detached
+    # without -w the job's output goes nowhere (setsid -f < /dev/null > /dev/null)
+    job_io = io if wait else Io(Stdin(""), Buffer(), Buffer())
 
-    async def job() -> None:
+    async def job() -> int:
         try:
-            await _run_script(ctx, shlex.join(rest), Io(Stdin(""), Buffer(), Buffer()), pid=pid)
+            return await _run_script(ctx, shlex.join(rest), job_io, pid=pid)
         finally:
             jobs.pop(pid, None)
             ctx.machine.changed()
 
-    jobs[pid] = asyncio.get_running_loop().create_task(job())
-    return 0
+    task = jobs[pid] = asyncio.get_running_loop().create_task(job())
+    if not wait:
+        return 0
+    # the waiting setsid may go (its session closed) without taking the job along
+    await asyncio.wait({task})
+    if task.cancelled():
+        return 128 + 15  # ended by kill (commands/jobs.py kill): the shell's 128+SIGTERM
+    return task.result()
 
 
 def kill(ctx: Ctx, args, io) -> int:

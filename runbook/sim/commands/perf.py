@@ -8,6 +8,7 @@ import re
 
 from .. import linkfaults, pathmodel, perfmodel
 from .base import Ctx
+from .jobs import _PIDS
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 LINE = "-" * 87
@@ -255,9 +256,28 @@ async def mpirun(ctx: Ctx, args, io) -> int:
             return 1
         machines.append(peer)
     text, status = nccl_output(ctx, machines, rest, program, slots, env)
-    await asyncio.sleep(0.05)
+    await _ranks_run(ctx, machines, ctx.node.job_seconds or 0.05)
     (io.out if status == 0 else io.err).write(text)
     return status
+
+
+async def _ranks_run(ctx: Ctx, machines, seconds: float) -> None:
+    """The job's time. Meanwhile each other node of the job holds the job's
+    daemon (ORTE/PRRTE: orted, prted) and its ranks as one process of its own,
+    killable there; they end with mpirun, as the daemons abort when it goes, and
+    a daemon killed on its node aborts the job (the job's task is cancelled)."""
+    job = asyncio.current_task()
+    held = []
+    for m in machines:
+        if m is not ctx.machine and job is not None:
+            pid = next(_PIDS)
+            m.detached[pid] = job
+            held.append((m, pid))
+    try:
+        await asyncio.sleep(seconds)
+    finally:
+        for m, pid in held:
+            m.detached.pop(pid, None)
 
 
 WAITING = (
