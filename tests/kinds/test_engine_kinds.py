@@ -303,9 +303,11 @@ async def test_a_launch_timeout_ends_that_job(tmp_path):
 
     rb, inv = world(tmp_path)
     fabric = PairFabric()
+    fabric.calls = []
     run = fabric.run
 
     async def timing_out(host, command, **kw):
+        fabric.calls.append((host, command))
         if command.startswith("found=0"):
             return await run(host, command, **kw)
         res = fabric._result(host, command, "", unknown="timeout after 1800s")
@@ -320,3 +322,7 @@ async def test_a_launch_timeout_ends_that_job(tmp_path):
     assert stops and stops[0][0] == "n01"
     assert {state.status("job", h) for h in HOSTS} == {Status.UNKNOWN}
     assert "timeout after 1800s; n01: no job running" in finished["n05"].reason
+    # a job that ran and timed out is not run again from the next launcher (n02):
+    # that would cost a second whole timeout; only an unreachable launcher hands over
+    assert [h for h, c in fabric.calls if not c.startswith("found=0")] == ["n01"]
+    assert "taken over" not in finished["n05"].reason

@@ -42,6 +42,10 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             res = await _job(ctx, launcher, group, extra, judge_vars={**ctx.vars(launcher), **extra})
             if res.assessed:
                 return res.verdict.status, (res, group)
+            if res.extra.get("started_remote"):
+                # the job ran and was cut short (timeout, dropped connection): running it
+                # again from another launcher would cost another whole timeout
+                return Status.UNKNOWN, (res, group)
             tried.append(res.verdict.reason)
             launchers.pop(0)  # unreachable: the next launcher takes over
         return Status.UNKNOWN, (None, group)
