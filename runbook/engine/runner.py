@@ -58,6 +58,11 @@ def has_fleet_checks(step: Step) -> bool:
     return any(is_fleet_check(c) for c in step.verify.expect)
 
 
+# A read-only verify whose connection dropped mid-command, or whose handshake
+# timed out, is tried this many more times before it is unknown: under load
+# both happen to healthy hosts (transport/transport.py). Never apply/rollback.
+VERIFY_RETRIES = 3
+
 # A detached job is re-attached (its result read, never restarted) when the host's
 # last run of the step did not end with a verdict (engine/detached.py).
 DETACHED_RESUME = frozenset({Status.INTERRUPTED, Status.RUNNING, Status.UNKNOWN})
@@ -321,6 +326,7 @@ class Engine:
                 action_name,
                 self.state.status(step.id, host) in DETACHED_RESUME,
             ),
+            retries=VERIFY_RETRIES if action_name == "verify" else 0,
         )
 
     def _finish(

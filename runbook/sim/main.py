@@ -75,6 +75,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(leaf01 MASTER, leaf02 STANDBY; no SM node, the inventory's sm group has no hosts)",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")
+    parser.add_argument(
+        "--drop-commands",
+        type=numbers.integer(0, 10**9),
+        default=0,
+        metavar="N",
+        help="overload: the next N commands lose their connection mid-command (any node)",
+    )
+    parser.add_argument(
+        "--stall-handshakes",
+        type=numbers.integer(0, 10**9),
+        default=0,
+        metavar="N",
+        help="overload: the next N SSH handshakes get no answer until the client times out",
+    )
 
 
 def _say(text: str) -> None:
@@ -89,6 +103,8 @@ async def serve(args: argparse.Namespace) -> int:
 
     scenario = args.scenario or DEFAULT
     lab = await _start_lab(args, scenario)
+    lab.load_faults.drop_commands = getattr(args, "drop_commands", 0) or 0
+    lab.load_faults.stall_handshakes = getattr(args, "stall_handshakes", 0) or 0
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
