@@ -1,8 +1,11 @@
 """A concurrency limit that adapts (AIMD, as TCP's congestion window does):
-halved when the other side shows it is overloaded (a handshake or a command
-timed out, a connection dropped), grown back by about one per round of
-successes. Cuts closer together than `cooldown` seconds count once, so one
-burst of failures from the same overload does not collapse the limit.
+when the other side shows it is overloaded (a handshake or a command timed
+out, a connection dropped) the limit becomes half of what was in flight then,
+and it grows back by about one per round of successes. Cuts closer together
+than `cooldown` seconds count once, so one burst of failures from the same
+overload does not collapse the limit. A failure while fewer than `floor` are in
+flight says nothing about load (one hung or dead host, at the end of a step)
+and cuts nothing. The limit never goes below `floor` (>= 1): it cannot starve.
 
     limit = AdaptiveLimit(64, floor=4)
     async with limit:          # waits while `limit.in_use >= limit.limit`
@@ -67,12 +70,19 @@ class AdaptiveLimit:
             self._wake()
 
     def congestion(self) -> None:
+        """Called by a holder (inside `async with`) whose try showed overload."""
+        in_flight = max(self.in_use, 1)
+        if in_flight < self.floor:
+            return  # too few at once to be load: one bad host, not a crowd
         now = asyncio.get_running_loop().time()
         if now - self._last_cut < self.cooldown:
             return
+        cut = max(float(self.floor), min(self._limit, float(in_flight)) / 2)
+        if cut >= self._limit:
+            return
         self._last_cut = now
         self.cuts += 1
-        self._limit = max(float(self.floor), self._limit / 2)
+        self._limit = cut
 
     async def __aenter__(self) -> AdaptiveLimit:
         await self.acquire()

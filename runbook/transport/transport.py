@@ -15,11 +15,17 @@ that), the pooled connection was found closed, or the channel/exec request was
 refused. Never after the exec request was sent. Refused connections, connect
 timeouts, auth and host-key refusals are not retried: they are answers.
 Except for read-only commands (`run(..., retries=N)`, the engine's verify):
-those are tried up to N more times, with a growing pause, when the connection
-dropped mid-command or the handshake timed out, because under load both happen
-to healthy hosts; a dead host is still unknown after the last try, and the
-result says what each attempt met. Handshakes and read-only commands at once
-adapt to load (adaptive.py): halved when they time out or drop.
+those are tried up to N more times, with a growing pause (0.5 s doubling to
+4 s, jittered), when the connection dropped mid-command or the handshake
+timed out or was dropped, because under load those happen to healthy hosts.
+A command timeout is never retried (the host answered the handshake; a hung
+tool stays hung, and a retry would multiply the step's time). A dead host is
+still unknown after the last try, with its own reason and what each earlier
+attempt met; a host whose handshakes kept timing out is then marked down, and
+until it answers again its next commands get one handshake only (a dead node
+costs (1+N) connect timeouts once, not in every step). Handshakes and
+read-only commands at once adapt to load (adaptive.py): cut to half of those
+in flight when they time out or drop, grown back as they succeed.
 
 max_handshakes (default 64): sshd's MaxStartups (default 10:30:100) counts
 unauthenticated connections *per sshd*. The pool shares the first connect of a
@@ -46,13 +52,14 @@ from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget, TargetResolver
 from runbook.transport.pool import ConnectionPool
 from runbook.transport.result import CommandResult, ConnectFailed
-from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, OnLine, Outcome, execute
+from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, TIMEOUT_PREFIX, OnLine, Outcome, execute
 
 log = logging.getLogger(__name__)
 
 _WAIT_BACK_PROBE_TIMEOUT = 10.0
-# Read-only commands in flight at once: unbounded in practice, halved when
-# connections start dropping mid-command (adaptive.py), grown back as they complete.
+# Read-only commands in flight at once: unbounded until connections drop
+# mid-command or commands time out with many in flight; then half of those in
+# flight (never below the floor), grown back as they complete (adaptive.py).
 _COMMAND_CEILING = 100_000
 _COMMAND_FLOOR = 32
 
@@ -112,6 +119,9 @@ class Transport:
         self._targets: dict[str, ConnectTarget] = {}
         self._ahead: dict[str, asyncio.Task] = {}  # connect_ahead: host -> its first connect
         self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
+        # hosts whose handshakes still timed out after a read-only command's retries:
+        # one handshake per command until they answer again (see the module's docstring)
+        self.down: set[str] = set()
 
     # -- connections -------------------------------------------------------
 
@@ -186,14 +196,22 @@ class Transport:
                 if e.transient and attempts == 1:
                     await asyncio.sleep(random.uniform(0.1, 0.5))  # spread retries of a dropped burst
                     continue
-                if (e.transient or e.timed_out) and len(notes) < retries:
+                budget = 0 if (e.timed_out and host in self.down) else retries
+                if (e.transient or e.timed_out) and len(notes) < budget:
                     notes.append(f"attempt {attempts}: {e.reason}")
                     await asyncio.sleep(_backoff(len(notes)))
                     continue
+                if e.timed_out and retries:
+                    self.down.add(host)  # retried and still silent: the host, not the load
                 return _noted(e, notes), attempts
+            self.down.discard(host)
             if retries:
                 async with self._commands:
                     o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
+                    if o.reason == LOST_MID_COMMAND or (o.reason or "").startswith(TIMEOUT_PREFIX):
+                        self._commands.congestion()  # counted while still in flight (adaptive.py)
+                    elif o.reason is None:
+                        self._commands.success()
             else:
                 o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
             if o.conn_lost:
@@ -204,14 +222,10 @@ class Transport:
                 log.warning("on_line callback for %s failed: %r", host, o.callback_error)
             if o.retry_ok and attempts == 1:
                 continue
-            if retries and o.reason == LOST_MID_COMMAND:
-                self._commands.congestion()
-                if len(notes) < retries:
-                    notes.append(f"attempt {attempts}: {o.reason}")
-                    await asyncio.sleep(_backoff(len(notes)))
-                    continue
-            elif retries and o.reason is None:
-                self._commands.success()
+            if retries and o.reason == LOST_MID_COMMAND and len(notes) < retries:
+                notes.append(f"attempt {attempts}: {o.reason}")
+                await asyncio.sleep(_backoff(len(notes)))
+                continue
             return _noted(o, notes), attempts
 
     async def run(
