@@ -6,8 +6,11 @@ until D have), once with the verify retries off (`--verify-retries 0`) and
 once with the default, each on a fresh lab with the same drops. A compliant
 lab has no fault: every `unknown` is a false verdict from the drops (or from
 the load itself). One run per mode and N (a shared 2-core machine).
+`--modes no-drops` adds the same run on a lab that cuts nothing (what the
+retries cost against a clean run).
 
     python bench/load_faults.py --ns 48,384 -o bench/results/load-faults
+    python bench/load_faults.py --ns 48,384 --modes no-drops -o bench/results/load-faults-clean
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from full_runbook import TIMEOUT, argv_all, verdict_counts
 from lab import Lab
 from measure import ServerCPU, last_json, run_measured
 
-MODES = (("retries-off", ["--verify-retries", "0"]), ("retries-on", []))
+MODES = {"retries-off": ["--verify-retries", "0"], "retries-on": [], "no-drops": []}
 
 
 def unknown_reasons(doc: dict) -> dict[str, int]:
@@ -41,9 +44,10 @@ def unknown_reasons(doc: dict) -> dict[str, int]:
 
 
 def one(n: int, mode: str, extra: list[str], drops: int, every: int, work: Path, log=print) -> dict:
-    lab = Lab.start(
-        n, work, extra=["--drop-commands", str(drops), "--drop-every", str(every)], tag=f"-{mode}"
-    )
+    if mode == "no-drops":
+        drops = 0
+    cut = ["--drop-commands", str(drops), "--drop-every", str(every)] if drops else []
+    lab = Lab.start(n, work, extra=cut, tag=f"-{mode}")
     try:
         state = work / f"state-{n}-{mode}"
         r = run_measured(argv_all(lab, state) + extra, server=ServerCPU(lab.pids()), timeout=TIMEOUT)
@@ -99,14 +103,17 @@ def main() -> int:
     ap.add_argument("--ns", default="48,384", help="comma-separated node counts")
     ap.add_argument("--drops-per-node", type=float, default=1.5, help="D = this x N commands cut")
     ap.add_argument("--drop-every", type=int, default=20, help="K: every K-th command is cut")
+    ap.add_argument(
+        "--modes", default="retries-off,retries-on", help=f"comma-separated, of {', '.join(MODES)}"
+    )
     ap.add_argument("-o", "--out", help="write OUT.json and OUT.md")
     args = ap.parse_args()
     runs = []
     with tempfile.TemporaryDirectory(prefix="bench-load-") as tmp:
         for n in (int(x) for x in args.ns.split(",")):
             drops = max(1, round(args.drops_per_node * n))
-            for mode, extra in MODES:
-                runs.append(one(n, mode, extra, drops, args.drop_every, Path(tmp)))
+            for mode in args.modes.split(","):
+                runs.append(one(n, mode, MODES[mode], drops, args.drop_every, Path(tmp)))
     md = markdown(runs, ["python", "bench/load_faults.py", *sys.argv[1:]])
     print(md)
     if args.out:
