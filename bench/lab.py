@@ -61,11 +61,21 @@ class Lab:
         lifetime: float = 900,
         scenario: Path | None = COMPLIANT,
         timeout: float = 180,
+        extra: list[str] | None = None,
+        tag: str = "",
     ) -> Lab:
+        """`extra`: more `runbook sim` options (e.g. --drop-commands); `tag` names the lab's directory."""
         for attempt in range(5):
             try:
                 return cls._start(
-                    nodes, workdir, lifetime, scenario, timeout, f"127.{random.choice(BASE_OCTETS)}.0.0"
+                    nodes,
+                    workdir,
+                    lifetime,
+                    scenario,
+                    timeout,
+                    f"127.{random.choice(BASE_OCTETS)}.0.0",
+                    extra or [],
+                    tag,
                 )
             except AddressTaken:
                 if attempt == 4:
@@ -74,9 +84,17 @@ class Lab:
 
     @classmethod
     def _start(
-        cls, nodes: int, workdir: Path, lifetime: float, scenario: Path | None, timeout: float, base: str
+        cls,
+        nodes: int,
+        workdir: Path,
+        lifetime: float,
+        scenario: Path | None,
+        timeout: float,
+        base: str,
+        extra: list[str],
+        tag: str,
     ) -> Lab:
-        directory = Path(workdir) / f"lab{nodes}-{Path(scenario).stem if scenario else 'default'}"
+        directory = Path(workdir) / f"lab{nodes}-{Path(scenario).stem if scenario else 'default'}{tag}"
         directory.mkdir(parents=True, exist_ok=True)
         for n in READY_NAMES:
             (directory / n).unlink(missing_ok=True)
@@ -95,6 +113,7 @@ class Lab:
         ]
         if scenario:
             argv += ["--scenario", str(scenario)]
+        argv += extra
         log = directory / "sim.out"  # the sim keeps its own sim.log there
         with open(log, "ab") as out:
             proc = subprocess.Popen(

@@ -26,7 +26,7 @@ class InstantTransport:
     def __init__(self, stdout: str):
         self.stdout = stdout
 
-    async def run(self, host, command, *, timeout, on_line=None):
+    async def run(self, host, command, *, timeout, on_line=None, retries=0):
         now = time.time()
         return CommandResult(
             host=host,

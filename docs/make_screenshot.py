@@ -21,11 +21,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from runbook.workspace.project import load_project  # noqa: E402
-from runbook.workspace.session import Session  # noqa: E402
 from runbook.sim.procs import SimProcess  # noqa: E402
 from runbook.sim.scenario import DEFAULT  # noqa: E402
 from runbook.tui.app import make_app  # noqa: E402
+from runbook.workspace.project import load_project  # noqa: E402
+from runbook.workspace.session import Session  # noqa: E402
 
 PHASES = ("preflight", "hardware", "nic-mode")
 SHOW = ("pcie-link-gpu", "gpu21")

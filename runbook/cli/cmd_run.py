@@ -112,6 +112,11 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
         new=getattr(args, "new_run", False),
         trust_new_hosts=getattr(args, "trust_new_hosts", False),
         max_handshakes=args.max_handshakes,
+        **(
+            {"verify_retries": args.verify_retries}
+            if getattr(args, "verify_retries", None) is not None
+            else {}
+        ),
     )
     try:
         from rich.console import Console

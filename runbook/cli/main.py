@@ -119,6 +119,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         type=numbers.MAX_HANDSHAKES,
         help="concurrent SSH handshakes (default suits sshd MaxStartups)",
     )
+    p.add_argument(
+        "--verify-retries",
+        type=numbers.VERIFY_RETRIES,
+        default=None,
+        metavar="N",
+        help="tries more of a verify whose connection dropped or whose handshake timed out "
+        "(default 3; 0: none; apply/rollback are never retried; docs/steps.md)",
+    )
 
     p = sub.add_parser("status", help="the state of the run")
     _common(p)

@@ -45,6 +45,7 @@ def number(low: float, high: float, *, low_open: bool = False) -> Callable[[str]
 
 
 MAX_HANDSHAKES = integer(1, 1024)
+VERIFY_RETRIES = integer(0, 10)  # each retry can cost a connect timeout: kept small
 EXPIRES_DAYS = number(0, 3650, low_open=True)  # ten years: a waiver is not forever
 SIM_NODES = integer(1, 4096)
 PORT = integer(0, 65535)

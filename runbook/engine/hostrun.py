@@ -46,6 +46,7 @@ async def run_on_host(
     on_start: Callable[[str], None] | None = None,
     on_line: Callable[[str, str], None] | None = None,
     detach_key: tuple[str, str, str, bool] | None = None,
+    retries: int = 0,
 ) -> HostOutcome:
     try:
         command = command_for(action, variables, before)
@@ -61,7 +62,10 @@ async def run_on_host(
         # unit as root, and a later stop can end a root job (engine/detached.py).
         values = dict(variables, **({"before": before} if before is not None else {}))
         sent = become.wrap(detached.wrap(render_command(action.run, values), *detach_key), variables)
-    res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line)
+    # retries: the engine passes them for read-only verifies only (runner.py VERIFY_RETRIES);
+    # a detached job is never started twice
+    more = {"retries": retries} if retries and not action.detach else {}
+    res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line, **more)
     common = dict(
         exit_status=res.exit_status,
         stdout=res.stdout,

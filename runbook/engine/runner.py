@@ -58,6 +58,14 @@ def has_fleet_checks(step: Step) -> bool:
     return any(is_fleet_check(c) for c in step.verify.expect)
 
 
+# A read-only verify whose connection dropped mid-command, or whose handshake
+# timed out, is tried this many more times before it is unknown: under load
+# both happen to healthy hosts (transport/transport.py, docs/steps.md
+# "Retries"). Never apply/rollback, never a detached job (hostrun.py); the step
+# kinds (run_on, pairs, launch) are not retried here: run_on falls over to its
+# next runner, pairs and launch start servers and jobs.
+VERIFY_RETRIES = 3
+
 # A detached job is re-attached (its result read, never restarted) when the host's
 # last run of the step did not end with a verdict (engine/detached.py).
 DETACHED_RESUME = frozenset({Status.INTERRUPTED, Status.RUNNING, Status.UNKNOWN})
@@ -77,8 +85,10 @@ class Engine:
         record_loader: Callable[[str, str], Any] | None = None,
         feeds_state: bool = True,
         run_id: str = "",
+        verify_retries: int = VERIFY_RETRIES,
     ):
         self.runbook = runbook
+        self.verify_retries = max(0, int(verify_retries))  # `runbook run --verify-retries`
         self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
         self.transport = transport
@@ -321,6 +331,7 @@ class Engine:
                 action_name,
                 self.state.status(step.id, host) in DETACHED_RESUME,
             ),
+            retries=self.verify_retries if action_name == "verify" else 0,
         )
 
     def _finish(

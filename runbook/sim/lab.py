@@ -20,6 +20,7 @@ from . import keys, naming, persist, writer
 from . import scenario as scenarios
 from .cluster import Cluster
 from .design import Design, load_design, sm_on_switches
+from .loadfaults import LoadFaults
 from .machine import Machine
 from .server import CIPHERS, SimNode
 
@@ -42,6 +43,7 @@ class Lab:
         self._state_key: dict | None = None
         self._save_task: asyncio.Task | None = None
         self.save_state = True
+        self.load_faults = LoadFaults()  # overload, not node faults (loadfaults.py)
 
     # ---- lifecycle ------------------------------------------------------------
     @classmethod

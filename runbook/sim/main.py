@@ -75,6 +75,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(leaf01 MASTER, leaf02 STANDBY; no SM node, the inventory's sm group has no hosts)",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore a state saved in DIR by an earlier run")
+    parser.add_argument(
+        "--drop-commands",
+        type=numbers.integer(0, 10**9),
+        default=0,
+        metavar="N",
+        help="overload: the next N commands lose their connection mid-command (any node)",
+    )
+    parser.add_argument(
+        "--drop-every",
+        type=numbers.integer(1, 10**6),
+        default=1,
+        metavar="K",
+        help="with --drop-commands: cut every K-th command instead of N in a row (default 1)",
+    )
+    parser.add_argument(
+        "--stall-handshakes",
+        type=numbers.integer(0, 10**9),
+        default=0,
+        metavar="N",
+        help="overload: the next N SSH handshakes get no answer until the client times out",
+    )
 
 
 def _say(text: str) -> None:
@@ -89,6 +110,9 @@ async def serve(args: argparse.Namespace) -> int:
 
     scenario = args.scenario or DEFAULT
     lab = await _start_lab(args, scenario)
+    lab.load_faults.drop_commands = getattr(args, "drop_commands", 0) or 0
+    lab.load_faults.stall_handshakes = getattr(args, "stall_handshakes", 0) or 0
+    lab.load_faults.drop_every = getattr(args, "drop_every", 1) or 1
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -117,6 +141,9 @@ async def serve(args: argparse.Namespace) -> int:
             _say("runbook sim: lifetime over")
     finally:
         await lab.stop()
+        lf = lab.load_faults
+        if lf.dropped or lf.stalled:  # what overload was injected (bench/load_faults.py reads it)
+            _say(f"runbook sim: load faults: dropped {lf.dropped} commands, stalled {lf.stalled} handshakes")
         _say("runbook sim: stopped")
     return EXIT_OK
 

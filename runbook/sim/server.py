@@ -38,6 +38,14 @@ class _Tracker(asyncssh.SSHServer):
     def connection_lost(self, exc) -> None:
         self.node.conns.discard(self.conn)
 
+    async def begin_auth(self, username: str) -> bool:
+        # An overloaded server that accepted the TCP connection but never
+        # answers the handshake (sim/loadfaults.py): the client's login timeout fires.
+        faults = self.node.lab.load_faults
+        if faults.take_stall():
+            await asyncio.sleep(faults.stall_seconds)
+        return True  # authentication is required (asyncssh's default)
+
 
 class SimNode:
     def __init__(

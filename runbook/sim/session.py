@@ -120,6 +120,11 @@ async def exec_channel(node, process) -> None:
             # sshd tears the session down and never starts the command (a command started
             # late, for nobody, would connect to servers of the next run)
             return
+    if process.command is not None and node.lab.load_faults.take_drop():
+        # overload (sim/loadfaults.py): the connection goes mid-command, no exit status
+        await asyncio.sleep(0.01)
+        process.channel.get_connection().abort()
+        return
     command = process.command
     if command is None:
         await _interactive(node, process)

@@ -12,6 +12,7 @@ import asyncssh
 from asyncssh.encryption import get_default_encryption_algs
 from asyncssh.public_key import get_default_certificate_algs, get_default_public_key_algs
 
+from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget
 from runbook.transport.pool import ConnectionPool
@@ -53,7 +54,9 @@ class Connector:
         self.policy = policy
         self.connect_timeout = connect_timeout
         self.on_host_key = on_host_key
-        self._handshakes = asyncio.Semaphore(max_handshakes)
+        # Handshakes at once: halved when handshakes time out or are dropped (the
+        # other side, or our own CPU, is overloaded), grown back as they succeed.
+        self._handshakes = AdaptiveLimit(max_handshakes, floor=min(8, max_handshakes))
         self._base = asyncssh.SSHClientConnectionOptions(
             encryption_algs=ENCRYPTION_ALGS,
             keepalive_interval=keepalive_interval,
@@ -122,7 +125,11 @@ class Connector:
                     **kwargs,
                 )
             except (TimeoutError, asyncssh.Error, OSError, ValueError) as e:
-                raise _failure(e, target, check, timeout, key_problems) from None
+                failure = _failure(e, target, check, timeout, key_problems)
+                if failure.timed_out or failure.transient:
+                    self._handshakes.congestion()
+                raise failure from None
+            self._handshakes.success()
         check.connected(conn.get_server_host_key())
         return conn
 
@@ -160,7 +167,7 @@ def _failure(
             f"key from {check.known[0][1]}"
         )
     if isinstance(e, asyncio.TimeoutError):
-        return ConnectFailed(f"unreachable: connect timeout after {timeout:g}s{via}")
+        return ConnectFailed(f"unreachable: connect timeout after {timeout:g}s{via}", timed_out=True)
     if isinstance(e, ConnectionRefusedError):
         return ConnectFailed(f"unreachable: connection refused{via}")
     if isinstance(e, socket.gaierror):

@@ -35,9 +35,12 @@ class CommandResult:
 class ConnectFailed(Exception):
     """A connection could not be opened. `reason` is the one-line unknown
     reason; `transient` says whether one retry may help (the server dropped the
-    handshake, e.g. sshd's MaxStartups), as opposed to refused/timeout/auth/key."""
+    handshake, e.g. sshd's MaxStartups), as opposed to refused/timeout/auth/key.
+    `timed_out`: the handshake did not complete in time (an overloaded or a dead
+    host: only a read-only command is tried again, a bounded number of times)."""
 
-    def __init__(self, reason: str, *, transient: bool = False):
+    def __init__(self, reason: str, *, transient: bool = False, timed_out: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.transient = transient
+        self.timed_out = timed_out

@@ -20,6 +20,7 @@ OUTPUT_CAP = 8 * 1024 * 1024  # bytes kept per command (stdout + stderr)
 PROBE_GRACE = 5.0  # after a timeout, how long the server has to answer a keepalive
 _STREAMS = ("stdout", "stderr")
 LOST_MID_COMMAND = "connection lost mid-command"
+TIMEOUT_PREFIX = "timeout after "  # a command that outlived its timeout: "timeout after 30s"
 
 
 class _CommandSession(asyncssh.SSHClientSession):
@@ -187,7 +188,7 @@ def _lost_reason(s: _CommandSession, e: BaseException) -> str:
 
 def _timed_out(conn: asyncssh.SSHClientConnection, s: _CommandSession, chan, timeout: float) -> Outcome:
     out, err = s.output()
-    reason = f"timeout after {timeout:g}s"
+    reason = f"{TIMEOUT_PREFIX}{timeout:g}s"
     if chan is None or not s.opened:
         # Stuck before the channel was even set up: do not trust this connection.
         return Outcome(None, out, err, reason, started_remote=s.opened, conn_lost=True)

@@ -14,6 +14,18 @@ started: the handshake was dropped by the server (sshd's MaxStartups does
 that), the pooled connection was found closed, or the channel/exec request was
 refused. Never after the exec request was sent. Refused connections, connect
 timeouts, auth and host-key refusals are not retried: they are answers.
+Except for read-only commands (`run(..., retries=N)`, the engine's verify):
+those are tried up to N more times, with a growing pause (0.5 s doubling to
+4 s, jittered), when the connection dropped mid-command or the handshake
+timed out or was dropped, because under load those happen to healthy hosts.
+A command timeout is never retried (the host answered the handshake; a hung
+tool stays hung, and a retry would multiply the step's time). A dead host is
+still unknown after the last try, with its own reason and what each earlier
+attempt met; a host whose handshakes kept timing out is then marked down, and
+until it answers again its next commands get one handshake only (a dead node
+costs (1+N) connect timeouts once, not in every step). Handshakes and
+read-only commands at once adapt to load (adaptive.py): cut to half of those
+in flight when they time out or drop, grown back as they succeed.
 
 max_handshakes (default 64): sshd's MaxStartups (default 10:30:100) counts
 unauthenticated connections *per sshd*. The pool shares the first connect of a
@@ -34,16 +46,42 @@ from collections.abc import Callable
 from pathlib import Path
 
 from runbook.definition.model import Host
+from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.connect import Connector
 from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget, TargetResolver
 from runbook.transport.pool import ConnectionPool
 from runbook.transport.result import CommandResult, ConnectFailed
-from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, OnLine, Outcome, execute
+from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, TIMEOUT_PREFIX, OnLine, Outcome, execute
 
 log = logging.getLogger(__name__)
 
 _WAIT_BACK_PROBE_TIMEOUT = 10.0
+# Read-only commands in flight at once: unbounded until connections drop
+# mid-command or commands time out with many in flight; then half of those in
+# flight (never below the floor), grown back as they complete (adaptive.py).
+_COMMAND_CEILING = 100_000
+_COMMAND_FLOOR = 32
+
+
+def _backoff(n: int) -> float:
+    """Pause before retry n (1, 2, ...): 0.5 s doubling to 4 s, jittered so a
+    dropped burst does not come back as one burst."""
+    return min(4.0, 0.5 * 2 ** (n - 1)) * random.uniform(0.5, 1.5)
+
+
+def _noted(o: Outcome | ConnectFailed, notes: list[str]) -> Outcome | ConnectFailed:
+    """Say in the result what the earlier attempts met (it is journaled with the
+    result's stderr, or its unknown reason)."""
+    if not notes:
+        return o
+    said = "; ".join(notes)
+    if isinstance(o, ConnectFailed):
+        return ConnectFailed(f"{o.reason} (after {said})", transient=o.transient, timed_out=o.timed_out)
+    o.stderr += f"[runbook: tried again after {said}]\n"
+    if o.reason is not None:
+        o.reason = f"{o.reason} (after {said})"
+    return o
 
 
 class Transport:
@@ -77,9 +115,13 @@ class Transport:
             on_host_key=on_host_key,
         )
         self._pool: ConnectionPool[str] = ConnectionPool()
+        self._commands = AdaptiveLimit(_COMMAND_CEILING, floor=_COMMAND_FLOOR)
         self._targets: dict[str, ConnectTarget] = {}
         self._ahead: dict[str, asyncio.Task] = {}  # connect_ahead: host -> its first connect
         self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
+        # hosts whose handshakes still timed out after a read-only command's retries:
+        # one handshake per command until they answer again (see the module's docstring)
+        self.down: set[str] = set()
 
     # -- connections -------------------------------------------------------
 
@@ -138,9 +180,14 @@ class Transport:
         command: str,
         timeout: float,
         on_line: OnLine | None,
+        retries: int = 0,
     ) -> tuple[Outcome | ConnectFailed, int]:
-        """Connect (pooled) and execute, trying twice only when nothing started."""
+        """Connect (pooled) and execute, trying twice only when nothing started;
+        a read-only command (`retries` > 0) is also tried again, up to `retries`
+        more times with a growing pause, when its connection dropped mid-command
+        or its handshake timed out: under load those say nothing about the host."""
         attempts = 0
+        notes: list[str] = []
         while True:
             attempts += 1
             try:
@@ -149,8 +196,24 @@ class Transport:
                 if e.transient and attempts == 1:
                     await asyncio.sleep(random.uniform(0.1, 0.5))  # spread retries of a dropped burst
                     continue
-                return e, attempts
-            o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
+                budget = 0 if (e.timed_out and host in self.down) else retries
+                if (e.transient or e.timed_out) and len(notes) < budget:
+                    notes.append(f"attempt {attempts}: {e.reason}")
+                    await asyncio.sleep(_backoff(len(notes)))
+                    continue
+                if e.timed_out and retries:
+                    self.down.add(host)  # retried and still silent: the host, not the load
+                return _noted(e, notes), attempts
+            self.down.discard(host)
+            if retries:
+                async with self._commands:
+                    o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
+                    if o.reason == LOST_MID_COMMAND or (o.reason or "").startswith(TIMEOUT_PREFIX):
+                        self._commands.congestion()  # counted while still in flight (adaptive.py)
+                    elif o.reason is None:
+                        self._commands.success()
+            else:
+                o = await execute(conn, command, timeout=timeout, on_line=on_line, cap=self.output_cap)
             if o.conn_lost:
                 self._pool.discard(host, conn)
             elif o.probe is not None:
@@ -159,14 +222,26 @@ class Transport:
                 log.warning("on_line callback for %s failed: %r", host, o.callback_error)
             if o.retry_ok and attempts == 1:
                 continue
-            return o, attempts
+            if retries and o.reason == LOST_MID_COMMAND and len(notes) < retries:
+                notes.append(f"attempt {attempts}: {o.reason}")
+                await asyncio.sleep(_backoff(len(notes)))
+                continue
+            return _noted(o, notes), attempts
 
     async def run(
-        self, host: str, command: str, *, timeout: float, on_line: Callable[[str, str], None] | None = None
+        self,
+        host: str,
+        command: str,
+        *,
+        timeout: float,
+        on_line: Callable[[str, str], None] | None = None,
+        retries: int = 0,
     ) -> CommandResult:
+        """`retries`: only for a read-only command (a verify), never for one that
+        changes the host: see `_attempts`."""
         started = time.time()
         try:
-            o, attempts = await self._attempts(host, command, timeout, on_line)
+            o, attempts = await self._attempts(host, command, timeout, on_line, retries)
         except ConnectFailed as e:  # a bad inventory value found while resolving the target
             o, attempts = e, 1
         return self._result(host, command, o, attempts, started)

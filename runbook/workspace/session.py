@@ -19,7 +19,7 @@ from typing import Any
 from .. import __version__
 from ..definition.model import Inventory, Runbook, Step
 from ..definition.targets import ordered, targets
-from ..engine.runner import Confirm, Engine
+from ..engine.runner import VERIFY_RETRIES, Confirm, Engine
 from ..errors import UsageError
 from ..inventory.load import host_vars, select_hosts
 from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
@@ -135,6 +135,7 @@ class Session:
         max_handshakes: int | None = None,
         stream_output: bool = False,
         reboot_timeout: float = 900.0,
+        verify_retries: int = VERIFY_RETRIES,
         transport: Transport | None = None,
         key_relay: _KeyRelay | None = None,
     ):
@@ -162,6 +163,7 @@ class Session:
             record_loader=self._record_from_store,
             feeds_state=False,
             run_id=Path(store.directory).name,
+            verify_retries=verify_retries,
         )
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []

@@ -27,7 +27,7 @@ class FakeTransport:
     def __init__(self, hosts: dict[str, FakeHost]):
         self.hosts = hosts
 
-    async def run(self, host, command, *, timeout, on_line=None):
+    async def run(self, host, command, *, timeout, on_line=None, retries=0):
         h = self.hosts[host]
         started = time.time()
         if not h.reachable:

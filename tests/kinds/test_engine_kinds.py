@@ -104,7 +104,7 @@ class PairFabric:
             attempts=1,
         )
 
-    async def run(self, host, command, *, timeout, on_line=None):
+    async def run(self, host, command, *, timeout, on_line=None, retries=0):
         if host in self.unreachable:
             return self._result(host, command, "", unknown="unreachable: connection refused")
         if command.startswith("found=0"):  # a launch job's stop command (launchjob.py)

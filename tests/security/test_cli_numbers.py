@@ -53,6 +53,14 @@ def test_max_handshakes_refused(tmp_path: Path, value: str) -> None:
     assert p.returncode == 2 and "--max-handshakes" in p.stderr and "Traceback" not in p.stderr
 
 
+@pytest.mark.parametrize("value", ["-1", "11", "1.5", "x"])
+def test_verify_retries_refused(tmp_path: Path, value: str) -> None:
+    p = cli(
+        "run", "--all", f"--verify-retries={value}", "--state", str(tmp_path / "state"), *project(tmp_path)
+    )
+    assert p.returncode == 2 and "--verify-retries" in p.stderr and "Traceback" not in p.stderr
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -62,6 +70,9 @@ def test_max_handshakes_refused(tmp_path: Path, value: str) -> None:
         ["sim", "--lifetime", "nan"],
         ["sim", "--reboot-seconds", "-1"],
         ["sim", "--nodes", "-3"],
+        ["sim", "--drop-commands", "-1"],
+        ["sim", "--drop-every", "0"],
+        ["sim", "--stall-handshakes", "x"],
     ],
 )
 def test_sim_numbers_refused(tmp_path: Path, args: list[str]) -> None:
