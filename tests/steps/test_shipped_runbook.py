@@ -49,12 +49,12 @@ CONTRACT = {
         "ipoib-storage",
     ],
     "66-fabric-acceptance.yaml": [
-        "fabric-health",
         "link-ber",
         "leaf-spine-links",
         "ib-pair-bw",
         "ib-cross-rail-bw",
         "nccl-alltoall",
+        "fabric-health",  # after the pair and fleet tests: their traffic is its soak
         "sm-failover-drill",
     ],
     "70-baseline.yaml": ["ib-write-bw", "nccl-intra-node", "nccl-inter-node"],
