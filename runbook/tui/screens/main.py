@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 
 from ...definition.model import Status
 from ...run.events import Event, HostFinished, HostOutput, HostStarted
+from .. import heap
 from ..announce import Announcer
 from ..feed import Feed
 from ..keys import HELP, KEYS
@@ -140,6 +141,10 @@ class MainScreen(MainActions, Screen):
         self.session.stream_only(self.wants_lines)
         self._show_host()
         self.set_interval(self.repaint_every, self.repaint)
+        heap.hold()  # what the screen holds from now on: out of the collector's walks
+
+    def on_unmount(self) -> None:
+        heap.release()
 
     # --- selection ----------------------------------------------------------
     @property
