@@ -86,7 +86,7 @@ class MainActions:
         finally:
             self.feed.stop()
             self._said += self.announcer.flush()
-            self.repaint(everything=True)
+            self.repaint(steps=tuple(s.id for s in steps))
             heap.settle()  # the run's results join the frozen heap (tui/heap.py)
         if action in ("apply", "rollback") and not self._asked:
             why = "no host fails verify" if action == "apply" else "no apply was recorded on these hosts"
