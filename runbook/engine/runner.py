@@ -48,6 +48,7 @@ from ..run.state import RunState
 from . import become, detached
 from .approval import approval_reason
 from .hostrun import HostOutcome, command_for, run_on_host
+from .pacing import start_paced
 
 Confirm = Callable[[Step, str, list[str], dict[str, str]], Awaitable[bool]]
 
@@ -289,7 +290,7 @@ class Engine:
         )
         fleet = has_fleet_checks(step)
         held: dict[str, HostOutcome] = {}
-        tasks = [asyncio.create_task(self._one(step, "verify", step.verify, h)) for h in runnable]
+        tasks = await start_paced(lambda h: self._one(step, "verify", step.verify, h), runnable)
         try:
             for fut in asyncio.as_completed(tasks):
                 outcome = await fut
@@ -442,7 +443,7 @@ class Engine:
             h: (self._record(step.id, h) if before_from == "record" else self.state.before(step.id, h))
             for h in hosts
         }
-        tasks = [asyncio.create_task(self._one(step, name, action, h, befores[h])) for h in hosts]
+        tasks = await start_paced(lambda h: self._one(step, name, action, h, befores[h]), hosts)
         ok: list[str] = []
         try:
             for fut in asyncio.as_completed(tasks):

@@ -39,3 +39,46 @@ async def test_buffers_are_bounded_and_fall_back_to_the_store():
         assert not log.has(("s", "gpu01"))  # evicted: the oldest buffer goes first
         log.show_key(("s", "gpu01"), fallback=["from the store"])
         assert list(log.lines) == ["from the store"]
+
+
+class SmallLogApp(App):
+    CSS = "OutputLog { overflow: auto auto; height: 8; }"
+
+    def compose(self) -> ComposeResult:
+        yield OutputLog(max_lines=500, flush_every=0.02)
+
+
+async def test_new_lines_update_the_scrollbar_without_laying_out_the_screen():
+    # A layout re-arranges and redraws every pane of the screen: lines streaming into
+    # the output pane must not cost one per flush (bench/tui_latency.py times it).
+    app = SmallLogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(OutputLog)
+        key = ("s", "gpu01")
+        log.show_key(key)
+        log.add_lines(key, [f"line {i}" for i in range(3)])
+        await pilot.pause(0.1)
+        assert not log.show_vertical_scrollbar  # 3 lines fit in 8 rows
+        log.add_lines(key, [f"line {i}" for i in range(3, 30)])
+        await pilot.pause(0.1)
+        assert log.show_vertical_scrollbar  # the bar appears (this one is a layout)
+        layouts = []
+        real_refresh = log.refresh
+
+        def refresh(*regions, **kw):
+            if kw.get("layout"):
+                layouts.append(kw)
+            return real_refresh(*regions, **kw)
+
+        log.refresh = refresh
+        for n in range(5):  # five flushes of streamed lines, the bar already shown
+            log.add_lines(key, [f"more {n}.{i}" for i in range(10)])
+            await pilot.pause(0.05)
+        assert layouts == []
+        assert log.line_count == 80
+        # the bar and the view still follow the lines: the thumb's size and the tail shown
+        assert log.vertical_scrollbar.window_virtual_size == 80
+        assert log.scroll_y == log.max_scroll_y > 0
+        log.replace(key, ["$ cmd", "done"])  # the command ended: short output, the bar goes
+        await pilot.pause(0.1)
+        assert not log.show_vertical_scrollbar and list(log.lines) == ["$ cmd", "done"]

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 
 from ...definition.model import Status
 from ...run.events import Event, HostFinished, HostOutput, HostStarted
+from .. import heap
 from ..announce import Announcer
 from ..feed import Feed
 from ..keys import HELP, KEYS
@@ -140,6 +141,10 @@ class MainScreen(MainActions, Screen):
         self.session.stream_only(self.wants_lines)
         self._show_host()
         self.set_interval(self.repaint_every, self.repaint)
+        heap.hold()  # what the screen holds from now on: out of the collector's walks
+
+    def on_unmount(self) -> None:
+        heap.release()
 
     # --- selection ----------------------------------------------------------
     @property
@@ -263,14 +268,17 @@ class MainScreen(MainActions, Screen):
         self._said += self.announcer.feed(others)
         self.feed.events_seen += len(batch) - len(others)
 
-    def repaint(self, everything: bool = False) -> bool:
-        """Redraw what changed since the last repaint. Returns whether anything did."""
+    def repaint(self, everything: bool = False, steps: tuple[str, ...] = ()) -> bool:
+        """Redraw what changed since the last repaint, and `steps` whole (a run that
+        ended: its steps, not every step of the runbook, which costs steps x hosts
+        verdicts). Returns whether anything did."""
         ch = self.feed.take()
         activity = self.feed.activity()
         header = self.header_bar
-        if not ch and not everything and header.facts.activity == activity:
+        if not ch and not everything and not steps and header.facts.activity == activity:
             return False
         dirty = set(self.rows) if (everything or ch.interrupted) else set(ch.hosts)
+        dirty.update(s for s in steps if s in self.rows)
         dirty.update(d.step_id for d in ch.decisions if d.step_id in self.rows)
         for step_id in dirty:
             self.rows[step_id] = self.view.row(step_id)
@@ -279,14 +287,15 @@ class MainScreen(MainActions, Screen):
         self._list_dirty |= dirty
         now = time.monotonic()
         if self._list_dirty and (
-            everything or ch.decisions or ch.finished_steps or now - self._list_shown >= LIST_EVERY
+            everything or steps or ch.decisions or ch.finished_steps or now - self._list_shown >= LIST_EVERY
         ):
             self.step_list.show([self.rows[s] for s in self._list_dirty])
             self._list_dirty.clear()
             self._list_shown = now
         step = self.step_id
         if step is not None and step in dirty:
-            changed = ch.hosts.get(step) if not (everything or ch.interrupted or ch.decisions) else None
+            whole = everything or ch.interrupted or ch.decisions or step in steps
+            changed = ch.hosts.get(step) if not whole else None
             hosts = changed if changed is not None else self.view.hosts_of(step)
             status = self.session.state.status
             self.grid.update_statuses({h: status(step, h).value for h in hosts})

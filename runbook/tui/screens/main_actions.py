@@ -16,6 +16,7 @@ from textual.worker import Worker, WorkerState
 
 from ...definition.model import Step
 from ...errors import RunbookError
+from .. import heap
 from ..runview import folded, restored_values
 from .confirm import ConfirmScreen
 from .export import ExportAsked, ExportScreen
@@ -85,7 +86,8 @@ class MainActions:
         finally:
             self.feed.stop()
             self._said += self.announcer.flush()
-            self.repaint(everything=True)
+            self.repaint(steps=tuple(s.id for s in steps))
+            heap.settle()  # the run's results join the frozen heap (tui/heap.py)
         if action in ("apply", "rollback") and not self._asked:
             why = "no host fails verify" if action == "apply" else "no apply was recorded on these hosts"
             self.notify(f"nothing to {action} on {steps[0].id}: {why}")

@@ -4,6 +4,14 @@ Lines are buffered per (step, host) as they stream and flushed into the Log
 on a short timer, only for the host on show: 1,000 hosts talking at once
 cost a dict append each, not a repaint each. The buffers keep a tail and are
 evicted oldest-first; the full output stays in the store.
+
+Lines written change the Log's virtual size, which Textual answers with a
+layout of the whole screen (every pane re-arranged and redrawn: tens of ms
+with a 1,000-host grid, more on a busy machine) on every flush and on every
+start and end of the shown host's command. The pane's size does not depend on
+its lines, so here a new virtual size only updates the scrollbars in place; a
+layout happens only when a scrollbar appears or goes (that changes the room
+left for the lines).
 """
 
 from __future__ import annotations
@@ -11,12 +19,23 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from collections.abc import Hashable
 
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Log
 
 Key = Hashable
 
 
 class OutputLog(Log):
+    # Widget's own virtual_size asks for a layout on every change (see the module's note).
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, size: Size) -> None:
+        # Scrollbar thumbs follow the new size; a scrollbar shown or hidden by it sets
+        # show_*_scrollbar, reactives that do ask for the layout.
+        if self.is_mounted and self.container_size:
+            self._scroll_update(size)
+
     def __init__(
         self, *, max_lines: int = 1000, keep_keys: int = 4000, flush_every: float = 0.1, id: str | None = None
     ):
