@@ -132,8 +132,11 @@ async def exec_channel(node, process) -> None:
     stdin = ""
     if reads_stdin(command):
         stdin = await process.stdin.read()
+    shell = Shell(node.machine)
+    conn = process.channel.get_extra_info("connection")
+    shell.hung_up = lambda: process.is_closing() or conn not in node.conns
     out, err, status = await run_line(
-        node.machine, command, stdin, out=_Live(process), err=_Live(process, "stderr")
+        node.machine, command, stdin, shell=shell, out=_Live(process), err=_Live(process, "stderr")
     )
     try:
         _write(process, out, err)

@@ -100,3 +100,28 @@ async def test_stdin_reaches_the_first_command(gpu01, sh):
 async def test_background_job_and_wait(gpu01, sh):
     out, _, code = await sh(gpu01, "(sleep 0.05; echo late) & echo early; wait")
     assert out == "early\nlate\n" and code == 0
+
+
+async def test_a_shell_whose_session_is_gone_stops_before_its_next_command(gpu01):
+    """A real shell whose SSH client went away dies at its next write (SIGPIPE);
+    the simulated one stops before its next command (sim/session.py sets
+    `hung_up`), so a killed client's loop cannot meet the next run's servers."""
+    from runbook.sim.session import run_line
+    from runbook.sim.shell.interp import Shell
+
+    shell = Shell(gpu01)
+    gone = {"now": False}
+    shell.hung_up = lambda: gone["now"]
+    out, _err, status = await run_line(gpu01, "echo one; echo two", shell=shell)
+    assert (out, status) == ("one\ntwo\n", 0)  # a live session runs everything
+
+    shell = Shell(gpu01)
+    seen = []
+
+    def hung_up():
+        seen.append(1)
+        return len(seen) > 2  # the client goes away after the second command started
+
+    shell.hung_up = hung_up
+    out, _err, status = await run_line(gpu01, "echo one; echo two; echo three; echo four", shell=shell)
+    assert out == "one\ntwo\n" and status == 141

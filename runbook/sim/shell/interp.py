@@ -64,6 +64,12 @@ class Shell:
         self.status = 0
         self.options: set[str] = set()
         self.jobs: list[asyncio.Task] = []
+        # Whether the SSH session that runs this shell is gone (set by sim/session.py).
+        # A real shell whose client went away dies at its next write to the closed
+        # channel (SIGPIPE); here it stops before its next command, so a killed
+        # client's loop does not go on to meet the servers of the next run. Jobs
+        # already started in the background run on, as real ones do.
+        self.hung_up = lambda: False
 
     @property
     def cwd(self) -> str:
@@ -96,6 +102,8 @@ class Shell:
     async def exec_list(self, node: CmdList, io: Io, cond: bool = False) -> int:
         status = 0
         for item, background in node.items:
+            if self.hung_up():
+                raise ExitShell(141)  # 128 + SIGPIPE
             if background:
                 self.jobs.append(asyncio.ensure_future(self._background(item, io)))
                 status = 0
