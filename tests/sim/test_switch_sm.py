@@ -174,7 +174,7 @@ async def test_the_switch_fault_survives_a_restart_from_the_saved_state(tmp_path
 
 def test_runbook_sim_sm_on_switch_writes_a_lab_without_sm_nodes(sim_process):
     # the CLI option (`runbook sim --sm-on switch`, passed on by `runbook demo --sm-on`)
-    sim = sim_process(nodes=2, extra=["--sm-on", "switch"]).start()
+    sim = sim_process(nodes=2, extra=["--sm-on", "switch"])  # started, and stopped by the fixture
     doc = yaml.safe_load(sim.inventory.read_text())
     assert doc["all"]["children"]["sm"]["hosts"] == {} and doc["all"]["vars"]["sm_runs_on"] == "switch"
     assert sim.info["names"] == 2
