@@ -33,22 +33,8 @@ from . import ibdiagnet as ibdiagnet_parser
 from . import ibqueryerrors as ibqueryerrors_parser
 from ._ib_common import guid, lines_of, not_recognised
 from .base import ParseError, Parser, Record
+from .mad_dumps import ERROR_COUNTERS  # the IBTA PortCounters error fields; ibdiagnet's PM_INFO uses the same names
 
-# PortCounters error fields (IBTA PortCounters; ibdiagnet's PM_INFO uses the same names)
-ERROR_COUNTERS = (
-    "SymbolErrorCounter",
-    "LinkErrorRecoveryCounter",
-    "LinkDownedCounter",
-    "PortRcvErrors",
-    "PortRcvRemotePhysicalErrors",
-    "PortRcvSwitchRelayErrors",
-    "PortXmitDiscards",
-    "PortXmitConstraintErrors",
-    "PortRcvConstraintErrors",
-    "LocalLinkIntegrityErrors",
-    "ExcessiveBufferOverrunErrors",
-    "VL15Dropped",
-)
 _START = re.compile(r"^START_(\w+)$")
 _END = re.compile(r"^END_(\w+)$")
 

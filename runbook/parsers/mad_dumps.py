@@ -34,7 +34,7 @@ from .base import Parser, Record
 _DOTTED = re.compile(r"^([A-Za-z][\w\[\]]*(?: [\w\[\]]+)*?):?\.{2,}(.*)$")
 _HEADER = re.compile(r"^#\s*([A-Za-z][\w ]*?):\s*(.*)$")
 _RECORD = re.compile(r"^(\w+Record) dump:$")
-_ERROR_COUNTERS = (
+ERROR_COUNTERS = (
     "SymbolErrorCounter",
     "LinkErrorRecoveryCounter",
     "LinkDownedCounter",
@@ -110,7 +110,7 @@ def parse_perfquery(text: str) -> Record:
         if b["header"] is None and not any("Counter" in k or k.startswith("Port") for k in counters):
             raise not_recognised("perfquery", "'# Port counters: Lid N port N' and counter fields", text)
         lid, port, cap = _lid_port(b["header_rest"])
-        present = [counters[k] for k in _ERROR_COUNTERS if isinstance(counters.get(k), int)]
+        present = [counters[k] for k in ERROR_COUNTERS if isinstance(counters.get(k), int)]
         out_blocks.append(
             {
                 "kind": b["header"],
