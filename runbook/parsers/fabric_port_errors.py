@@ -33,7 +33,9 @@ from . import ibdiagnet as ibdiagnet_parser
 from . import ibqueryerrors as ibqueryerrors_parser
 from ._ib_common import guid, lines_of, not_recognised
 from .base import ParseError, Parser, Record
-from .mad_dumps import ERROR_COUNTERS  # the IBTA PortCounters error fields; ibdiagnet's PM_INFO uses the same names
+from .mad_dumps import (
+    ERROR_COUNTERS,  # the IBTA PortCounters error fields; ibdiagnet's PM_INFO uses the same names
+)
 
 _START = re.compile(r"^START_(\w+)$")
 _END = re.compile(r"^END_(\w+)$")
