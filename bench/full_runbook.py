@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lab import STEPS, Lab
 from measure import ServerCPU, last_json, median, run_measured
+from step_breakdown import breakdown, run_dir
 
 TIMEOUT = 1800  # s; a run past it is killed and reported as timed out
 
@@ -63,6 +64,8 @@ def run(lab: Lab, reps: int, work: Path, log=print) -> dict:
         }
         if not doc:
             rec["stderr_tail"] = r.stderr[-1500:]
+        if state.exists():
+            rec["breakdown"] = breakdown(run_dir(state, None) / "journal.jsonl")
         runs.append(rec)
         shutil.rmtree(state, ignore_errors=True)
         log(
@@ -81,5 +84,6 @@ def run(lab: Lab, reps: int, work: Path, log=print) -> dict:
         "timed_out": runs[-1]["process"]["timed_out"],
         "host_verdicts": runs[-1]["host_verdicts"],
         "step_statuses": runs[-1]["step_statuses"],
+        "breakdown": runs[-1].get("breakdown"),
         "rc": runs[-1]["process"]["rc"],
     }

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import sys
 
+import step_breakdown
+
 TARGET_COLD, TARGET_WARM = 1.2, 1.3
 
 
@@ -131,6 +133,10 @@ def full_md(res: dict) -> list[str]:
             + ", ".join(f"{k} {v}" for k, v in sorted((b.get("host_verdicts") or {}).items()))
             + " |"
         )
+    for n in sorted(full, key=int):
+        if full[n].get("breakdown"):
+            L += ["", f"Per step at N={n} (last repetition; bench/step_breakdown.py):", ""]
+            L += step_breakdown.table(full[n]["breakdown"])
     return L + [""]
 
 
