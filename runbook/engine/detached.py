@@ -33,6 +33,11 @@ import shlex
 
 JOB_ROOT = "/var/tmp/runbook-jobs"
 POLL_SECONDS = 2
+# The first polls come sooner: a short job (a quick diagnostic level, a small
+# site) should not wait a whole POLL_SECONDS for nothing; a long one soon polls
+# every POLL_SECONDS. `sleep` takes fractions in GNU coreutils and busybox;
+# where it does not, the poll falls back to a whole second.
+FIRST_POLLS = ("0.1", "0.2", "0.5", "1")
 START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
 STOP_GRACE_SECONDS = 10  # SIGTERM, then SIGKILL for what is left
 EXIT_LOST = 125  # the job ended without writing its exit status (killed, node rebooted)
@@ -60,6 +65,17 @@ _ALIVE = (
     '{ [ "$(cat $d/how 2>/dev/null)" = systemd ] && systemctl is-active --quiet $unit 2>/dev/null; } || '
     '{ [ "$(cat $d/how 2>/dev/null)" = systemd-user ] && systemctl --user is-active --quiet $unit 2>/dev/null; }'
 )
+
+
+def _nap(seconds: str) -> str:
+    return f"{{ sleep {seconds} 2>/dev/null || sleep 1; }}"
+
+
+def _next_delay() -> str:
+    """Shell: step $delay through FIRST_POLLS, then stay at POLL_SECONDS."""
+    steps = list(FIRST_POLLS) + [str(POLL_SECONDS)]
+    branches = " el".join(f'if [ "$delay" = {a} ]; then delay={b};' for a, b in zip(steps, steps[1:]))
+    return f"{branches} else delay={POLL_SECONDS}; fi"
 
 
 def _head(run_id: str, step_id: str, action: str) -> str:
@@ -124,15 +140,17 @@ if [ $start = 1 ]; then
     setsid -f sh $d/run.sh < /dev/null > /dev/null 2>&1
   fi
   n=0
-  while [ ! -f $d/pid ] && [ ! -f $d/rc ] && [ $n -lt {START_WAIT_SECONDS} ]; do sleep 1; n=$((n+1)); done
+  while [ ! -f $d/pid ] && [ ! -f $d/rc ] && [ $n -lt {START_WAIT_SECONDS * 10} ]; do {_nap("0.1")}; n=$((n+1)); done
   echo "runbook: started the job detached ($(cat $d/how) $unit, pid $(cat $d/pid 2>/dev/null)), output in $d/out" >&2
 fi
 seen=
+delay={FIRST_POLLS[0]}
 while [ ! -f $d/rc ]; do
   if {_ALIVE}; then
     p=$(tail -c 400 $d/out 2>/dev/null | tr '\\r' '\\n' | grep '[0-9A-Za-z]' | tail -n 1)
     if [ -n "$p" ] && [ "$p" != "$seen" ]; then echo "runbook: progress: $p" >&2; seen=$p; fi
-    sleep {POLL_SECONDS}
+    {_nap("$delay")}
+    {_next_delay()}
   elif [ ! -f $d/rc ]; then
     if [ -f $d/stopped ]; then
       echo "runbook: the detached job was stopped by the operator" >&2
