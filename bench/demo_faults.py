@@ -21,7 +21,6 @@ Per N it reports:
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 import yaml
 from full_runbook import TIMEOUT, argv_all, verdict_counts
 from lab import DEMO, Lab
-from measure import ServerCPU, last_json, run_measured
+from measure import ServerCPU, last_json, publish, run_measured
 from step_breakdown import breakdown, run_dir
 
 
@@ -144,10 +143,7 @@ def main() -> int:
         for n in sorted(int(x) for x in args.ns.split(",")):
             runs.append(one(n, Path(tmp), faulted))
     md = markdown(runs, faulted, ["python", "bench/demo_faults.py", *sys.argv[1:]])
-    print(md)
-    if args.out:
-        Path(args.out + ".json").write_text(json.dumps(runs, indent=1) + "\n")
-        Path(args.out + ".md").write_text(md)
+    publish(md, runs, args.out)
     return 0
 
 

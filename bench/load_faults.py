@@ -16,7 +16,6 @@ retries cost against a clean run).
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 from full_runbook import TIMEOUT, argv_all, verdict_counts
 from lab import Lab
-from measure import ServerCPU, last_json, run_measured
+from measure import ServerCPU, last_json, publish, run_measured
 
 MODES = {"retries-off": ["--verify-retries", "0"], "retries-on": [], "no-drops": []}
 
@@ -115,10 +114,7 @@ def main() -> int:
             for mode in args.modes.split(","):
                 runs.append(one(n, mode, MODES[mode], drops, args.drop_every, Path(tmp)))
     md = markdown(runs, ["python", "bench/load_faults.py", *sys.argv[1:]])
-    print(md)
-    if args.out:
-        Path(args.out + ".json").write_text(json.dumps(runs, indent=1) + "\n")
-        Path(args.out + ".md").write_text(md)
+    publish(md, runs, args.out)
     return 0
 
 

@@ -17,6 +17,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import psutil
 
@@ -175,3 +176,11 @@ def last_json(text: str) -> dict:
 def median(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
+
+
+def publish(md: str, runs: list, out: str | None) -> None:
+    """Print a bench's Markdown page; with `out`, keep OUT.json (every run) and OUT.md."""
+    print(md)
+    if out:
+        Path(out + ".json").write_text(json.dumps(runs, indent=1) + "\n")
+        Path(out + ".md").write_text(md)

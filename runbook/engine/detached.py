@@ -73,8 +73,9 @@ def _nap(seconds: str) -> str:
 
 def _next_delay() -> str:
     """Shell: step $delay through FIRST_POLLS, then stay at POLL_SECONDS."""
-    steps = list(FIRST_POLLS) + [str(POLL_SECONDS)]
-    branches = " el".join(f'if [ "$delay" = {a} ]; then delay={b};' for a, b in zip(steps, steps[1:]))
+    branches = " el".join(
+        f'if [ "$delay" = {a} ]; then delay={b};' for a, b in zip(FIRST_POLLS, FIRST_POLLS[1:])
+    )
     return f"{branches} else delay={POLL_SECONDS}; fi"
 
 
