@@ -26,15 +26,42 @@ def _build(tp: Any, data: Any) -> Any:
         (item,) = typing.get_args(tp) or (Any,)
         return [_build(item, x) for x in data]
     if origin is dict:
-        _, value = typing.get_args(tp) or (Any, Any)
-        return {k: _build(value, v) for k, v in data.items()}
+        key, value = typing.get_args(tp) or (Any, Any)
+        # JSON keys are strings: an int-keyed dict (NodeState.firmware_of) gets its ints back
+        return {(int(k) if key is int else k): _build(value, v) for k, v in data.items()}
     return data
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(obj: Any) -> Any:
+    """dataclasses.asdict without its deep copies: what json.dumps writes the
+    same way (tuples as lists), field names looked up once per class."""
+    t = type(obj)
+    if t in _SCALARS:
+        return obj
+    if t is list or t is tuple:
+        return [_plain(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    names = _FIELDS.get(t)
+    if names is None:
+        if not dataclasses.is_dataclass(t):
+            return obj
+        names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t))
+    return {n: _plain(getattr(obj, n)) for n in names}
+
+
+def encode(key: dict[str, Any], nodes: dict[str, NodeState]) -> str:
+    doc = {"format": FORMAT, "key": key, "nodes": [_plain(n) for n in nodes.values()]}
+    return json.dumps(doc, check_circular=False)
+
+
 def save(path: Path, key: dict[str, Any], nodes: dict[str, NodeState]) -> None:
-    doc = {"format": FORMAT, "key": key, "nodes": [dataclasses.asdict(n) for n in nodes.values()]}
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(doc), encoding="utf-8")
+    tmp.write_text(encode(key, nodes), encoding="utf-8")
     os.replace(tmp, path)  # atomic: a killed sim never leaves half a file
 
 

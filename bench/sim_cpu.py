@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The simulator's CPU while it serves the whole runbook (verify only) on the
+48-node lab: a baseline checkout of the simulator against this one, in
+alternating pairs, each on a lab of its own, with the same client (this
+checkout's runbook) and steps. Prints the sim's CPU and the run's wall per
+run and the medians, and checks that every host-command's output is the same
+in both runs (clocks, ids and addresses masked): `outputs_differ` must be 0.
+
+    python bench/sim_cpu.py --baseline /work/wt-simbase [--pairs 3] [--nodes 48]
+        [--out bench/results/sim-cpu.json] [--sim-opt=--time-scale=0 ...]
+
+The baseline is a directory holding another checkout's runbook/ package (e.g.
+`git worktree add --detach /work/wt-simbase main`); its sim runs with that
+package first on sys.path. --sim-opt adds options to this checkout's sim only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from full_runbook import TIMEOUT, argv_all, verdict_counts
+from lab import REPO, Lab
+from measure import ServerCPU, last_json, run_measured
+
+sys.path.insert(0, str(REPO))
+from runbook.store.blobs import BlobStore
+from runbook.store.journal import blob_refs
+from runbook.store.runs import BLOBS_NAME
+from runbook.store.storage import JournalReader
+
+
+def sim_cmd(package_root: Path) -> str:
+    """`python -m runbook.sim` with package_root's runbook/ imported, whatever the cwd."""
+    code = (
+        f"import sys; sys.path.insert(0, {str(package_root)!r}); "
+        "from runbook.sim.main import run_sim; sys.exit(run_sim(sys.argv[1:]))"
+    )
+    return shlex.join([sys.executable, "-c", code])
+
+
+# What differs between two runs of the same commands on two labs: times, dates,
+# run/job ids, temporary names, loopback addresses and ports, durations.
+MASKS = [
+    (re.compile(r"\b\d{8}-\d{6}-[0-9a-f]{4}\b"), "<run-id>"),
+    (re.compile(r"activity count \d+"), "activity count <n>"),  # the SM's heartbeat: a clock
+    (re.compile(r"\b127\.\d+\.\d+\.\d+\b"), "127.x"),
+    (re.compile(r"\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?"), "<datetime>"),
+    (re.compile(r"\b\d\d:\d\d:\d\d(\.\d+)?\b"), "<time>"),
+    (
+        re.compile(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b.*"),
+        "<date>",
+    ),
+    (re.compile(r"\b1[6-9]\d{8}(\.\d+)?\b"), "<epoch>"),
+    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"), "<uuid>"),
+    (re.compile(r"\b[0-9a-f]{12,64}\b"), "<hex>"),
+    (re.compile(r"(/tmp/|runbook[-_.])[\w.-]+"), r"\1<name>"),
+    (re.compile(r"\bport \d+\b|:\d{4,5}\b"), "<port>"),
+    (re.compile(r"\b(pid|PID)[ =:]*\d+"), r"\1 <pid>"),
+    (re.compile(r"\d+\.\d+ ?(s|sec|seconds|ms)\b"), "<dur>"),
+]
+
+
+def mask(text: str) -> str:
+    for rx, repl in MASKS:
+        text = rx.sub(repl, text)
+    return text
+
+
+def outputs(state: Path) -> dict[tuple, str]:
+    """Every host-command's output in the run's journal, by (step, action, host, attempt, peer, n)."""
+    run = sorted(p for p in state.iterdir() if (p / "journal.jsonl").is_file())[-1]
+    found: dict[tuple, str] = {}
+    blobs = BlobStore(run / BLOBS_NAME)
+    for _line, batch in JournalReader(run / "journal.jsonl").batches():
+        for entry in batch:
+            e = entry["event"]
+            if e.get("type") != "HostFinished":
+                continue
+            for name, sha in blob_refs(e):  # a long output is kept in a blob
+                e[name] = blobs.get(sha)
+            base = (e.get("step_id"), e.get("action"), e.get("host"), e.get("attempt"), e.get("peer"))
+            n = sum(1 for k in found if k[:5] == base)
+            found[base + (n,)] = mask(
+                f"{e.get('exit_status')}\n{e.get('status')}\n{e.get('stdout', '')}\n--\n{e.get('stderr', '')}"
+            )
+    return found
+
+
+def one_run(name: str, root: Path, work: Path, nodes: int, extra: list[str], rep: int) -> dict:
+    os.environ["BENCH_SIM_CMD"] = sim_cmd(root)
+    try:
+        lab = Lab.start(nodes, work, extra=extra, tag=f"-{name}{rep}")
+    finally:
+        del os.environ["BENCH_SIM_CMD"]
+    state = work / f"state-{name}{rep}"
+    try:
+        server = ServerCPU(lab.pids())
+        c0 = server.total()
+        r = run_measured(argv_all(lab, state), server=server, timeout=TIMEOUT, cwd=str(REPO))
+        during = server.total() - c0
+        lab.stop()
+        total = server.total()  # the stop (its last save) included: gone with the process, so read before
+    finally:
+        lab.stop()
+    doc = last_json(r.stdout)
+    hosts, steps = verdict_counts(doc)
+    rec = {
+        "variant": name,
+        "rep": rep,
+        "wall": round(r.wall, 2),
+        "client_cpu": round(r.cpu, 2),
+        "sim_cpu": round(during, 2),
+        "sim_cpu_with_stop": round(total - c0, 2) if total else None,
+        "rc": r.rc,
+        "host_verdicts": hosts,
+        "step_statuses": steps,
+        "state": str(state),
+    }
+    print(
+        f"{name:9s} rep{rep}: wall {r.wall:6.2f}s sim cpu {during:6.2f}s client cpu {r.cpu:6.2f}s "
+        f"rc {r.rc} hosts {hosts}",
+        flush=True,
+    )
+    return rec
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", type=Path, required=True, help="a checkout whose runbook/ is the baseline")
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--nodes", type=int, default=48)
+    ap.add_argument("--sim-opt", action="append", default=[], help="an option for this checkout's sim")
+    ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim-cpu.json")
+    ap.add_argument("--keep", action="store_true", help="keep the labs and state directories")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="sim-cpu-"))
+    variants = [("baseline", args.baseline.resolve(), []), ("branch", REPO, args.sim_opt)]
+    runs, differ, compared = [], [], 0
+    t_start = time.time()
+    load0 = os.getloadavg()
+    for rep in range(args.pairs):
+        order = variants if rep % 2 == 0 else variants[::-1]  # alternate who goes first
+        pair = {}
+        for name, root, extra in order:
+            pair[name] = one_run(name, root, work, args.nodes, extra, rep)
+            runs.append(pair[name])
+        a, b = outputs(Path(pair["baseline"]["state"])), outputs(Path(pair["branch"]["state"]))
+        keys = set(a) | set(b)
+        bad = sorted(k for k in keys if a.get(k) != b.get(k))
+        compared += len(keys)
+        differ += [{"rep": rep, "key": list(map(str, k))} for k in bad]
+        print(f"pair {rep}: {len(keys)} host-commands compared, {len(bad)} differ", flush=True)
+        for k in bad[:5]:
+            print(
+                f"  differs: {k}\n    base: {a.get(k, '<none>')[:300]!r}\n    this: {b.get(k, '<none>')[:300]!r}"
+            )
+    summary = {}
+    for name, _root, _extra in variants:
+        rs = [r for r in runs if r["variant"] == name]
+        summary[name] = {k: statistics.median(r[k] for r in rs) for k in ("wall", "sim_cpu", "client_cpu")}
+    result = {
+        "command": " ".join(shlex.quote(a) for a in sys.argv),
+        "nodes": args.nodes,
+        "pairs": args.pairs,
+        "sim_opts": args.sim_opt,
+        "loadavg_before": load0,
+        "loadavg_after": os.getloadavg(),
+        "cpus": os.cpu_count(),
+        "elapsed_s": round(time.time() - t_start, 1),
+        "median": summary,
+        "host_commands_compared": compared,
+        "outputs_differ": len(differ),
+        "differ": differ[:50],
+        "runs": runs,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    for name, s in summary.items():
+        print(
+            f"median {name:9s}: wall {s['wall']:.2f}s sim cpu {s['sim_cpu']:.2f}s client cpu {s['client_cpu']:.2f}s"
+        )
+    print(f"outputs compared {compared}, differ {len(differ)}; results in {args.out}")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if not differ else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""The saved lab state (sim/persist.py): what a restarted sim continues from."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from runbook.sim import persist
+from runbook.sim import scenario as scenarios
+from runbook.sim.cluster import Cluster
+from runbook.sim.lab import Lab
+
+from .conftest import next_base
+
+FIRMWARE = "ibstat mlx5_4 | grep Firmware"
+
+
+def test_the_encoder_writes_what_dataclasses_asdict_writes(design):
+    cluster = Cluster.build(design, 3)
+    scenarios.apply(cluster, scenarios.DEFAULT, strict=False)
+    nodes = [dataclasses.asdict(n) for n in cluster.nodes.values()]
+    expected = json.dumps({"format": persist.FORMAT, "key": {"nodes": 3}, "nodes": nodes})
+    assert persist.encode({"nodes": 3}, cluster.nodes) == expected
+
+
+def test_a_reloaded_state_keeps_its_int_keyed_firmware(tmp_path, design):
+    cluster = Cluster.build(design, 2)
+    scenarios.apply(cluster, _scenario(tmp_path, {"gpu01": ["hca_fw_drift"]}))
+    path = tmp_path / "state.json"
+    persist.save(path, {"k": 1}, cluster.nodes)
+    nodes = persist.load(path, {"k": 1})
+    assert nodes is not None
+    assert nodes["gpu01"].firmware_of == cluster.nodes["gpu01"].firmware_of
+    assert all(isinstance(k, int) for k in nodes["gpu01"].firmware_of)
+
+
+async def test_a_restarted_lab_still_runs_the_drifted_firmware(tmp_path):
+    kw = dict(nodes=2, scenario=_scenario(tmp_path, {"gpu01": ["hca_fw_drift"]}), base_address=next_base())
+    lab = await Lab.start(tmp_path / "lab", **kw)
+    try:
+        before, _, _ = await lab.node("gpu01").run(FIRMWARE)
+    finally:
+        await lab.stop()
+    lab = await Lab.start(tmp_path / "lab", **kw)  # from state.json, not rebuilt
+    try:
+        after, _, _ = await lab.node("gpu01").run(FIRMWARE)
+        healthy, _, _ = await lab.node("gpu02").run(FIRMWARE)
+    finally:
+        await lab.stop()
+    assert "20.38.1002" in before and after == before
+    assert "20.39.1002" in healthy
+
+
+def _scenario(tmp_path, faults):
+    import yaml
+
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump({"faults": faults}))
+    return path
