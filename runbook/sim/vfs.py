@@ -14,6 +14,7 @@ from collections.abc import Callable
 from . import sysfiles
 from .cluster import Cluster
 from .hardware import NodeState
+from .tracked import NamesDict, NamesList
 
 BASE_DIRS = {
     "/",
@@ -54,6 +55,10 @@ class NodeFs:
         self._table: dict[str, Callable[[], str]] | None = None
         self._writers: dict[str, Callable[[str], None]] = {}
         self._key: tuple = ()
+        self._index_of: tuple = ()
+        self._index_versions: tuple = ()
+        self._dirset: set[str] = set()
+        self._children: dict[str, set[str]] = {}
 
     # ---- the computed part --------------------------------------------------
     def _dynamic(self) -> dict[str, Callable[[], str]]:
@@ -65,15 +70,50 @@ class NodeFs:
         return self._table
 
     def _all_dirs(self) -> set[str]:
-        self._dynamic()
-        return (
+        self._index()
+        return self._dirset
+
+    def _index(self) -> None:
+        """Every directory, and each one's entries, kept until a name is added or
+        removed (sim/tracked.py counts that) or the computed table is rebuilt: a
+        listing or a glob no longer rescans every path of the node."""
+        node = self.node
+        if type(node.files) is not NamesDict:  # built or loaded as plain containers
+            node.files = NamesDict(node.files)
+        if type(node.dirs) is not NamesList:
+            node.dirs = NamesList(node.dirs)
+        table = self._dynamic()
+        # the containers themselves, compared by identity (an id can be reused), and their counts
+        sources = (table, node.files, node.dirs)
+        versions = (node.files.names_version, node.dirs.names_version, node.platform.systemd)
+        if (
+            versions == self._index_versions
+            and len(self._index_of) == 3
+            and all(a is b for a, b in zip(sources, self._index_of))
+        ):
+            return
+        dirs = (
             BASE_DIRS
-            | (SYSTEMD_DIRS if self.node.platform.systemd else set())
+            | (SYSTEMD_DIRS if node.platform.systemd else set())
             | self._dirs
-            | _parents(self.node.files)
-            | set(self.node.dirs)
-            | _parents(self.node.dirs)
+            | _parents(node.files)
+            | set(node.dirs)
+            | _parents(node.dirs)
         )
+        children: dict[str, set[str]] = {}
+        for group in (node.files, table, dirs):
+            for p in group:
+                # what the scan by prefix found: the first name below each ancestor
+                d = p
+                while True:
+                    parent, name = posixpath.split(d)
+                    if name:
+                        children.setdefault(parent, set()).add(name)
+                    if parent == d:
+                        break
+                    d = parent
+        self._dirset, self._children = dirs, children
+        self._index_of, self._index_versions = sources, versions
 
     # ---- queries --------------------------------------------------------------
     @staticmethod
@@ -170,12 +210,7 @@ class NodeFs:
     def listdir(self, path: str) -> list[str]:
         if not self.isdir(path):
             raise FsError("Not a directory" if self.isfile(path) else "No such file or directory")
-        prefix = path.rstrip("/") + "/"
-        names = set()
-        for p in list(self.node.files) + list(self._dynamic()) + list(self._all_dirs()):
-            if p.startswith(prefix) and p != prefix:
-                names.add(p[len(prefix) :].split("/", 1)[0])
-        return sorted(names)
+        return sorted(self._children.get(path.rstrip("/") or "/", ()))
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
         """Shell pathname expansion; [] when nothing matches."""
