@@ -72,19 +72,31 @@ def _first_reads(item: AndOr) -> bool:
 
 class _Live(Buffer):
     """Standard output written to the SSH channel as it comes (a server's
-    "listening" banner must reach the client before the command ends)."""
+    "listening" banner must reach the client before the command ends), in one
+    write per turn of the event loop: what a command prints before it waits
+    goes out together, not one SSH packet per line."""
 
     def __init__(self, process, stream: str = "stdout") -> None:
         super().__init__()
         self.process = process
         self.stream = stream  # stderr too: a detached job's progress lines come as they are printed
+        self.pending: list[str] = []
 
     def write(self, text: str) -> None:
         if text:
-            try:
-                getattr(self.process, self.stream).write(text)
-            except Exception:  # the channel is gone: output has nowhere to go, like a closed pipe
-                pass
+            if not self.pending:
+                asyncio.get_running_loop().call_soon(self.flush)
+            self.pending.append(text)
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        text = "".join(self.pending)
+        self.pending.clear()
+        try:
+            getattr(self.process, self.stream).write(text)
+        except Exception:  # the channel is gone: output has nowhere to go, like a closed pipe
+            pass
 
 
 async def run_line(
@@ -135,9 +147,10 @@ async def exec_channel(node, process) -> None:
     shell = Shell(node.machine)
     conn = process.channel.get_extra_info("connection")
     shell.hung_up = lambda: process.is_closing() or conn not in node.conns
-    out, err, status = await run_line(
-        node.machine, command, stdin, shell=shell, out=_Live(process), err=_Live(process, "stderr")
-    )
+    live_out, live_err = _Live(process), _Live(process, "stderr")
+    out, err, status = await run_line(node.machine, command, stdin, shell=shell, out=live_out, err=live_err)
+    live_out.flush()  # what the last turn printed, before the exit status
+    live_err.flush()
     try:
         _write(process, out, err)
         process.exit(status)

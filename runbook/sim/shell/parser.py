@@ -3,6 +3,7 @@ for / if / while / until, { } groups and ( ) subshells."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .lexer import Lexer, ShellSyntaxError, Token
@@ -13,7 +14,15 @@ NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def parse(src: str) -> CmdList:
-    return Parser(src).program()
+    """The tree of a command line, parsed once per distinct line: the runbook sends
+    the same lines to every node, and a loop runs its $(...) on every turn. The tree
+    is shared, so nothing may change it (the interpreter only reads it)."""
+    return _parse_cached(src)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cached(src: str) -> CmdList:
+    return Parser(src).program()  # a syntax error is raised again each time, never cached
 
 
 class Parser:
