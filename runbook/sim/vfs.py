@@ -55,10 +55,14 @@ class NodeFs:
         self._table: dict[str, Callable[[], str]] | None = None
         self._writers: dict[str, Callable[[str], None]] = {}
         self._key: tuple = ()
-        self._index_of: tuple = ()
-        self._index_versions: tuple = ()
-        self._dirset: set[str] = set()
-        self._children: dict[str, set[str]] = {}
+        self._static_of: dict | None = None  # the table the computed part was built from
+        self._static_systemd = False
+        self._static_dirs: set[str] = set()
+        self._static_children: dict[str, set[str]] = {}
+        self._own_of: tuple = ()  # node.files, node.dirs the own part was built from
+        self._own_versions: tuple = ()
+        self._own_dirs: set[str] = set()
+        self._own_children: dict[str, set[str]] = {}
 
     # ---- the computed part --------------------------------------------------
     def _dynamic(self) -> dict[str, Callable[[], str]]:
@@ -71,49 +75,32 @@ class NodeFs:
 
     def _all_dirs(self) -> set[str]:
         self._index()
-        return self._dirset
+        return self._static_dirs | self._own_dirs
 
     def _index(self) -> None:
-        """Every directory, and each one's entries, kept until a name is added or
-        removed (sim/tracked.py counts that) or the computed table is rebuilt: a
-        listing or a glob no longer rescans every path of the node."""
+        """Every directory and each one's entries, in two parts: the computed
+        files' (rebuilt with their table) and the node's own files' and mkdir'ed
+        directories' (rebuilt when a name is added or removed: sim/tracked.py
+        counts that). A listing or a glob no longer rescans every path."""
         node = self.node
         if type(node.files) is not NamesDict:  # built or loaded as plain containers
             node.files = NamesDict(node.files)
         if type(node.dirs) is not NamesList:
             node.dirs = NamesList(node.dirs)
         table = self._dynamic()
+        systemd = node.platform.systemd
+        if self._static_of is not table or self._static_systemd != systemd:
+            fixed = BASE_DIRS | (SYSTEMD_DIRS if systemd else set())
+            dirs = fixed | _parents(fixed) | self._dirs
+            self._static_dirs, self._static_children = dirs, _entries(table, dirs)
+            self._static_of, self._static_systemd = table, systemd
         # the containers themselves, compared by identity (an id can be reused), and their counts
-        sources = (table, node.files, node.dirs)
-        versions = (node.files.names_version, node.dirs.names_version, node.platform.systemd)
-        if (
-            versions == self._index_versions
-            and len(self._index_of) == 3
-            and all(a is b for a, b in zip(sources, self._index_of))
-        ):
-            return
-        dirs = (
-            BASE_DIRS
-            | (SYSTEMD_DIRS if node.platform.systemd else set())
-            | self._dirs
-            | _parents(node.files)
-            | set(node.dirs)
-            | _parents(node.dirs)
-        )
-        children: dict[str, set[str]] = {}
-        for group in (node.files, table, dirs):
-            for p in group:
-                # what the scan by prefix found: the first name below each ancestor
-                d = p
-                while True:
-                    parent, name = posixpath.split(d)
-                    if name:
-                        children.setdefault(parent, set()).add(name)
-                    if parent == d:
-                        break
-                    d = parent
-        self._dirset, self._children = dirs, children
-        self._index_of, self._index_versions = sources, versions
+        own = (node.files, node.dirs)
+        versions = (node.files.names_version, node.dirs.names_version)
+        if versions != self._own_versions or not all(a is b for a, b in zip(own, self._own_of)):
+            dirs = set(node.dirs) | _parents(node.files) | _parents(node.dirs)
+            self._own_dirs, self._own_children = dirs, _entries(node.files, dirs)
+            self._own_of, self._own_versions = own, versions
 
     # ---- queries --------------------------------------------------------------
     @staticmethod
@@ -123,7 +110,8 @@ class NodeFs:
         return posixpath.normpath(path).replace("//", "/")
 
     def isdir(self, path: str) -> bool:
-        return path in self._all_dirs()
+        self._index()
+        return path in self._static_dirs or path in self._own_dirs
 
     def isfile(self, path: str) -> bool:
         return path in self.node.files or path in self._dynamic() or path in DEVICES
@@ -210,7 +198,8 @@ class NodeFs:
     def listdir(self, path: str) -> list[str]:
         if not self.isdir(path):
             raise FsError("Not a directory" if self.isfile(path) else "No such file or directory")
-        return sorted(self._children.get(path.rstrip("/") or "/", ()))
+        key = path.rstrip("/") or "/"
+        return sorted(self._static_children.get(key, set()) | self._own_children.get(key, set()))
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
         """Shell pathname expansion; [] when nothing matches."""
@@ -237,6 +226,21 @@ class NodeFs:
             prefix = cwd.rstrip("/") + "/"
             found = [f[len(prefix) :] if f.startswith(prefix) else f for f in found]
         return sorted(found)
+
+
+def _entries(paths, dirs: set[str]) -> dict[str, set[str]]:
+    """Directory -> the names in it, for `paths` in directories `dirs`. `dirs`
+    holds every ancestor of every path (_parents), so each path and directory
+    adding itself to its parent lists every name a scan by prefix would find."""
+    children: dict[str, set[str]] = {}
+    for group in (paths, dirs):
+        for p in group:
+            i = p.rfind("/")
+            name = p[i + 1 :]
+            if i < 0 or not name:
+                continue
+            children.setdefault(p[:i] or "/", set()).add(name)
+    return children
 
 
 def _parents(paths) -> set[str]:
