@@ -63,8 +63,12 @@ class Lab:
         timeout: float = 180,
         extra: list[str] | None = None,
         tag: str = "",
+        time_scale: float | None = None,
     ) -> Lab:
-        """`extra`: more `runbook sim` options (e.g. --drop-commands); `tag` names the lab's directory."""
+        """`extra`: more `runbook sim` options (e.g. --drop-commands); `tag` names the lab's directory;
+        `time_scale`: `runbook sim --time-scale` (0: the long tests without their modelled waits)."""
+        if time_scale is not None:
+            extra = [*(extra or []), "--time-scale", str(time_scale)]
         for attempt in range(5):
             try:
                 return cls._start(

@@ -17,6 +17,9 @@ class Cluster:
         self.design = design
         self.nodes = nodes
         self.switch_faults: dict[str, list[str]] = {}  # switch -> faults (faults.inject_switch)
+        # The modelled durations of the long tests are multiplied by this
+        # (`runbook sim --time-scale`, commands/base.py modelled_wait): 0 runs them at once.
+        self.time_scale = 1.0
         self.fabric = Fabric(design, nodes)
         self.fabric.rebuild_ports()
         for sm in self.fabric.switch_sms.values():  # the switch SMs hold the design's PKey plan

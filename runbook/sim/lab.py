@@ -25,6 +25,7 @@ from .machine import Machine
 from .server import CIPHERS, SimNode
 
 log = logging.getLogger("runbook.sim")
+MAX_TIME_SCALE = 1000.0  # `runbook sim --time-scale`: 0 (no modelled waits) to 1000
 
 
 class Lab:
@@ -62,14 +63,20 @@ class Lab:
         save_state: bool = True,
         single_address: bool = False,
         sm_on: str = "hosts",
+        time_scale: float = 1.0,
     ) -> Lab:
         """Build the cluster, inject the scenario, start one SSH listener per node,
         write inventory/known_hosts/ssh_config/key, then DIR/ready. With
         `single_address` every node listens on 127.0.0.1 on its own port (macOS).
         `sm_on`: "hosts" (the design's SM nodes run OpenSM) or "switch" (the
-        subnet managers run on managed switches, no SM node: design.sm_on_switches)."""
+        subnet managers run on managed switches, no SM node: design.sm_on_switches).
+        `time_scale` multiplies the modelled durations of the long tests (dcgmi diag,
+        gpu_burn, the bandwidth tests, NCCL jobs: commands/base.py modelled_wait);
+        0 runs them at once, e.g. for a benchmark of the whole runbook."""
         if nodes < 1:
             raise ValueError("--nodes must be at least 1")
+        if not 0 <= time_scale <= MAX_TIME_SCALE:  # NaN too
+            raise ValueError(f"--time-scale must be from 0 to {MAX_TIME_SCALE:g}, not {time_scale!r}")
         directory = Path(directory).resolve()
         directory.mkdir(parents=True, exist_ok=True)
         (directory / "ready").unlink(missing_ok=True)
@@ -98,6 +105,7 @@ class Lab:
             cluster = Cluster.build(design, nodes)
             if scenario:
                 scenarios.apply(cluster, scenario, strict=strict_scenario)
+        cluster.time_scale = float(time_scale)
         lab = cls(directory, cluster, reboot_seconds, slow_seconds)
         lab._state_key = key
         lab.save_state = save_state

@@ -63,6 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--slow-seconds", type=numbers.SECONDS, default=8.0, help="delay of a node with the 'slow' fault"
     )
     parser.add_argument(
+        "--time-scale",
+        type=numbers.number(0, 1000),  # lab.py MAX_TIME_SCALE
+        default=1.0,
+        metavar="F",
+        help="multiply the modelled durations of the long tests (dcgmi diag, gpu_burn, "
+        "ib_write_bw, NCCL jobs) by F: 0 runs them at once, for benchmarks (default 1)",
+    )
+    parser.add_argument(
         "--design",
         metavar="INVENTORY",
         help="a seed-shaped inventory to take the design from (default: the bundled seed)",
@@ -176,6 +184,7 @@ async def _start_lab(args: argparse.Namespace, scenario):
                 fresh=args.fresh,
                 single_address=single,
                 sm_on=getattr(args, "sm_on", "hosts"),
+                time_scale=getattr(args, "time_scale", 1.0),
             )
         except OSError as exc:
             if not in_use(exc) or single:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from ..vfs import FsError
 
 
@@ -31,6 +33,16 @@ class Ctx:
 
     def read(self, p: str) -> str:
         return self.machine.fs.read(self.path(p))
+
+
+async def modelled_wait(ctx: Ctx, seconds: float) -> None:
+    """The wall time a long test is modelled to take (dcgmi diag, gpu_burn, the
+    bandwidth tests, an NCCL job), scaled by the lab's time scale (`runbook sim
+    --time-scale`). At 0 it still yields to the event loop once, so a test's peer
+    (a perftest server waiting for its client) runs in the same order as ever.
+    A fault's delay (slow, long_job, a reboot) and the `sleep` command are not
+    modelled durations: they keep their time."""
+    await asyncio.sleep(seconds * ctx.cluster.time_scale)
 
 
 def read_inputs(ctx: Ctx, name: str, files: list[str], io) -> tuple[list[tuple[str, str]], int]:

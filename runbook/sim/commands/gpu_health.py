@@ -7,12 +7,11 @@ Long runs take a fraction of their nominal time (SPEEDUP)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from .. import perfmodel
 from ..pcidevices import devices
-from .base import Ctx
+from .base import Ctx, modelled_wait
 
 SPEEDUP = 4.0  # simulated seconds per real second for gpu_burn
 H2D_GBPS = 26.0  # pinned host->device copy engine over PCIe Gen4 x16 (L40S, nvbandwidth README)
@@ -195,7 +194,7 @@ async def dcgmi(ctx: Ctx, args, io) -> int:
         io.err.write("Error: Invalid value for -r/--run. Specify a level 1-4 or a test name.\n")
         return 255
     level_n = {"short": 1, "medium": 2, "long": 3, "xlong": 4}.get(level) or int(level)
-    await asyncio.sleep(SECONDS[level_n])
+    await modelled_wait(ctx, SECONDS[level_n])
     ids = ", ".join("26b9" for _ in node.gpus)
     lines = [
         "Successfully ran diagnostic for group.",
@@ -307,7 +306,7 @@ async def nvbandwidth(ctx: Ctx, args, io) -> int:
     for g in gpus:
         g.link.busy += 1
     try:
-        await asyncio.sleep(0.3)
+        await modelled_wait(ctx, 0.3)
     finally:
         for g in gpus:
             g.link.busy -= 1
@@ -348,7 +347,7 @@ async def gpu_burn(ctx: Ctx, args, io) -> int:
     steps = 10
     faulty = [node.platform.gpus[g.index].burn_faulty for g in node.gpus]
     for step in range(1, steps + 1):
-        await asyncio.sleep(seconds / SPEEDUP / steps)
+        await modelled_wait(ctx, seconds / SPEEDUP / steps)
         done = step * 148 * max(1, seconds // 10)
         errors = " - ".join(
             f"{(step * 1311) if bad else 0} {' (WARNING!)' if bad else ''}".rstrip() + " " for bad in faulty

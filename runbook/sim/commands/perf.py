@@ -7,7 +7,7 @@ import asyncio
 import re
 
 from .. import linkfaults, pathmodel, perfmodel
-from .base import Ctx
+from .base import Ctx, modelled_wait
 from .jobs import _PIDS
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
@@ -213,7 +213,7 @@ def nccl_output(
 
 async def all_reduce_perf(ctx: Ctx, args, io) -> int:
     text, status = nccl_output(ctx, [ctx.machine], args, "all_reduce_perf")
-    await asyncio.sleep(0.05)
+    await modelled_wait(ctx, 0.05)
     (io.out if status == 0 else io.err).write(text)
     return status
 
@@ -256,7 +256,8 @@ async def mpirun(ctx: Ctx, args, io) -> int:
             return 1
         machines.append(peer)
     text, status = nccl_output(ctx, machines, rest, program, slots, env)
-    await _ranks_run(ctx, machines, ctx.node.job_seconds or 0.05)
+    # a long_job fault's time is the fault's (sim/linkfaults.py), not scaled; the job's own is
+    await _ranks_run(ctx, machines, ctx.node.job_seconds or 0.05 * ctx.cluster.time_scale)
     (io.out if status == 0 else io.err).write(text)
     return status
 
@@ -418,7 +419,7 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
     value *= min(perfmodel.numa_factor(nic), getattr(waiting[0], "numa", 1.0))  # either end off its node
     waiting[0].set_result((value, st.lid))
     io.out.write(_perftest_header(nic.dev, gbits, st.layer))
-    await asyncio.sleep(0.05)
+    await modelled_wait(ctx, 0.05)
     io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid, duration))
     return 0
 
