@@ -14,6 +14,7 @@ re-read on each sweep, i.e. on every question asked here.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -89,6 +90,8 @@ class Fabric:
             for name, priority in design.switch_sms.items()
             if name in self.switches
         }
+        self._master_key: tuple | None = None  # what master() was last computed from
+        self._master: SmPort | None = None
         self.lid_of: dict[tuple[str, str], int] = {}
         self.down_uplinks: set[tuple[str, str]] = set()  # (leaf, spine) links without light
         for j, sm in enumerate(self.sms):
@@ -185,10 +188,35 @@ class Fabric:
         return [self.switches[sm.switch] for sm in self.switch_sms.values() if not sm.enabled]
 
     def master(self) -> SmPort | None:
-        running = self.sm_ports()
-        if not running:
-            return None
-        return sorted(running, key=lambda s: (-s.priority, s.guid))[0]
+        """The master SM. Every port's state, LID and PKey table asks for it (a
+        `cat .../pkeys/*` 128 times per port), so it is kept while what decides
+        it is unchanged: each SM's running state, priority, start, link and
+        partitions.conf (the text itself: a file written anew is a new string)."""
+        key = self._sm_inputs()
+        if key != self._master_key:
+            running = self.sm_ports()
+            self._master = sorted(running, key=lambda s: (-s.priority, s.guid))[0] if running else None
+            self._master_key = key
+        return self._master
+
+    def _sm_inputs(self) -> tuple:
+        """Everything sm_ports() reads, cheaply compared."""
+        out: list = []
+        for s in self.sms:
+            nic = s.nics[0]
+            out += (
+                s.opensm.running,
+                s.opensm.priority,
+                s.opensm.started_at,
+                nic.phys_up,
+                tuple(nic.cable or ()),
+                s.link_type(nic),
+                nic.guid,
+                s.files.get("/etc/opensm/partitions.conf"),
+            )
+        for sm in self.switch_sms.values():
+            out += (sm.switch, sm.enabled, sm.priority, sm.started_at, sm.partitions)
+        return tuple(out)
 
     def sm_role(self, sm: NodeState | SmPort) -> str:
         if isinstance(sm, NodeState) and not sm.opensm.running:
@@ -224,9 +252,7 @@ class Fabric:
         master = self.master()
         if st.state != "Active" or master is None:
             return [0xFFFF]
-        text = master.partitions
-        parts = partitions.parse(text) if text is not None else None
-        return partitions.pkey_table(parts, nic.guid, master.node is node)
+        return list(_pkey_table(master.partitions, nic.guid, master.node is node))
 
     def ipoib_mtu(self, pkey: int) -> int:
         """Datagram-mode IPoIB MTU on a partition: its broadcast group's IB MTU
@@ -234,7 +260,7 @@ class Fabric:
         IPoIB header: 2044 by default, 4092 with mtu=5 (fixtures ip-link-ipoib)."""
         master = self.master()
         text = master.partitions if master else None
-        parts = partitions.parse(text) if text else ()
+        parts = _parse(text) if text else ()
         code = next((p.mtu for p in parts if p.pkey == pkey & 0x7FFF), 4)
         return (128 << code) - 4
 
@@ -246,3 +272,15 @@ class Fabric:
         if node is not None and node.kind == "compute" and domain:
             return f"{node_name}.{domain} {dev}"
         return f"{node_name} {dev}"
+
+
+# The master's partitions.conf is the same text for every port of the fabric: it is
+# parsed, and each port's table computed from it, once per text (Partition objects
+# are read, never changed, after parsing: partitions.py).
+_parse = functools.lru_cache(maxsize=64)(partitions.parse)
+
+
+@functools.lru_cache(maxsize=16384)
+def _pkey_table(text: str | None, guid: int, is_sm_port: bool) -> tuple[int, ...]:
+    parts = _parse(text) if text is not None else None
+    return tuple(partitions.pkey_table(parts, guid, is_sm_port))
