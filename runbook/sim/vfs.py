@@ -83,10 +83,11 @@ class NodeFs:
         directories' (rebuilt when a name is added or removed: sim/tracked.py
         counts that). A listing or a glob no longer rescans every path."""
         node = self.node
-        if type(node.files) is not NamesDict:  # built or loaded as plain containers
-            node.files = NamesDict(node.files)
-        if type(node.dirs) is not NamesList:
-            node.dirs = NamesList(node.dirs)
+        files, made = node.files, node.dirs
+        if type(files) is not NamesDict:  # built or loaded as plain containers
+            files = node.files = NamesDict(files)
+        if type(made) is not NamesList:
+            made = node.dirs = NamesList(made)
         table = self._dynamic()
         systemd = node.platform.systemd
         if self._static_of is not table or self._static_systemd != systemd:
@@ -95,12 +96,16 @@ class NodeFs:
             self._static_dirs, self._static_children = dirs, _entries(table, dirs)
             self._static_of, self._static_systemd = table, systemd
         # the containers themselves, compared by identity (an id can be reused), and their counts
-        own = (node.files, node.dirs)
-        versions = (node.files.names_version, node.dirs.names_version)
-        if versions != self._own_versions or not all(a is b for a, b in zip(own, self._own_of)):
-            dirs = set(node.dirs) | _parents(node.files) | _parents(node.dirs)
-            self._own_dirs, self._own_children = dirs, _entries(node.files, dirs)
-            self._own_of, self._own_versions = own, versions
+        own = self._own_of
+        if (
+            not own
+            or own[0] is not files
+            or own[1] is not made
+            or self._own_versions != (files.names_version, made.names_version)
+        ):
+            dirs = set(made) | _parents(files) | _parents(made)
+            self._own_dirs, self._own_children = dirs, _entries(files, dirs)
+            self._own_of, self._own_versions = (files, made), (files.names_version, made.names_version)
 
     # ---- queries --------------------------------------------------------------
     @staticmethod
@@ -244,10 +249,21 @@ def _entries(paths, dirs: set[str]) -> dict[str, set[str]]:
 
 
 def _parents(paths) -> set[str]:
-    dirs = set()
+    """Every ancestor directory of the paths but "/" (the index's hot loop: a
+    normalised absolute path is cut at its slashes, any other goes through dirname)."""
+    dirs: set[str] = set()
     for p in paths:
-        d = posixpath.dirname(p)
-        while d not in dirs and d != "/":
+        if p[:1] != "/" or "//" in p:
+            d = posixpath.dirname(p)
+            while d not in dirs and d != "/":
+                dirs.add(d)
+                d = posixpath.dirname(d)
+            continue
+        i = len(p) - 1 if p.endswith("/") else p.rfind("/")  # dirname("/a/b/") is "/a/b"
+        while i > 0:
+            d = p[:i]
+            if d in dirs:
+                break
             dirs.add(d)
-            d = posixpath.dirname(d)
+            i = p.rfind("/", 0, i)
     return dirs

@@ -79,3 +79,29 @@ def test_a_state_assigned_plain_containers_is_indexed_again(machine_of):
     assert "brand-new.conf" in fs.listdir("/etc")
     fs.node.dirs = ["/opt/fresh"]
     assert "fresh" in fs.listdir("/opt")
+
+
+def _parents_by_dirname(paths) -> set[str]:
+    dirs: set[str] = set()
+    for p in paths:
+        d = posixpath.dirname(p)
+        while d not in dirs and d != "/":
+            dirs.add(d)
+            d = posixpath.dirname(d)
+    return dirs
+
+
+def test_parents_cut_at_slashes_equal_dirname():
+    import random
+
+    from runbook.sim.vfs import _parents
+
+    cases = ["/a/b/c", "/a/b/", "/a", "/", "/a//b", "a/b", "a", "", "//x", "/a/b/../c"]
+    for c in cases:
+        assert _parents([c]) == _parents_by_dirname([c]), c
+    rng = random.Random(7)
+    for _ in range(5000):
+        paths = [
+            "".join(rng.choice("ab/") for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 4))
+        ]
+        assert _parents(paths) == _parents_by_dirname(paths), paths
