@@ -245,12 +245,12 @@ class Fabric:
         return PortStatus("Active", "LinkUp", self.lid_of.get((node.name, nic.dev), 0), sm_lid, layer)
 
     def pkeys(self, node: NodeState, nic: Nic) -> list[int]:
-        """The port's PKey table (what sysfs pkeys/N and smpquery show)."""
-        st = self.status(node, nic)
-        if st.layer != "InfiniBand":
+        """The port's PKey table (what sysfs pkeys/N and smpquery show): status()'s
+        answer with the master asked once (a `cat pkeys/*` reads 128 per port)."""
+        if node.link_type(nic) != IB:
             return []
         master = self.master()
-        if st.state != "Active" or master is None:
+        if not self.link_up(node, nic) or master is None or not master.lid:  # not Active
             return [0xFFFF]
         return list(_pkey_table(master.partitions, nic.guid, master.node is node))
 

@@ -33,30 +33,24 @@ def _build(tp: Any, data: Any) -> Any:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_SCALARS = (str, int, float, bool, type(None))
 
 
-def _plain(obj: Any) -> Any:
-    """dataclasses.asdict without its deep copies: what json.dumps writes the
-    same way (tuples as lists), field names looked up once per class."""
+def _fields(obj: Any) -> dict[str, Any]:
+    """A dataclass as json.dumps' `default` sees it: its fields, one level deep.
+    The C encoder does the lists, dicts and scalars itself, so this writes what
+    json.dumps(dataclasses.asdict(...)) writes without asdict's deep copies."""
     t = type(obj)
-    if t in _SCALARS:
-        return obj
-    if t is list or t is tuple:
-        return [_plain(x) for x in obj]
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
     names = _FIELDS.get(t)
     if names is None:
         if not dataclasses.is_dataclass(t):
-            return obj
+            raise TypeError(f"Object of type {t.__name__} is not JSON serializable")
         names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t))
-    return {n: _plain(getattr(obj, n)) for n in names}
+    return {n: getattr(obj, n) for n in names}
 
 
 def encode(key: dict[str, Any], nodes: dict[str, NodeState]) -> str:
-    doc = {"format": FORMAT, "key": key, "nodes": [_plain(n) for n in nodes.values()]}
-    return json.dumps(doc, check_circular=False)
+    doc = {"format": FORMAT, "key": key, "nodes": list(nodes.values())}
+    return json.dumps(doc, default=_fields, check_circular=False)
 
 
 def save(path: Path, key: dict[str, Any], nodes: dict[str, NodeState]) -> None:

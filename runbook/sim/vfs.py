@@ -66,10 +66,17 @@ class NodeFs:
 
     # ---- the computed part --------------------------------------------------
     def _dynamic(self) -> dict[str, Callable[[], str]]:
-        key = (tuple(self.node.modules), self.node.boot_count, len(self.node.irqs), self.node.mst_started)
-        if self._table is None or key != self._key:
-            self._table, self._writers = sysfiles.table(self.cluster, self.node)
-            self._key = key
+        node = self.node
+        key = self._key  # (modules, boot_count, irqs, mst_started) the table was built for
+        if (
+            self._table is None
+            or node.boot_count != key[1]
+            or len(node.irqs) != key[2]
+            or node.mst_started != key[3]
+            or node.modules != key[0]  # compared as they are: no tuple built on every read
+        ):
+            self._table, self._writers = sysfiles.table(self.cluster, node)
+            self._key = (list(node.modules), node.boot_count, len(node.irqs), node.mst_started)
             self._dirs = _parents(self._table)
         return self._table
 
