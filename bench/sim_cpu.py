@@ -107,8 +107,14 @@ def one_run(name: str, root: Path, work: Path, nodes: int, extra: list[str], rep
     try:
         server = ServerCPU(lab.pids())
         c0 = server.total()
+        t0 = [p.cpu_times() for p in server.procs]
         r = run_measured(argv_all(lab, state), server=server, timeout=TIMEOUT, cwd=str(REPO))
         during = server.total() - c0
+        t1 = [p.cpu_times() for p in server.procs]
+        split = {  # user (Python) and system (socket calls) CPU of the sim during the run
+            "sim_user": round(sum(b.user - a.user for a, b in zip(t0, t1)), 2),
+            "sim_sys": round(sum(b.system - a.system for a, b in zip(t0, t1)), 2),
+        }
         lab.stop()
         total = server.total()  # the stop (its last save) included: gone with the process, so read before
     finally:
@@ -122,13 +128,15 @@ def one_run(name: str, root: Path, work: Path, nodes: int, extra: list[str], rep
         "client_cpu": round(r.cpu, 2),
         "sim_cpu": round(during, 2),
         "sim_cpu_with_stop": round(total - c0, 2) if total else None,
+        **split,
         "rc": r.rc,
         "host_verdicts": hosts,
         "step_statuses": steps,
         "state": str(state),
     }
     print(
-        f"{name:9s} rep{rep}: wall {r.wall:6.2f}s sim cpu {during:6.2f}s client cpu {r.cpu:6.2f}s "
+        f"{name:9s} rep{rep}: wall {r.wall:6.2f}s sim cpu {during:6.2f}s "
+        f"(user {split['sim_user']:.2f} sys {split['sim_sys']:.2f}) client cpu {r.cpu:6.2f}s "
         f"rc {r.rc} hosts {hosts}",
         flush=True,
     )
