@@ -33,6 +33,10 @@ PATH_DIRS = {
     "/opt/nccl-tests/build",
 }
 GLOB_CHARS = re.compile(r"[*?\[]")
+# compiled once: every expansion of every word uses them
+FIELD_SEPARATORS = re.compile(r"[ \t\n]+")
+GLOB_ESCAPE = re.compile(r"([*?\[])")
+VAR_SPEC = re.compile(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", re.S)
 
 
 class ExitShell(Exception):
@@ -371,7 +375,7 @@ class Shell:
             return special[spec]
         if spec.startswith("#") and len(spec) > 1:
             return str(len(self.var(spec[1:])))
-        name, op, default = re.match(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", spec, re.S).groups()
+        name, op, default = VAR_SPEC.match(spec).groups()
         value = None if name.isdigit() else self.vars.get(name)
         if op in (":-", "-"):
             return default if (value is None or (op == ":-" and value == "")) else value
@@ -408,7 +412,7 @@ class Shell:
                 fields[-1].append((text, True))
                 keep[-1] = True
                 continue
-            chunks = re.split(r"[ \t\n]+", text)
+            chunks = FIELD_SEPARATORS.split(text)
             for n, chunk in enumerate(chunks):
                 if n:
                     fields.append([])
@@ -422,7 +426,7 @@ class Shell:
                 continue
             text = "".join(t for t, _ in segs)
             if any(not q and GLOB_CHARS.search(t) for t, q in segs):
-                pattern = "".join(t if not q else re.sub(r"([*?\[])", r"[\1]", t) for t, q in segs)
+                pattern = "".join(t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs)
                 matches = self.machine.fs.glob(pattern, self.cwd)
                 if matches:
                     out.extend(matches)
