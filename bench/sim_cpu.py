@@ -176,7 +176,10 @@ def main() -> int:
     summary = {}
     for name, _root, _extra in variants:
         rs = [r for r in runs if r["variant"] == name]
-        summary[name] = {k: statistics.median(r[k] for r in rs) for k in ("wall", "sim_cpu", "client_cpu")}
+        summary[name] = {
+            k: statistics.median(r[k] for r in rs)
+            for k in ("wall", "sim_cpu", "sim_user", "sim_sys", "client_cpu")
+        }
     result = {
         "command": " ".join(shlex.quote(a) for a in sys.argv),
         "nodes": args.nodes,
