@@ -82,3 +82,31 @@ async def test_lab_start_refuses_a_bad_time_scale(tmp_path):
 
     with pytest.raises(ValueError, match="--time-scale"):
         await Lab.start(tmp_path / "lab", nodes=1, base_address=next_base(), time_scale=-0.5)
+
+
+POLL = 0.02  # the test's own wait for the server to listen
+
+
+async def test_an_ib_write_bw_pair_at_time_scale_0_measures_the_same(make_lab, waits):
+    async def pair(lab):
+        client, server_node = lab.node("gpu01"), lab.node("gpu02")
+        server = asyncio.ensure_future(server_node.run("ib_write_bw -d mlx5_0 --report_gbits"))
+        for _ in range(100):  # until the server listens (its banner is printed first)
+            await asyncio.sleep(POLL)
+            out, _, status = await client.run("ib_write_bw -d mlx5_0 --report_gbits gpu02")
+            if status == 0:
+                break
+        served = await server
+        return out, served
+
+    slow = await make_lab(nodes=2, time_scale=1.0)
+    fast = await make_lab(nodes=2, time_scale=0)
+    waits.clear()
+    fast_out, fast_served = await pair(fast)
+    assert {w for w in waits if w != POLL} == {0.0}  # the client's modelled 0.05 s, scaled to 0
+    waits.clear()
+    slow_out, slow_served = await pair(slow)
+    assert {w for w in waits if w != POLL} == {0.05}
+    assert "BW average[Gb/sec]" in fast_out
+    assert fast_out.splitlines()[-2] == slow_out.splitlines()[-2]  # the measured line
+    assert fast_served[2] == slow_served[2] == 0
