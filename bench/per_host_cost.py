@@ -92,8 +92,11 @@ def summarize(runs: list[dict], ns: list[int]) -> dict:
         b = [r for r in runs if r["n"] == hi and r["rep"] == rep]
         if a and b:
             pair_slopes.append((b[0]["process"]["cpu"] - a[0]["process"]["cpu"]) / (hi - lo))
+    # Between neighbouring sizes: a per-host cost that grows with N shows here.
+    segments = [(a, b, (per_n[b]["cpu"] - per_n[a]["cpu"]) / (b - a)) for a, b in zip(ns, ns[1:]) if b > a]
     return {
         "per_n": per_n,
+        "cpu_per_host_segments": segments,
         "cpu_per_host": cpu_b,
         "cpu_fixed": cpu_a,
         "cpu_per_host_pairs": pair_slopes,
@@ -134,7 +137,8 @@ def markdown(s: dict, ns: list[int], reps: int) -> str:
     out += [
         "",
         f"* client CPU per host (slope): **{ms(s['cpu_per_host'])} ms** (run pairs: {pairs} ms); "
-        f"fixed cost {s['cpu_fixed']:.2f} s",
+        f"fixed cost {s['cpu_fixed']:.2f} s; between sizes: "
+        + ", ".join(f"{a}->{b}: {ms(x)} ms" for a, b, x in s["cpu_per_host_segments"]),
         f"* per host per step ({s['steps']} steps): **{ms(s['cpu_per_host_step'])} ms**; per host "
         f"verdict ({s['host_commands_per_host']:.1f} per host): {ms(s['cpu_per_host_command'])} ms",
         f"* sim CPU per host: {ms(s['sim_cpu_per_host'])} ms (the servers' side, on the same cores)",
