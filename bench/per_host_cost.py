@@ -39,6 +39,31 @@ def slope(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return b, my - b * mx
 
 
+def quadratic(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
+    """Least-squares y = a + b x + c x^2 (three sizes or more): (a, b, c), from the
+    normal equations solved by Gaussian elimination (no numpy for three unknowns)."""
+    m = [
+        [sum(x ** (i + j) for x in xs) for j in range(3)] + [sum(y * x**i for x, y in zip(xs, ys))]
+        for i in range(3)
+    ]
+    for col in range(3):
+        piv = max(range(col, 3), key=lambda r: abs(m[r][col]))
+        m[col], m[piv] = m[piv], m[col]
+        for r in range(3):
+            if r != col:
+                f = m[r][col] / m[col][col]
+                m[r] = [v - f * w for v, w in zip(m[r], m[col])]
+    a, b, c = (m[i][3] / m[i][i] for i in range(3))
+    return a, b, c
+
+
+def fleet_in(budget: float, a: float, b: float, c: float) -> int | None:
+    """The largest N with a + b N + c N^2 <= budget."""
+    if c <= 0:
+        return int((budget - a) / b) if b > 0 else None
+    return int((-b + (b * b + 4 * c * (budget - a)) ** 0.5) / (2 * c))
+
+
 def one_run(lab: Lab, work: Path, rep: int) -> dict:
     state = work / f"state{lab.nodes}-{rep}"
     r = run_measured(argv_all(lab, state), server=ServerCPU(lab.pids()), timeout=TIMEOUT)
@@ -94,8 +119,11 @@ def summarize(runs: list[dict], ns: list[int]) -> dict:
             pair_slopes.append((b[0]["process"]["cpu"] - a[0]["process"]["cpu"]) / (hi - lo))
     # Between neighbouring sizes: a per-host cost that grows with N shows here.
     segments = [(a, b, (per_n[b]["cpu"] - per_n[a]["cpu"]) / (b - a)) for a, b in zip(ns, ns[1:]) if b > a]
+    quad = quadratic(xs, [per_n[n]["cpu"] for n in ns]) if len(ns) >= 3 else None
     return {
         "per_n": per_n,
+        "cpu_quadratic": quad,
+        "fleet_per_core_quadratic": fleet_in(BUDGET, *quad) if quad else None,
         "cpu_per_host_segments": segments,
         "cpu_per_host": cpu_b,
         "cpu_fixed": cpu_a,
@@ -142,9 +170,20 @@ def markdown(s: dict, ns: list[int], reps: int) -> str:
         f"* per host per step ({s['steps']} steps): **{ms(s['cpu_per_host_step'])} ms**; per host "
         f"verdict ({s['host_commands_per_host']:.1f} per host): {ms(s['cpu_per_host_command'])} ms",
         f"* sim CPU per host: {ms(s['sim_cpu_per_host'])} ms (the servers' side, on the same cores)",
-        f"* the largest fleet one core verifies in 10 minutes, client CPU-bound: **{core}** hosts; "
+        f"* the largest fleet one core verifies in 10 minutes, client CPU-bound, if every host cost the "
+        f"slope: **{core}** hosts; "
         f"one runbook process is one Python thread of work (asyncio), so {s['cores']} cores are "
         f"{s['cores']} runbook processes (one per pod): ~{core * s['cores'] if core else '-'} hosts",
+        *(
+            [
+                f"* the per-host cost grows with N: a + b N + c N^2 through the {len(ns)} sizes gives "
+                f"b = {ms(s['cpu_quadratic'][1])} ms, c = {s['cpu_quadratic'][2] * 1e6:.1f} us per host^2; "
+                f"600 s of client CPU then holds **{s['fleet_per_core_quadratic']}** hosts per core "
+                "(an extrapolation from the largest size measured)"
+            ]
+            if s.get("cpu_quadratic") and s["cpu_quadratic"][2] > 0
+            else []
+        ),
         f"* wall per host here: {ms(s['wall_per_host'])} ms, fixed {s['wall_fixed']:.1f} s: "
         f"~{s['fleet_wall_bound_here']} hosts in 10 minutes on this machine with the sim on the same "
         "cores (the steps' own durations and the sim's CPU included; a real fleet serves itself)",
@@ -158,7 +197,17 @@ def main() -> None:
     ap.add_argument("--ns", default="24,96", help="lab sizes, comma-separated (two or more)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("-o", "--out", help="write OUT.json and OUT.md")
+    ap.add_argument("--summarize", metavar="JSON", help="no runs: the page again from an earlier OUT.json")
     args = ap.parse_args()
+    if args.summarize:
+        import json
+
+        runs = json.loads(Path(args.summarize).read_text())["runs"]
+        ns = sorted({r["n"] for r in runs})
+        reps = len({r["rep"] for r in runs})
+        s = summarize(runs, ns)
+        publish(markdown(s, ns, reps), {"summary": s, "runs": runs}, args.out)
+        return
     ns = sorted(int(x) for x in args.ns.split(","))
     work = Path(tempfile.mkdtemp(prefix="per-host-cost-"))
     labs = {}
