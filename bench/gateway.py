@@ -18,7 +18,7 @@ here a HOME of its own for the clients, so nothing of the real ~/.ssh is read
 or written. Its host key is verified (UserKnownHostsFile), as are the
 nodes' behind it (the lab's runbook_known_hosts).
 
-    python bench/gateway.py --nodes 48 --reps 3 -o bench/results/gateway
+    python bench/gateway.py --pods 48,100 --reps 3 -o bench/results/gateway
 """
 
 from __future__ import annotations
@@ -169,57 +169,92 @@ def _cli(*args: str, env: dict) -> subprocess.CompletedProcess:
     )
 
 
+def _signer(path: Path, identity: str) -> str:
+    """A new ed25519 key at PATH; its allowed_signers line."""
+    k = asyncssh.generate_private_key("ssh-ed25519", comment=identity)
+    k.write_private_key(str(path))
+    os.chmod(path, 0o600)
+    k.write_public_key(str(path) + ".pub")
+    return f"{identity} {k.export_public_key('openssh').decode().strip()}\n"
+
+
 def site_view(states: dict[str, Path], work: Path, env: dict) -> dict:
     """Each pod signs its own completion log (`runbook export`, a key of its own);
-    the site view is the set of pod logs, each checked with `runbook verify-log`
-    against the site's allowed_signers (the pods' public keys), and their verdicts
-    added up."""
+    `runbook merge-logs` puts them into one signed site log (refusing a pod signed
+    by a key the pods' allowed_signers does not list), and `runbook verify-log`
+    checks it, every pod log inside it included, as the customer would."""
     site = work / "site"
     site.mkdir(exist_ok=True)
-    signers = []
-    logs = {}
+    pod_signers = []
+    view: dict = {"pods": {}}
     for pod, state in sorted(states.items()):
-        key = site / f"{pod}-signer"
-        k = asyncssh.generate_private_key("ssh-ed25519", comment=f"{pod}@site")
-        k.write_private_key(str(key))
-        os.chmod(key, 0o600)
-        k.write_public_key(str(key) + ".pub")
-        signers.append(f"{pod}@site {k.export_public_key('openssh').decode().strip()}\n")
+        pod_signers.append(_signer(site / f"{pod}-signer", f"{pod}@site"))
         log = site / f"{pod}.json"
-        r = _cli("export", "--state", str(state), "--sign-key", str(key), "-o", str(log), env=env)
-        logs[pod] = (log, r.returncode, r.stderr[-500:])
-    allowed = site / "allowed_signers"
-    allowed.write_text("".join(signers))
-    view: dict = {"pods": {}, "total": {}}
-    for pod, (log, rc, err) in logs.items():
-        v = _cli("verify-log", str(log), "--allowed-signers", str(allowed), "--json", env=env)
-        counts: dict[str, int] = {}
-        if rc == 0 and log.exists():
-            doc = json.loads(log.read_text())
-            for hosts in (doc.get("summary") or {}).get("verdicts", {}).values():
-                for h in hosts.values():
-                    counts[h["status"]] = counts.get(h["status"], 0) + 1
-        for st, c in counts.items():
-            view["total"][st] = view["total"].get(st, 0) + c
+        r = _cli(
+            "export",
+            "--state",
+            str(state),
+            "--sign-key",
+            str(site / f"{pod}-signer"),
+            "-o",
+            str(log),
+            env=env,
+        )
         view["pods"][pod] = {
-            "export_rc": rc,
-            "export_stderr": err if rc else "",
-            "verify_rc": v.returncode,
-            "verify": last_json(v.stdout) or v.stdout[-500:],
-            "host_verdicts": counts,
+            "export_rc": r.returncode,
+            "export_stderr": r.stderr[-500:] if r.returncode else "",
         }
-    # A pod log changed after signing is caught: one byte of the first log flipped.
-    first = next(iter(logs.values()))[0]
-    tampered = site / "tampered.json"
-    text = first.read_text()
-    tampered.write_text(text.replace('"pass"', '"fail"', 1))
-    shutil.copy(str(first) + ".sig", str(tampered) + ".sig")
-    t = _cli("verify-log", str(tampered), "--allowed-signers", str(allowed), "--json", env=env)
-    view["tampered_verify_rc"] = t.returncode
+    (site / "pod_signers").write_text("".join(pod_signers))
+    merger = _signer(site / "merger", "merger@site")
+    (site / "allowed_signers").write_text(merger + "".join(pod_signers))
+    site_log = site / "site.json"
+    m = _cli(
+        "merge-logs",
+        *(str(site / f"{pod}.json") for pod in sorted(states)),
+        "-o",
+        str(site_log),
+        "--sign-key",
+        str(site / "merger"),
+        "--allowed-signers",
+        str(site / "pod_signers"),
+        env=env,
+    )
+    view["merge_rc"] = m.returncode
+    view["merge_stderr"] = m.stderr[-800:] if m.returncode else ""
+    if m.returncode == 0:
+        doc = json.loads(site_log.read_text())
+        summary = doc.get("summary") or {}
+        view["site_status"] = summary.get("status")
+        view["host_count"] = summary.get("host_count")
+        view["pod_summaries"] = [
+            {k: p.get(k) for k in ("name", "host_count", "hosts", "signer_identity")}
+            for p in summary.get("pods", [])
+        ]
+        statuses: dict[str, int] = {}
+        for st in (summary.get("step_status") or {}).values():
+            statuses[st] = statuses.get(st, 0) + 1
+        view["site_step_statuses"] = statuses
+        view["site_steps_not_pass"] = {
+            k: v for k, v in (summary.get("step_status") or {}).items() if v != "pass"
+        }
+        v = _cli(
+            "verify-log", str(site_log), "--allowed-signers", str(site / "allowed_signers"), "--json", env=env
+        )
+        view["verify_rc"] = v.returncode
+        view["verify"] = last_json(v.stdout) or v.stdout[-800:]
+        # One verdict of one pod changed after signing (and the site log signed again
+        # would not help: the pod's own signature covers it); here not even re-signed.
+        tampered = site / "tampered.json"
+        tampered.write_text(site_log.read_text().replace('"pass"', '"fail"', 1))
+        shutil.copy(f"{site_log}.sig", f"{tampered}.sig")
+        t = _cli(
+            "verify-log", str(tampered), "--allowed-signers", str(site / "allowed_signers"), "--json", env=env
+        )
+        view["tampered_verify_rc"] = t.returncode
     return view
 
 
-def markdown(runs: list[dict], same: dict, nodes: int, reps: int, unknown: int) -> str:
+def markdown(runs: list[dict], same: dict, pods: str, reps: int, unknown: int) -> str:
     def med(path, key):
         return median([r[key] for r in runs if r["path"] == path])
 
@@ -245,8 +280,8 @@ def markdown(runs: list[dict], same: dict, nodes: int, reps: int, unknown: int) 
         [
             "# One gateway level: two pods behind one OpenSSH jump host",
             "",
-            f"`python bench/gateway.py --nodes {nodes} --reps {reps}`: two compliant sim labs of {nodes} "
-            "nodes, each verified by its own `runbook run --steps steps --inventory POD/inventory.yaml "
+            f"`python bench/gateway.py --pods {pods} --reps {reps}`: two compliant sim labs (pods) of {pods} "
+            "nodes (SMs on the switches), each verified by its own `runbook run --steps steps --inventory POD/inventory.yaml "
             "--state S --all --new-run --json`, the two at once; `direct` to the nodes, `gateway` through "
             "one real `/usr/sbin/sshd` on loopback (`ansible_ssh_common_args: -J gw`, `Host gw` in the "
             f"clients' ~/.ssh/config). Paths alternated, medians of {reps} runs each; "
@@ -273,35 +308,52 @@ def markdown(runs: list[dict], same: dict, nodes: int, reps: int, unknown: int) 
 
 def site_markdown(view: dict) -> str:
     out = [
-        "## The site view: the pods' signed logs",
+        "## The site view: the pods' signed logs in one signed site log",
         "",
-        "Each pod's last gateway run exported with `runbook export --state POD_STATE --sign-key POD_KEY "
-        "-o site/POD.json` (a key per pod), then `runbook verify-log site/POD.json --allowed-signers "
-        "site/allowed_signers --json` (the pods' public keys).",
+        "Each pod's last gateway run: `runbook export --state POD_STATE --sign-key POD_KEY -o site/POD.json` "
+        "(a key per pod); `runbook merge-logs site/POD_A.json site/POD_B.json -o site/site.json --sign-key "
+        "MERGER_KEY --allowed-signers site/pod_signers`; `runbook verify-log site/site.json "
+        "--allowed-signers site/allowed_signers --json` (the merger and the pods' public keys).",
         "",
-        "| pod | export rc | verify-log rc | host verdicts in the log |",
+        "| pod | export rc | hosts | signed by |",
         "|---|---|---|---|",
     ]
+    by_name = {p["name"]: p for p in view.get("pod_summaries", [])}
     for pod, p in view["pods"].items():
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(p["host_verdicts"].items()))
-        out.append(f"| {pod} | {p['export_rc']} | {p['verify_rc']} | {counts} |")
-    total = ", ".join(f"{k} {v}" for k, v in sorted(view["total"].items()))
+        ps = by_name.get(pod, {})
+        out.append(
+            f"| {pod} | {p['export_rc']} | {ps.get('host_count')} ({ps.get('hosts')}) | {ps.get('signer_identity')} |"
+        )
+    steps = ", ".join(f"{k} {v}" for k, v in sorted((view.get("site_step_statuses") or {}).items()))
     out += [
-        f"| site | | | {total} |",
         "",
-        f"* the first pod's log with one `pass` turned into `fail` after signing: verify-log exits "
-        f"{view['tampered_verify_rc']}",
+        f"* merge-logs exit {view['merge_rc']}; site status **{view.get('site_status')}** over "
+        f"{view.get('host_count')} hosts; steps: {steps} "
+        f"({', '.join(f'{k} {v}' for k, v in (view.get('site_steps_not_pass') or {}).items())})",
+        f"* verify-log of the site log (every pod log inside re-verified): exit **{view.get('verify_rc')}**",
+        f"* the site log with one `pass` turned into `fail` after signing: verify-log exits "
+        f"{view.get('tampered_verify_rc')}",
         "",
     ]
+    if view.get("merge_stderr"):
+        out += ["merge-logs said:", "", "    " + view["merge_stderr"].replace("\n", "\n    "), ""]
     return "\n".join(out)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", type=int, default=48, help="nodes per pod")
+    ap.add_argument(
+        "--pods",
+        default="48,100",
+        help="nodes per pod, comma-separated; the sim names them gpu01..gpu48, gpu001..gpu100: "
+        "sizes with the same number of digits would give two pods the same hosts",
+    )
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("-o", "--out", help="write OUT.json and OUT.md")
     args = ap.parse_args()
+    sizes = [int(x) for x in args.pods.split(",")]
+    if len(sizes) != 2 or len({len(str(max(n, 10))) for n in sizes}) != 2:
+        sys.exit("--pods: two sizes with different numbers of digits (e.g. 48,100), so no host is in both")
     why = sshd_unavailable()
     if why:
         sys.exit(f"no jump host: {why}")
@@ -315,8 +367,11 @@ def main() -> None:
     try:
         gw.start()
         lifetime = TIMEOUT * 2 * args.reps + 300
-        for tag in ("-podA", "-podB"):
-            pods.append(Lab.start(args.nodes, work, lifetime=lifetime, timeout=600, tag=tag))
+        for n, tag in zip(sizes, ("-podA", "-podB")):
+            # SMs on the switches: a pod is its compute nodes only (no sm01 in both pods)
+            pods.append(
+                Lab.start(n, work, lifetime=lifetime, timeout=600, tag=tag, extra=["--sm-on", "switch"])
+            )
         inventories = {
             "direct": {lab.dir.name: lab.inventory for lab in pods},
             "gateway": {lab.dir.name: via_gateway(lab) for lab in pods},
@@ -349,8 +404,8 @@ def main() -> None:
             lab.stop()
         gw.stop()
         shutil.rmtree(work, ignore_errors=True)
-    md = markdown(runs, same, args.nodes, args.reps, unknown) + "\n" + site_markdown(view)
-    publish(md, {"nodes_per_pod": args.nodes, "identical": same, "site_view": view, "runs": runs}, args.out)
+    md = markdown(runs, same, args.pods, args.reps, unknown) + "\n" + site_markdown(view)
+    publish(md, {"pods": sizes, "identical": same, "site_view": view, "runs": runs}, args.out)
 
 
 if __name__ == "__main__":
