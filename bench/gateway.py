@@ -268,6 +268,13 @@ def markdown(runs: list[dict], same: dict, pods: str, reps: int, unknown: int) -
     gw_per = med("gateway", "gateway_cpu") / med("gateway", "host_verdicts") * 1000
     client_extra = (med("gateway", "client_cpu") - med("direct", "client_cpu")) / hv * 1000
     wall_extra = med("gateway", "wall") - med("direct", "wall")
+    wall_pairs = [
+        g["wall"] - d["wall"]
+        for d in runs
+        if d["path"] == "direct"
+        for g in runs
+        if g["path"] == "gateway" and g["rep"] == d["rep"]
+    ]
     pairs = [
         (g["client_cpu"] - d["client_cpu"]) / d["host_verdicts"] * 1000
         for d in runs
@@ -300,7 +307,8 @@ def markdown(runs: list[dict], same: dict, pods: str, reps: int, unknown: int) -
             f"* extra client CPU per host verdict through the gateway: {client_extra:.2f} ms "
             f"(per rep: {', '.join(f'{x:.2f}' for x in pairs)}): the nodes' SSH runs inside the "
             "gateway connection's SSH",
-            f"* wall: {wall_extra:+.2f} s for the pair through the gateway",
+            f"* wall: {wall_extra:+.2f} s for the pair through the gateway (medians; per rep: "
+            f"{', '.join(f'{x:+.2f}' for x in wall_pairs)} s)",
             "",
         ]
     )
