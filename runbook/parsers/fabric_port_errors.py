@@ -69,6 +69,9 @@ def _sections(lines: list[str]) -> tuple[dict[str, list[dict[str, str]]], list[s
     return sections, outside
 
 
+_DIGITS = re.compile(r"\d+")  # compiled once: every counter of every port
+
+
 def _need(rows: list[dict[str, str]], section: str, columns: tuple[str, ...]) -> None:
     if rows and (missing := [c for c in columns if c not in rows[0]]):
         raise ParseError(f"fabric-port-errors: {section} lacks the column(s) {', '.join(missing)}")
@@ -99,7 +102,7 @@ def _from_ibdiagnet(text: str, lines: list[str]) -> Record:
         remote = {"guid": other[0], "port": other[1], "name": names.get(other[0], "")} if other else None
         for counter in ERROR_COUNTERS:
             value = (row.get(counter) or "").strip()
-            if re.fullmatch(r"\d+", value) and int(value):
+            if _DIGITS.fullmatch(value) and int(value):
                 errors.append(
                     {
                         "node": names.get(node_guid, ""),
