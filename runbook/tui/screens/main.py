@@ -10,6 +10,7 @@ rows and header, so a 1,000-host step never floods the UI loop.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from textual import on
@@ -258,9 +259,11 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace(
+                log.replace(  # the lines are made only if the host is shown
                     (ev.step_id, ev.host),
-                    output_lines(ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason),
+                    partial(
+                        output_lines, ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason
+                    ),
                 )
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
