@@ -39,6 +39,10 @@ from .main_actions import MainActions
 
 LIST_EVERY = 0.5  # seconds between step-list redraws while a step streams
 
+# A finished output up to this many characters is split into lines only when shown
+# (1,000 hosts finishing together); a longer one at once: the log keeps its tail only.
+LAZY_MAX = 64 * 1024
+
 # Shown once, on a run's first start (a new user's two keys).
 FIRST_START = "c runs everything, ? lists the keys"
 
@@ -259,12 +263,12 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace(  # the lines are made only if the host is shown
-                    (ev.step_id, ev.host),
-                    partial(
-                        output_lines, ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason
-                    ),
+                make = partial(
+                    output_lines, ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason
                 )
+                # made only if the host is shown; a long output at once (the log keeps its tail only)
+                long = len(ev.stdout) + len(ev.stderr) > LAZY_MAX
+                log.replace((ev.step_id, ev.host), make() if long else make)
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)
