@@ -33,6 +33,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,7 @@ class Store(StoreQueries):
         self._line = 1  # journal lines written so far (the header is line 1)
         self._checkpointed_at = (0, 0.0)  # (events, monotonic time) of the last checkpoint
         self._checkpoint_cost = 0.0  # seconds the last checkpoint took to write
+        self._checkpointer: ThreadPoolExecutor | None = None  # checkpoint_in_background's thread
         self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
         self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
         # batches durable on disk, not yet in the state: (events, entries, journal position)
@@ -369,6 +371,15 @@ class Store(StoreQueries):
             self._checkpointed_at = (pos["events"], time.monotonic())
             self._checkpoint_cost = self._checkpointed_at[1] - began
 
+    def checkpoint_in_background(self) -> Future:
+        """checkpoint() on the store's own thread (a UI's event loop does not wait
+        for it). Always the same thread: a large run's checkpoint allocates much,
+        and the C allocator keeps what a thread freed for that thread to reuse
+        (spread over the threads of a pool, the process grows)."""
+        if self._checkpointer is None:
+            self._checkpointer = ThreadPoolExecutor(1, thread_name_prefix="runbook-checkpoint")
+        return self._checkpointer.submit(self.checkpoint)
+
     def _replay(self, entry: dict[str, Any], line: int) -> None:
         ev = entry["event"]
         if entry["seq"] == 1 and ev.get("type") != "RunStarted":
@@ -557,6 +568,9 @@ class Store(StoreQueries):
         return RunDefinitions(self.directory).current()
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.shutdown(wait=True)
+            self._checkpointer = None
         if self._writer and not self.read_only:
             self.catch_up()
             if self._fed["events"] != self._checkpointed_at[0]:

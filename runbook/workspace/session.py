@@ -347,7 +347,7 @@ class Session:
             # The progress database (a checkpoint of the journal, which has it all)
             # is written off the loop too: on a large run it takes a while. The
             # next batch is fed after it (the store's feeding lock).
-            await asyncio.to_thread(self.store.checkpoint)
+            await asyncio.wrap_future(self.store.checkpoint_in_background())
 
     def _append(self, events: list[Event]) -> None:
         # Batches are written from a worker thread while host keys and decisions
