@@ -33,3 +33,28 @@ def test_a_costly_checkpoint_spaces_the_next_ones():
     assert checkpoint_due(spacing, cost, step_ended=True)
     assert checkpoint_due(spacing, cost)
     assert checkpoint_due(0.0, cost, urgent=True)  # the end of the work is never held back
+
+
+def test_a_checkpoint_written_in_the_background_is_the_one_written_in_place(tmp_path):
+    # the TUI writes it off its event loop (Store.checkpoint_in_background), the
+    # CLI in place: either way the progress database is the state fed so far
+    from runbook.run.events import HostFinished
+    from runbook.store.progress import PROGRESS_NAME, ProgressStorage
+
+    from .helpers import new_store, verify_on
+
+    progress = tmp_path / "run-1" / PROGRESS_NAME
+    with new_store(tmp_path) as store:
+        verify_on(store, "ofed", ["gpu01", "gpu02"], "fail", reason="5.8")
+        store.write_many([HostFinished("ofed", "verify", "gpu01", "pass", "", stdout="23.10\n")])
+        assert store.catch_up(checkpoint=False) is False  # not due: nothing forces one here
+        store.checkpoint_in_background().result(timeout=30)
+        background = ProgressStorage(progress).read()
+        store.checkpoint()
+        in_place = ProgressStorage(progress).read()
+        at = ("events", "head", "offset", "crc")
+        assert {k: in_place["meta"]["1"][k] for k in at} == {k: background["meta"]["1"][k] for k in at}
+        assert {t: d for t, d in in_place.items() if t != "meta"} == {
+            t: d for t, d in background.items() if t != "meta"
+        }
+        assert background["meta"]["1"]["events"] == store.run_info()["events"]
