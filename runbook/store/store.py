@@ -525,7 +525,7 @@ class Store(StoreQueries):
     def catch_up(self, checkpoint: bool = True) -> bool:
         """Feed the state every event written so far, in journal order. Returns
         whether a checkpoint is due; with checkpoint=False it is left to the
-        caller (a UI writes it off its event loop: `checkpoint()` on a thread)."""
+        caller (a UI writes it off its event loop: checkpoint_in_background)."""
         with self._feeding:
             with self._mutex:
                 written, self._unfed = self._unfed, []
