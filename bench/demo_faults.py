@@ -34,10 +34,29 @@ from lab import DEMO, Lab
 from measure import ServerCPU, last_json, publish, run_measured
 from step_breakdown import breakdown, run_dir
 
+from runbook.sim.naming import compute_names
+
 
 def faulted_hosts(scenario: Path) -> set[str]:
     doc = yaml.safe_load(scenario.read_text()) or {}
     return set((doc.get("faults") or {}).keys())
+
+
+_NUMBERED = re.compile(r"([A-Za-z_-]+?)0*(\d+)")  # as runbook/sim/scenario.py places a fault
+
+
+def lab_names(faulted: set[str], n: int) -> dict[str, str]:
+    """Lab host name -> the scenario's name for it: the sim places `gpu07` on the
+    7th compute node, which a 1,000-node lab calls gpu0007 (runbook/sim/naming.py)."""
+    computes = compute_names(n)
+    out = {}
+    for name in faulted:
+        m = _NUMBERED.fullmatch(name)
+        if m and m.group(1) == "gpu" and int(m.group(2)) <= n:
+            out[computes[int(m.group(2)) - 1]] = name
+        else:
+            out[name] = name  # sm02 and the switches keep their names at every size
+    return out
 
 
 def footprint(doc: dict) -> dict[tuple[str, str], tuple[str, str]]:
@@ -55,7 +74,8 @@ def _held_by(status: str, reason: str, faulted: set[str]) -> bool:
     return status == "blocked" and any(re.search(rf"\b{re.escape(h)}\b", reason) for h in faulted)
 
 
-def one(n: int, work: Path, faulted: set[str], log=print) -> dict:
+def one(n: int, work: Path, scenario_faulted: set[str], log=print) -> dict:
+    alias = lab_names(scenario_faulted, n)
     lab = Lab.start(n, work, scenario=DEMO, lifetime=TIMEOUT + 300, timeout=600)
     try:
         state = work / f"state-{n}"
@@ -65,7 +85,10 @@ def one(n: int, work: Path, faulted: set[str], log=print) -> dict:
         lab.stop()
     doc = last_json(r.stdout)
     hosts, _ = verdict_counts(doc)
-    fp = footprint(doc)
+    # every host name as the scenario spells it, so verdicts compare across sizes
+    fp = {(s, alias.get(h, h)): v for (s, h), v in footprint(doc).items()}
+    faulted = scenario_faulted
+    named = set(alias) | faulted  # a reason names the lab's host (blocked: needs ... on gpu0021)
     elsewhere = {k: v for k, v in fp.items() if k[1] not in faulted}
     rec = {
         "n": n,
@@ -76,12 +99,12 @@ def one(n: int, work: Path, faulted: set[str], log=print) -> dict:
             f"{s}:{h}: {why}" for (s, h), (st, why) in elsewhere.items() if st == "unknown"
         ),
         "held_by_fault": sorted(
-            f"{s}:{h}: {why}" for (s, h), (st, why) in elsewhere.items() if _held_by(st, why, faulted)
+            f"{s}:{h}: {why}" for (s, h), (st, why) in elsewhere.items() if _held_by(st, why, named)
         ),
         "other_elsewhere": sorted(
             f"{s}:{h}: {st}: {why}"
             for (s, h), (st, why) in elsewhere.items()
-            if st != "unknown" and not _held_by(st, why, faulted)
+            if st != "unknown" and not _held_by(st, why, named)
         ),
         "on_faulted": sorted(f"{s}:{h}:{st}" for (s, h), (st, _) in fp.items() if h in faulted),
         "breakdown": steps,

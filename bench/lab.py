@@ -131,8 +131,8 @@ class Lab:
                 return lab
             if proc.poll() is not None:
                 text = log.read_text(errors="replace")
-                # the kernel's words, or the sim's own when all its candidates were taken (sim/main.py)
-                if "address already in use" in text or "addresses in use" in text:
+                # the sim's own message ("addresses in use: ...") or the OS's
+                if "addresses in use" in text or "address already in use" in text:
                     log.unlink()
                     raise AddressTaken(base)
                 raise RuntimeError(

@@ -26,6 +26,10 @@ sim is another process) before, once the app is up and after all of them.
     python bench/tui_latency.py                 # 1,000 hosts: idle, streaming, back to back, memory
     python bench/tui_latency.py --nodes 1000 --no-idle --rounds 1 --burst-rounds 5 --samples 200
     python bench/tui_latency.py --nodes 200 --no-idle --burst-rounds 0 --memory-steps 0
+    python bench/tui_latency.py --inventory LAB/inventory.yaml ...   # a lab already running
+
+With --inventory, the lab is one already running (e.g. started once for a paired
+baseline-vs-change comparison, each side this script in its own checkout).
 
 Prints the numbers and writes bench/results/tui_latency.json. Targets (issue
 18): p99 key to screen <= 100 ms and no stall over 200 ms while 1,000 hosts
@@ -124,6 +128,16 @@ class StallWatch:
             "over_200_ms": sum(1 for x in late if x > 200),
             "five_longest_ms": [round(x, 1) for x in late[-5:][::-1]],
         }
+
+
+class RunningLab:
+    """A lab started elsewhere (--inventory): used, not stopped."""
+
+    def __init__(self, inventory: Path):
+        self.inventory = inventory
+
+    def stop(self) -> None:
+        pass
 
 
 def rss_mb() -> float:
@@ -441,11 +455,14 @@ def main(argv: list[str] | None = None) -> int:
         help="then a runbook of this many short steps, all run: the TUI's memory (0: skip)",
     )
     ap.add_argument("--out", default=str(HERE / "results" / "tui_latency.json"))
+    ap.add_argument(
+        "--inventory", type=Path, help="a running lab's inventory (python -m runbook.sim): none is started"
+    )
     args = ap.parse_args(argv)
     load_before = list(os.getloadavg())  # other work on the machine skews the tail: say how busy it was
     results: dict = {}
     with tempfile.TemporaryDirectory(prefix="tui-latency-") as tmp:
-        lab = Lab.start(args.nodes, Path(tmp))
+        lab = Lab.start(args.nodes, Path(tmp)) if args.inventory is None else RunningLab(args.inventory)
         try:
             if not args.no_idle:
                 results["idle"] = asyncio.run(

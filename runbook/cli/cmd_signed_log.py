@@ -4,6 +4,7 @@ stderr, never a traceback.
 
     runbook export  [--sign-key KEY] [-o FILE] [--identity ID] [--agent SOCK]
     runbook verify-log FILE [--signature FILE.sig] [--allowed-signers FILE] [--identity ID] [--json]
+    runbook merge-logs POD.json... -o SITE.json [--sign-key KEY] [--identity ID] [--allowed-signers FILE]
 
 `cli_export` needs the store snapshot: the main CLI passes `load_snapshot`
 (a callable taking the parsed args); `--snapshot FILE` reads one saved as JSON.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -88,6 +90,20 @@ def add_verify_arguments(parser: argparse.ArgumentParser) -> None:
         help="the principal to look up in allowed_signers (default: the identity the log names)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def add_merge_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pods", metavar="POD.json", nargs="+", help="the pods' signed completion logs")
+    parser.add_argument("-o", "--output", metavar="SITE.json", required=True, help="the site log to write")
+    parser.add_argument("--sign-key", metavar="KEY", default=None, help="as for export")
+    parser.add_argument("--identity", metavar="ID", default=None, help="as for export")
+    parser.add_argument("--agent", metavar="SOCK", dest="agent_path", default=None, help="as for export")
+    parser.add_argument(
+        "--allowed-signers",
+        metavar="FILE",
+        default=None,
+        help="refuse a pod log whose signer this allowed_signers file does not list",
+    )
 
 
 def _default_output(snapshot: dict) -> Path:
@@ -172,3 +188,49 @@ def cli_verify_log(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report.to_text())
     return report.exit_code
+
+
+def cli_merge_logs(args: argparse.Namespace) -> int:
+    """Exit 0 written; 1 a pod log does not verify, its signer is not allowed, or two
+    pods share a host (nothing written); 2 usage or input error."""
+    from ..export.site_merge import merge_logs
+
+    try:
+        result = merge_logs(
+            [Path(p) for p in args.pods],
+            Path(args.output),
+            sign_key=args.sign_key,
+            identity=args.identity,
+            allowed_signers=args.allowed_signers,
+            agent_path=args.agent_path,
+        )
+    except RunbookError as exc:
+        print(f"runbook merge-logs: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except OSError as exc:
+        print(
+            f"runbook merge-logs: cannot write the site log {args.output}: {os_error(exc)}", file=sys.stderr
+        )
+        return EXIT_USAGE
+    s = result.summary
+    print(f"site log   {result.log}  (SHA-256 {result.log_sha256})")
+    print(
+        f"signature  {result.signature}  ({result.key_type} {result.fingerprint}, identity {result.identity})"
+    )
+    print(f"report     {result.markdown}")
+    print(f"status     {s['status']}: {s['host_count']} hosts in {len(s['pods'])} pods")
+    for pod in s["pods"]:
+        print(
+            f"  {pod['name']:<16} {pod['host_count']:>5} hosts  run {pod['run_id']}  signed by {pod['signer_identity']}"
+        )
+    if s["steps_defined_differently"]:
+        print(
+            "warning: steps judged by different definitions in different pods: "
+            + ", ".join(s["steps_defined_differently"])
+        )
+    print("verify with:")
+    # the site's signer and every pod's: verify-log checks each signature against this one file
+    for i, line in enumerate(dict.fromkeys([result.allowed_signers_line, *result.pod_signer_lines])):
+        print(f"  echo {shlex.quote(line)} {'>' if i == 0 else '>>'} allowed_signers")
+    print(f"  runbook verify-log {result.log.name} --allowed-signers allowed_signers")
+    return EXIT_OK

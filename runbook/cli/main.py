@@ -24,7 +24,7 @@ def _common(p: argparse.ArgumentParser, *, state: bool = True) -> None:
 
 COMMANDS = (
     "lint", "plan", "inventory", "parse", "run", "status", "runs", "skip", "waive", "note", "tui",
-    "export", "verify-log", "sim", "demo", "init", "bundle",
+    "export", "verify-log", "merge-logs", "sim", "demo", "init", "bundle",
 )  # fmt: skip
 
 
@@ -190,6 +190,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
         add_verify_arguments(p)
 
+    p = sub.add_parser("merge-logs", help="merge the pods' signed logs into one signed site log")
+    if wanted("merge-logs"):
+        from .cmd_signed_log import add_merge_arguments
+
+        add_merge_arguments(p)
+
     p = sub.add_parser("sim", help="start the simulated lab on loopback")
     if wanted("sim"):
         from ..sim.main import add_arguments as add_sim_arguments
@@ -255,6 +261,10 @@ def dispatch(args) -> int:
         from .cmd_signed_log import cli_verify_log
 
         return cli_verify_log(args)
+    if args.command == "merge-logs":
+        from .cmd_signed_log import cli_merge_logs
+
+        return cli_merge_logs(args)
     if args.command == "sim":
         from ..sim.main import run as run_sim
 

@@ -102,8 +102,11 @@ class RunProgress:
         return " ".join(f"[{STYLE[k]}]{GLYPH[k]} {v}[/]" for k, v in sorted(counts.items()) if v)
 
     def __call__(self, batch: list[Event]) -> None:
+        # hosts finished per task in this batch: its bar moved once per batch, not per host
+        done: dict[tuple[str, str], int] = {}
         for ev in batch:
             if isinstance(ev, StepStarted):
+                self._advance(done)
                 key = (ev.step_id, ev.action)
                 self.counts[key] = {}
                 self.tasks[key] = self.progress.add_task(
@@ -116,8 +119,9 @@ class RunProgress:
                 if key in self.tasks:
                     c = self.counts[key]
                     c[ev.status] = c.get(ev.status, 0) + 1
-                    self.progress.update(self.tasks[key], advance=1, counts=self._counts_text(c))
+                    done[key] = done.get(key, 0) + 1
             elif isinstance(ev, StepFinished) and not self.console.is_terminal:
+                self._advance(done)
                 # No live display (CI, pipes): one line per finished step instead.
                 counts = " ".join(f"{GLYPH.get(k, k)} {v}" for k, v in sorted(ev.counts.items()))
                 extra = "".join(
@@ -130,6 +134,12 @@ class RunProgress:
                     highlight=False,
                     markup=False,
                 )
+        self._advance(done)
+
+    def _advance(self, done: dict[tuple[str, str], int]) -> None:
+        for key, n in done.items():
+            self.progress.update(self.tasks[key], advance=n, counts=self._counts_text(self.counts[key]))
+        done.clear()
 
 
 def summary_table(doc: dict) -> Table:

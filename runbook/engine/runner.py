@@ -277,8 +277,9 @@ class Engine:
             await run_kind(self, step, hosts)
             return
         runnable = []
+        gating: dict = {}  # one gating pass (rules.blocked_reason)
         for h in hosts:
-            why = rules.blocked_reason(step, h, self.runbook, self.inventory, self.state.status)
+            why = rules.blocked_reason(step, h, self.runbook, self.inventory, self.state.status, gating)
             if why:
                 self._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:

@@ -14,6 +14,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from runbook.errors import RunbookError
 
@@ -58,16 +59,8 @@ def export_run(
 ) -> ExportResult:
     out = Path(out)
     signer = load_signer(sign_key, passphrase_cb=passphrase_cb, agent_path=agent_path)
-    ident = _identity(identity, snapshot, signer.comment)
-    signer_info = {
-        "identity": ident,
-        "key_type": signer.key_type,
-        "fingerprint": signer.fingerprint,
-        "public_key": sshsig.public_key_line(signer.public_key),
-        "allowed_signers": sshsig.allowed_signers_line(ident, signer.public_key),
-        "namespace": sshsig.NAMESPACE,
-        "signature_file": out.name + ".sig",
-    }
+    ident = signer_identity(identity, snapshot, signer.comment)
+    signer_info = describe_signer(signer, ident, out)
     try:
         doc = build_document(snapshot, signer_info)
         raw = canonical_bytes(doc)
@@ -87,7 +80,7 @@ def export_run(
     paths = report_paths(out)
     contents = (raw, signature, render_markdown(view).encode(), render_html(view).encode())
     for path, data in zip(paths, contents):
-        _write_atomic(path, data)
+        write_atomic(path, data)
     return ExportResult(
         *paths,
         log_sha256=log_sha256,
@@ -99,6 +92,19 @@ def export_run(
     )
 
 
+def describe_signer(signer: Any, ident: str, out: Path) -> dict:
+    """The log's `signer` section: who signed and the line a verifier can use."""
+    return {
+        "identity": ident,
+        "key_type": signer.key_type,
+        "fingerprint": signer.fingerprint,
+        "public_key": sshsig.public_key_line(signer.public_key),
+        "allowed_signers": sshsig.allowed_signers_line(ident, signer.public_key),
+        "namespace": sshsig.NAMESPACE,
+        "signature_file": out.name + ".sig",
+    }
+
+
 def report_paths(out: Path) -> tuple[Path, Path, Path, Path]:
     """The log, its signature, the Markdown and HTML reports for OUT. A `.json`
     suffix is the log's own; the reports replace it (run.json -> run.md)."""
@@ -107,7 +113,7 @@ def report_paths(out: Path) -> tuple[Path, Path, Path, Path]:
     return out, Path(f"{out}.sig"), Path(f"{stem}.md"), Path(f"{stem}.html")
 
 
-def _identity(explicit: str | None, snapshot: dict, comment: str) -> str:
+def signer_identity(explicit: str | None, snapshot: dict, comment: str) -> str:
     """The principal written into the log and the allowed_signers line."""
     if explicit:
         if _BAD_PRINCIPAL.search(explicit):
@@ -122,7 +128,7 @@ def _identity(explicit: str | None, snapshot: dict, comment: str) -> str:
     return "runbook"
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:

@@ -18,7 +18,7 @@ import asyncssh
 from runbook.errors import EXIT_FAIL, EXIT_OK, EXIT_UNTRUSTED, InputError, Problem, UsageError
 
 from ..store.canonical import CanonicalError, canonical_bytes
-from . import completion_log, sshsig
+from . import completion_log, site_log, sshsig
 from .checks import check_document
 
 UNTRUSTED = "signature is intact but the signer is not trusted: pass --allowed-signers"
@@ -125,11 +125,26 @@ def verify_log(
             asyncssh.import_allowed_signers(allowed_text)
         except ValueError as exc:
             raise InputError(Problem(str(allowed_signers), None, str(exc))) from None
+    return verify_bytes(raw, sig, str(path), allowed_text, allowed_signers, identity)
 
-    report = VerifyReport(str(path), ok=False)
+
+def verify_bytes(
+    raw: bytes,
+    sig: bytes,
+    label: str,
+    allowed_text: str | None,
+    allowed_name: Any,
+    identity: str | None = None,
+    *,
+    site_allowed: bool = True,
+) -> VerifyReport:
+    """The checks of verify_log on bytes already read. A site log (several pod
+    logs merged, runbook/export/site_log.py) is checked pod by pod through this
+    same function; a pod log must be a completion log (`site_allowed=False`)."""
+    report = VerifyReport(label, ok=False)
     problems: list[str] = []
     doc: Any = None
-    findings = None
+    findings = site = None
     try:
         doc = _parse_json(raw)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -138,8 +153,14 @@ def verify_log(
         canon = _canonical_problem(raw, doc)
         if canon:
             problems.append(canon)
-        findings = check_document(doc)
-        problems += findings.problems
+        if site_allowed and isinstance(doc, dict) and doc.get("format") == site_log.FORMAT:
+            from .site_checks import check_site  # it calls back into verify_bytes for each pod
+
+            site = check_site(doc, allowed_text, allowed_name)
+            problems += site.problems
+        else:
+            findings = check_document(doc)
+            problems += findings.problems
     signer = doc.get("signer") if isinstance(doc, dict) and isinstance(doc.get("signer"), dict) else {}
     principal = identity or signer.get("identity")
     check = sshsig.check_signature(raw, sig, allowed_signers=allowed_text, identity=principal)
@@ -152,30 +173,22 @@ def verify_log(
         problems.append(check.message)
     report.problems = problems
     report.ok = not problems
-    report.trusted = report.ok and check.via_allowed_signers
+    report.trusted = report.ok and check.via_allowed_signers and (site is None or site.all_trusted)
     report.signer_fingerprint = check.fingerprint
     report.key_type = check.key_type
     report.signer_identity = check.identity if check.via_allowed_signers else principal
-    _explain(report, check, findings, len(raw), allowed_signers)
+    if site is not None:
+        _explain_site(report, check, site, len(raw), allowed_name)
+    else:
+        _explain(report, check, findings, len(raw), allowed_name)
     return report
 
 
 def _explain(
     report: VerifyReport, check: sshsig.SignatureCheck, findings: Any, size: int, allowed_signers: Any
 ) -> None:
-    fp = check.fingerprint or "(unknown key)"
     if report.ok:
-        if check.via_allowed_signers:
-            report.proven.append(
-                f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by "
-                f"{report.signer_identity}, key {fp} ({check.key_type}), listed in "
-                f"{allowed_signers}: the log is unchanged since this signer signed it"
-            )
-        else:
-            report.proven.append(
-                f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by key {fp} "
-                f"({check.key_type}): the log is unchanged since this key signed it"
-            )
+        _signature_proven(report, check, allowed_signers)
         c = findings.counts
         report.proven += [
             f"canonical form: re-serialising gives the same {size} bytes",
@@ -190,14 +203,54 @@ def _explain(
         )
     else:
         report.not_proven.append("anything in this log: it does not verify (see Broken)")
-    if not check.via_allowed_signers:
-        report.not_proven.append(
-            f"who signed: without --allowed-signers the signer is only as trusted as the key "
-            f"fingerprint {fp}; compare it with the fingerprint the signer gave you another way"
-        )
+    _signer_not_proven(report, check)
     if findings is not None and findings.unbacked_results:
         report.not_proven.append(
             f"{findings.unbacked_results} results have no finished event in the journal "
             "(interrupted, or recorded otherwise); they rest on the signature alone"
         )
     report.not_proven += completion_log.CLAIMS["does_not_prove"]
+
+
+def _signature_proven(report: VerifyReport, check: sshsig.SignatureCheck, allowed_signers: Any) -> None:
+    fp = check.fingerprint or "(unknown key)"
+    if check.via_allowed_signers:
+        report.proven.append(
+            f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by "
+            f"{report.signer_identity}, key {fp} ({check.key_type}), listed in "
+            f"{allowed_signers}: the log is unchanged since this signer signed it"
+        )
+    else:
+        report.proven.append(
+            f"signature: valid SSHSIG (namespace {sshsig.NAMESPACE}) by key {fp} "
+            f"({check.key_type}): the log is unchanged since this key signed it"
+        )
+
+
+def _signer_not_proven(report: VerifyReport, check: sshsig.SignatureCheck) -> None:
+    if not check.via_allowed_signers:
+        report.not_proven.append(
+            f"who signed: without --allowed-signers the signer is only as trusted as the key "
+            f"fingerprint {check.fingerprint or '(unknown key)'}; compare it with the fingerprint "
+            "the signer gave you another way"
+        )
+
+
+def _explain_site(
+    report: VerifyReport, check: sshsig.SignatureCheck, site: Any, size: int, allowed_signers: Any
+) -> None:
+    """A site log: its own signature, then each pod's own explanation, prefixed with the pod."""
+    if report.ok:
+        _signature_proven(report, check, allowed_signers)
+        report.proven.append(f"canonical form: re-serialising gives the same {size} bytes")
+        for label, pod in site.pods:
+            report.proven += [f"{label}: {line}" for line in pod.proven]
+        report.proven.append(
+            "pods: no host is in two pods, and the site summary follows from the pods' summaries"
+        )
+    else:
+        report.not_proven.append("anything in this site log: it does not verify (see Broken)")
+    _signer_not_proven(report, check)
+    for label, pod in site.pods:
+        report.not_proven += [f"{label}: {line}" for line in pod.not_proven if line.startswith("who signed")]
+    report.not_proven += site_log.CLAIMS["does_not_prove"]

@@ -5,9 +5,20 @@ underscore keeps the registry from scanning it."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NoReturn
 
 from .base import ParseError
+
+# Compiled once (parsers run on every output of every host).
+_CPU_RANGE = re.compile(r"(\d+)(?:-(\d+))?")
+_NOT_SNAKE = re.compile(r"[^0-9a-z]+")
+_INT = re.compile(r"-?\d+")
+
+
+@lru_cache(maxsize=64)
+def _with_unit(unit: str) -> re.Pattern[str]:
+    return re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*" + re.escape(unit) + r"\s*")
 
 
 def lines_of(text: str) -> list[str]:
@@ -35,7 +46,7 @@ def cpulist(text: str) -> list[int]:
         part = part.strip()
         if not part:
             continue
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        m = _CPU_RANGE.fullmatch(part)
         if not m:
             raise ParseError(f"expected a CPU list like '0-31,64-95'; found {text!r}")
         lo = int(m.group(1))
@@ -44,16 +55,17 @@ def cpulist(text: str) -> list[int]:
     return sorted(cpus)
 
 
+@lru_cache(maxsize=4096)  # the same few hundred keys, in every output of every host
 def snake(key: str) -> str:
     """'Product Name' -> 'product_name', 'GPU T.Limit Temp' -> 'gpu_t_limit_temp'."""
-    return re.sub(r"[^0-9a-z]+", "_", key.strip().lower()).strip("_")
+    return _NOT_SNAKE.sub("_", key.strip().lower()).strip("_")
 
 
 def int_or_none(value: str | None) -> int | None:
     if value is None:
         return None
     value = value.strip()
-    return int(value) if re.fullmatch(r"-?\d+", value) else None
+    return int(value) if _INT.fullmatch(value) else None
 
 
 def float_or_none(value: str | None) -> float | None:
@@ -69,7 +81,7 @@ def number_with_unit(value: str | None, unit: str) -> float | None:
     """'46068 MiB' / '33.44 W' / '30 C' -> the number, None for 'N/A' and friends."""
     if value is None:
         return None
-    m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*" + re.escape(unit) + r"\s*", value)
+    m = _with_unit(unit).fullmatch(value)
     return float(m.group(1)) if m else None
 
 

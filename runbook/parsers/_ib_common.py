@@ -17,6 +17,11 @@ from collections.abc import Iterator
 
 from .base import ParseError
 
+# Compiled once: GUIDs, counters and widths come on every line of a fabric dump.
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_INT = re.compile(r"-?\d+")
+_WIDTH = re.compile(r"(\d+)[xX]")
+
 # Per-lane nominal data rate (Gb/s) by the lane signalling speed iblinkinfo /
 # smpquery print, and by the generation name ibnetdiscover prints.
 _LANE_BY_SIGNAL = {
@@ -79,7 +84,7 @@ def guid(value: str) -> str:
     raw = value.strip()
     digits = raw[2:] if raw.lower().startswith("0x") else raw
     digits = digits.replace(":", "")
-    if not digits or not re.fullmatch(r"[0-9a-fA-F]+", digits):
+    if not digits or not _HEX.fullmatch(digits):
         raise ParseError(f"not a GUID: {raw!r}")
     number = int(digits, 16)
     if number >= 1 << 64:
@@ -96,7 +101,7 @@ def number(value: str) -> int:
 def maybe_int(value: str) -> int | str:
     """Decimal ints become ints; anything else (hex masks, words) stays as printed."""
     value = value.strip()
-    return int(value) if re.fullmatch(r"-?\d+", value) else value
+    return int(value) if _INT.fullmatch(value) else value
 
 
 def tidy_number(value: float) -> int | float:
@@ -104,7 +109,7 @@ def tidy_number(value: float) -> int | float:
 
 
 def width_lanes(width: str | None) -> int | None:
-    m = re.fullmatch(r"(\d+)[xX]", width or "")
+    m = _WIDTH.fullmatch(width or "")
     return int(m.group(1)) if m else None
 
 

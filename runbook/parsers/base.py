@@ -50,7 +50,8 @@ class Reading:
     missing: list[str]
 
 
-_SPACES = str.maketrans({"\u00a0": " ", "\u2007": " ", "\u202f": " ", "\u2009": " "})
+_FIXED_SPACES = "\u00a0\u2007\u202f\u2009"
+_SPACES = str.maketrans(dict.fromkeys(_FIXED_SPACES, " "))
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,10 @@ class Parser:
         return Reading(record, list(gaps.items))
 
     def _margin_removed(self, text: str) -> str:
-        # Non-breaking and other fixed-width spaces come from web pages: plain spaces for us.
-        text = text.translate(_SPACES)
+        # Non-breaking and other fixed-width spaces come from web pages: plain spaces for us
+        # (looked for first: a command's output rarely has one, and translate copies it all).
+        if any(c in text for c in _FIXED_SPACES):
+            text = text.translate(_SPACES)
         if self.keeps_indent or not text[:1].isspace():
             return text
         return textwrap.dedent(text.replace("\r\n", "\n").replace("\r", "\n"))

@@ -50,7 +50,8 @@ def _blocks(text: str) -> tuple[list[dict[str, Any]], str | None, bool]:
             elided = True
             handle = None
             continue
-        indent = len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip())
+        expanded = line.expandtabs(8) if "\t" in line else line
+        indent = len(expanded) - len(expanded.lstrip())
         if indent == 0:
             m = _SMBIOS.match(stripped)
             if m:

@@ -41,9 +41,11 @@ _START = re.compile(r"^START_(\w+)$")
 _END = re.compile(r"^END_(\w+)$")
 
 
-def _sections(lines: list[str]) -> tuple[dict[str, list[dict[str, str]]], list[str]]:
-    """db_csv sections as lists of {column: value}; the lines outside them."""
-    sections: dict[str, list[dict[str, str]]] = {}
+def _sections(lines: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """db_csv sections as their CSV lines (header first; _rows reads one); the
+    lines outside them. Only the few sections used are read as rows: a fabric's
+    db_csv has many more, and large ones."""
+    sections: dict[str, list[str]] = {}
     outside: list[str] = []
     name: str | None = None
     body: list[str] = []
@@ -60,13 +62,20 @@ def _sections(lines: list[str]) -> tuple[dict[str, list[dict[str, str]]], list[s
                 raise ParseError(f"fabric-port-errors: END_{m.group(1)} inside section {name}")
             if not body:
                 raise ParseError(f"fabric-port-errors: section {name} has no header row")
-            sections[name] = list(csv.DictReader(body))
+            sections[name] = body
             name = None
         elif s:
             body.append(s)
     if name is not None:
         raise ParseError(f"fabric-port-errors: section {name} has no END_{name} line (truncated?)")
     return sections, outside
+
+
+_DIGITS = re.compile(r"\d+")  # compiled once: every counter of every port
+
+
+def _rows(body: list[str]) -> list[dict[str, str]]:
+    return list(csv.DictReader(body))
 
 
 def _need(rows: list[dict[str, str]], section: str, columns: tuple[str, ...]) -> None:
@@ -82,7 +91,7 @@ def _from_ibdiagnet(text: str, lines: list[str]) -> Record:
                 f"fabric-port-errors: the ibdiagnet2.db_csv section {needed} is missing "
                 "(START_NODES / START_PM_INFO)"
             )
-    nodes, pm, links = sections["NODES"], sections["PM_INFO"], sections.get("LINKS", [])
+    nodes, pm, links = _rows(sections["NODES"]), _rows(sections["PM_INFO"]), _rows(sections.get("LINKS", []))
     _need(nodes, "NODES", ("NodeDesc", "NodeGUID"))
     _need(pm, "PM_INFO", ("NodeGUID", "PortNumber"))
     _need(links, "LINKS", ("NodeGuid1", "PortNum1", "NodeGuid2", "PortNum2"))
@@ -99,7 +108,7 @@ def _from_ibdiagnet(text: str, lines: list[str]) -> Record:
         remote = {"guid": other[0], "port": other[1], "name": names.get(other[0], "")} if other else None
         for counter in ERROR_COUNTERS:
             value = (row.get(counter) or "").strip()
-            if re.fullmatch(r"\d+", value) and int(value):
+            if _DIGITS.fullmatch(value) and int(value):
                 errors.append(
                     {
                         "node": names.get(node_guid, ""),

@@ -35,6 +35,8 @@ from ._hosttext import fail, float_or_none, lines_of
 from .base import ParseError, Parser, Record
 
 _NUM_OR_NA = r"(?:-?\d+(?:\.\d+)?|N/A)"
+_MATRIX_CELL = re.compile(_NUM_OR_NA)  # compiled once: every cell of every matrix
+_DIGITS = re.compile(r"\d+")
 
 
 def _matrix(lines: list[str], start: int) -> tuple[list[str], list[str], list[list[float | None]], int]:
@@ -48,8 +50,8 @@ def _matrix(lines: list[str], start: int) -> tuple[list[str], list[str], list[li
         words = lines[i].split()
         if (
             len(words) != len(cols) + 1
-            or not re.fullmatch(r"\d+", words[0])
-            or not all(re.fullmatch(_NUM_OR_NA, w) for w in words[1:])
+            or not _DIGITS.fullmatch(words[0])
+            or not all(_MATRIX_CELL.fullmatch(w) for w in words[1:])
         ):
             break
         rows.append(words[0])

@@ -238,6 +238,9 @@ def _has_details(dev: Record) -> bool:
     )
 
 
+_AT_EDGE = re.compile(r"^\S", re.M)
+
+
 def _key(line: str) -> str:
     return line.strip().partition(":")[0]
 
@@ -246,9 +249,13 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "lspci-vv")
     # Every line indented: a whole output pasted with a margin (device lines then sit at the
     # margin) or detail lines without their device line (nothing to remove).
-    dedented = textwrap.dedent("\n".join(lines_of(text)))
-    if dedented != "\n".join(lines_of(text)) and any(_LINE.match(ln) for ln in dedented.splitlines()):
-        text = dedented
+    joined = "\n".join(lines_of(text))
+    # (A line at the left edge leaves no margin: dedent would only empty blank lines,
+    # which are skipped anyway; the usual case, and dedent is costly on a long output.)
+    if not _AT_EDGE.search(joined):
+        dedented = textwrap.dedent(joined)
+        if dedented != joined and any(_LINE.match(ln) for ln in dedented.splitlines()):
+            text = dedented
     blocks: list[tuple[re.Match | None, list[str]]] = []
     headless = False
     elided = False

@@ -132,6 +132,7 @@ def _rom(value: str) -> Record:
 # --- mlxfwmanager ---------------------------------------------------------------
 _DEVICE = re.compile(r"^Device #(\d+):$")
 _KV = re.compile(r"^(?P<key>[A-Z][\w ]*?):\s*(?P<value>.*)$")
+_DASHES = re.compile(r"-+")
 _VERSION_ROW = re.compile(r"^(?P<name>\S.*?)\s{2,}(?P<current>\S+)\s+(?P<available>\S+)$")
 
 
@@ -141,7 +142,7 @@ def parse_mlxfwmanager(text: str) -> Record:
     in_versions = False
     for lineno, line in numbered(text):
         s = line.strip()
-        if not s or s.startswith("Querying Mellanox devices") or re.fullmatch(r"-+", s):
+        if not s or s.startswith("Querying Mellanox devices") or _DASHES.fullmatch(s):
             continue
         if s.startswith("-E-"):
             raise ParseError(f"mlxfwmanager: the tool reported an error: {s[:160]!r}")

@@ -29,6 +29,8 @@ from ._hosttext import fail, float_or_none, int_or_none, lines_of, snake
 from .base import ParseError, Parser, Record
 
 _KV = re.compile(r"^(?P<key>\S.*?)\s*:\s?(?P<value>.*)$")
+_DASHES = re.compile(r"-+")
+_RULE = re.compile(r"-{3,}")
 
 
 def _speeds(value: str | None) -> list[str]:
@@ -60,13 +62,13 @@ def parse_mlxlink(text: str) -> Record:
     current: dict[str, str] | None = None
     for i, line in enumerate(lines):
         s = line.strip()
-        if not s or re.fullmatch(r"-+", s):
+        if not s or _DASHES.fullmatch(s):
             continue
         if s.startswith("-E-") or s.startswith("-W-"):
             errors.append(s)
             continue
         nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-        if ":" not in s and re.fullmatch(r"-{3,}", nxt):
+        if ":" not in s and _RULE.fullmatch(nxt):
             current = sections.setdefault(snake(s), {})
             continue
         m = _KV.match(s)

@@ -50,6 +50,7 @@ from .base import Gaps, ParseError, Parser, Record, strict_gaps
 
 _KV = re.compile(r"^(?P<indent> *)(?P<key>\S.*?)\s+:(?: (?P<value>.*))?$")
 _ELISION = re.compile(r"^\s*(?:\[\.\.\.\]|\.{3,}|…)\s*$")
+_BANKS = re.compile(r"\s*(\d+)(?:\s+bank\(s\))?\s*")
 # Keys of a GPU section: a headerless paste must hold at least one to be -q output.
 _GPU_KEYS = (
     "product_name",
@@ -126,7 +127,7 @@ def _count(value: Any) -> int | None:
     """'0' -> 0, '639 bank(s)' -> 639, 'N/A' -> None."""
     if not isinstance(value, str):
         return None
-    m = re.fullmatch(r"\s*(\d+)(?:\s+bank\(s\))?\s*", value)
+    m = _BANKS.fullmatch(value)
     return int(m.group(1)) if m else None
 
 

@@ -191,23 +191,40 @@ def stale_reason(
 
 
 def blocked_reason(
-    step: Step, host: str, runbook: Runbook, inventory: Inventory, status_of: Callable[[str, str], Status]
+    step: Step,
+    host: str,
+    runbook: Runbook,
+    inventory: Inventory,
+    status_of: Callable[[str, str], Status],
+    memo: dict | None = None,
 ) -> str | None:
     """Why `host` may not run `step` yet, or None. A prerequisite that targets
     the host is judged on that host; one that does not (say, an SM-node step
-    needed by a compute step) must be satisfied on all of its own hosts."""
+    needed by a compute step) must be satisfied on all of its own hosts.
+
+    `memo`: one dict shared by the calls for the hosts of one step while the
+    state does not change (a gating pass): each prerequisite's hosts are then
+    selected, and judged on all of its own hosts, once per pass rather than
+    once per host (quadratic on a large fleet)."""
+    memo = {} if memo is None else memo
     for need in step.needs:
         try:
             pre = runbook.step(need)
         except KeyError:
             continue
-        pre_hosts = select_hosts(inventory, pre.hosts)
-        if host in pre_hosts:
+        selected = memo.get(("hosts", need))
+        if selected is None:
+            pre_hosts = select_hosts(inventory, pre.hosts)
+            selected = memo[("hosts", need)] = (pre_hosts, set(pre_hosts))
+        pre_hosts, pre_set = selected
+        if host in pre_set:
             st = status_of(need, host)
             if st not in SATISFIED:
                 return f"needs {need}, which is {st.value} on this host"
         else:
-            bad = [h for h in pre_hosts if status_of(need, h) not in SATISFIED]
+            bad = memo.get(("bad", need))
+            if bad is None:
+                bad = memo[("bad", need)] = [h for h in pre_hosts if status_of(need, h) not in SATISFIED]
             if bad:
                 return f"needs {need}, not yet passed on {fold(bad)}"
     return None

@@ -32,6 +32,7 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,11 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@lru_cache(maxsize=4096)  # the same variable names on every host of the inventory
+def _secret_key(name: str) -> bool:
+    return bool(SECRET_NAME.search(name)) or is_secret_name(name)
+
+
 def without_secrets(value: Any) -> Any:
     """A JSON-able copy with secret-looking keys left out (dates and other
     objects as text, as the journal keeps them)."""
@@ -66,7 +72,7 @@ def without_secrets(value: Any) -> Any:
         return {
             str(k): without_secrets(v)
             for k, v in value.items()
-            if not SECRET_NAME.search(str(k)) and not is_secret_name(k) and not is_secret_value(v)
+            if not _secret_key(str(k)) and not is_secret_value(v)
         }
     if isinstance(value, (list, tuple)):
         return [without_secrets(v) for v in value]

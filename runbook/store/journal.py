@@ -44,6 +44,16 @@ def clean_text(s: str) -> str:
         return raw.decode("utf-8", "replace")
 
 
+def _utf8(s: str) -> tuple[str, bytes]:
+    """(clean_text(s), its UTF-8 bytes), encoding an output once (not once to
+    check it and once more to store it)."""
+    try:
+        return s, s.encode("utf-8")
+    except UnicodeEncodeError:
+        text = clean_text(s)
+        return text, text.encode("utf-8")
+
+
 def _sanitize(value: Any) -> Any:
     """The nearest JSON value: keys as strings, NaN/inf and unknown objects as text."""
     if value is None or isinstance(value, (bool, int)):
@@ -68,8 +78,7 @@ def stored_event(event: Event) -> tuple[dict[str, Any], list[tuple[str, bytes]]]
         # engine re-parses on resume); journaling it would multiply the size.
         d.pop("record", None)
         for name in OUTPUTS:
-            text = clean_text(d.get(name) or "")
-            raw = text.encode("utf-8")
+            text, raw = _utf8(d.get(name) or "")
             sha = hashlib.sha256(raw).hexdigest()
             d[f"{name}_sha256"] = sha
             if len(raw) > INLINE_MAX:

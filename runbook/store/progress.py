@@ -8,8 +8,9 @@ the end of its last line); opening a run checks that the journal holds that
 head at that place, loads the checkpoint and applies only the events after
 it. When the file is missing, damaged (its checksum), edited, or does not
 match the journal, the run is rebuilt from the journal and the user is told
-so in one line. Written atomically (ProgressStorage.write), at step
-boundaries and at most every CHECKPOINT_SECONDS during a long step.
+so in one line. Written atomically (ProgressStorage.write) when
+checkpoint_due() says so: at step boundaries and every CHECKPOINT_SECONDS
+during a long step, further apart when a checkpoint itself is costly.
 
 Tables (query them with tinydb's own API, see README.md):
   progress    one document per step x host: status and reason (as judged by
@@ -50,7 +51,26 @@ from .storage import fsync_dir
 PROGRESS_NAME = "progress.json"
 HEADER_KEY = "runbook_progress"
 FORMAT = 1
-CHECKPOINT_SECONDS = 5.0
+CHECKPOINT_SECONDS = 5.0  # during a long step, at least this often
+STEP_CHECKPOINT_GAP = 3.0  # at a step boundary, unless one was written this recently
+# A checkpoint may cost at most this share of the time between two: on a large
+# run (a bigger database to write) they come further apart, the journal having
+# everything in between (a resume replays the lines after the last checkpoint).
+CHECKPOINT_COST_SHARE = 0.05
+
+
+def checkpoint_due(since: float, cost: float, *, urgent: bool = False, step_ended: bool = False) -> bool:
+    """Whether to write the progress database now: `since` seconds after the
+    last checkpoint, which took `cost` seconds to write. `urgent`: a piece of
+    work ended or a person decided (written at once); `step_ended`: a step
+    boundary was fed (fast steps on many hosts would otherwise pay for a
+    rewrite each)."""
+    if urgent:
+        return True
+    spacing = cost / CHECKPOINT_COST_SHARE
+    if step_ended and since >= max(STEP_CHECKPOINT_GAP, spacing):
+        return True
+    return since >= max(CHECKPOINT_SECONDS, spacing)
 
 
 try:  # a faster JSON codec when it is installed; the file is the same JSON either way

@@ -33,6 +33,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -83,12 +84,10 @@ from .storage import (
     read_line,
 )
 
-# When the progress database is written: at once after the end of a piece of work
-# or a person's decision; at a step boundary unless one was written less than
-# STEP_CHECKPOINT_GAP seconds ago (fast steps on many hosts would otherwise pay
-# for a rewrite each); and at least every progress.CHECKPOINT_SECONDS.
+# When the progress database is written: progress.checkpoint_due() -- at once
+# after the end of a piece of work or a person's decision (these events), else at
+# step boundaries and during long steps, spaced by the checkpoint's own cost.
 _CHECKPOINT_NOW = (RunFinished, RunInterrupted, OperatorDecision)
-STEP_CHECKPOINT_GAP = 1.0
 HEAD_NAME = "journal.head"  # the journal's head and count, recorded outside it
 
 __all__ = ["Store", "RunSummary", "operator_name"]
@@ -126,6 +125,8 @@ class Store(StoreQueries):
         }
         self._line = 1  # journal lines written so far (the header is line 1)
         self._checkpointed_at = (0, 0.0)  # (events, monotonic time) of the last checkpoint
+        self._checkpoint_cost = 0.0  # seconds the last checkpoint took to write
+        self._checkpointer: ThreadPoolExecutor | None = None  # checkpoint_in_background's thread
         self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
         self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
         # batches durable on disk, not yet in the state: (events, entries, journal position)
@@ -351,6 +352,7 @@ class Store(StoreQueries):
         if self.read_only or self._writer is None:
             return
         with self._feeding:
+            began = time.monotonic()
             pos = dict(self._fed, run_id=self.directory.name)
             try:
                 progress.ProgressStorage(self.progress_path).write(
@@ -367,6 +369,16 @@ class Store(StoreQueries):
                     file=sys.stderr,
                 )
             self._checkpointed_at = (pos["events"], time.monotonic())
+            self._checkpoint_cost = self._checkpointed_at[1] - began
+
+    def checkpoint_in_background(self) -> Future:
+        """checkpoint() on the store's own thread (a UI's event loop does not wait
+        for it). Always the same thread: a large run's checkpoint allocates much,
+        and the C allocator keeps what a thread freed for that thread to reuse
+        (spread over the threads of a pool, the process grows)."""
+        if self._checkpointer is None:
+            self._checkpointer = ThreadPoolExecutor(1, thread_name_prefix="runbook-checkpoint")
+        return self._checkpointer.submit(self.checkpoint)
 
     def _replay(self, entry: dict[str, Any], line: int) -> None:
         ev = entry["event"]
@@ -510,8 +522,10 @@ class Store(StoreQueries):
             )
             return entries
 
-    def catch_up(self) -> None:
-        """Feed the state every event written so far, in journal order."""
+    def catch_up(self, checkpoint: bool = True) -> bool:
+        """Feed the state every event written so far, in journal order. Returns
+        whether a checkpoint is due; with checkpoint=False it is left to the
+        caller (a UI writes it off its event loop: checkpoint_in_background)."""
         with self._feeding:
             with self._mutex:
                 written, self._unfed = self._unfed, []
@@ -526,11 +540,15 @@ class Store(StoreQueries):
                     now = now or isinstance(e, _CHECKPOINT_NOW)
                     due_step = due_step or isinstance(e, StepFinished)
                 self._fed = position
-            since = time.monotonic() - self._checkpointed_at[1]
-            if written and (
-                now or (due_step and since >= STEP_CHECKPOINT_GAP) or since >= progress.CHECKPOINT_SECONDS
-            ):
+            due = bool(written) and progress.checkpoint_due(
+                time.monotonic() - self._checkpointed_at[1],
+                self._checkpoint_cost,
+                urgent=now,
+                step_ended=due_step,
+            )
+            if due and checkpoint:
                 self.checkpoint()
+            return due
 
     def record_definitions(self, runbook: Any, inventory: Any) -> bool:
         """Keep the step definitions and inventory this session runs with in the
@@ -550,6 +568,9 @@ class Store(StoreQueries):
         return RunDefinitions(self.directory).current()
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.shutdown(wait=True)
+            self._checkpointer = None
         if self._writer and not self.read_only:
             self.catch_up()
             if self._fed["events"] != self._checkpointed_at[0]:

@@ -169,7 +169,9 @@ class RunView:
 
     def row(self, step_id: str, at: float | None = None) -> StepRow:
         step = self.steps[step_id]
-        values = [Status(v) for v in self.statuses(step_id, at).values()]
+        at = time.time() if at is None else at
+        status = self.state.status  # (statuses() without the round trip through their text)
+        values = [status(step_id, h, at) for h in self._targets[step_id]]
         status = rules.step_status(values).value
         return StepRow(
             step.id,

@@ -336,11 +336,18 @@ class Session:
             # done off the event loop, so a UI on this loop stays live meanwhile;
             # then folded into the state here, on the loop, in journal order.
             await asyncio.to_thread(self.store.write_many, durable)
-            self.store.catch_up()
+            checkpoint_due = self.store.catch_up(checkpoint=False)
+        else:
+            checkpoint_due = False
         if on_events:
             result = on_events(batch)
             if inspect.isawaitable(result):
                 await result
+        if checkpoint_due:
+            # The progress database (a checkpoint of the journal, which has it all)
+            # is written off the loop too: on a large run it takes a while. The
+            # next batch is fed after it (the store's feeding lock).
+            await asyncio.wrap_future(self.store.checkpoint_in_background())
 
     def _append(self, events: list[Event]) -> None:
         # Batches are written from a worker thread while host keys and decisions

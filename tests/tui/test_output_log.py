@@ -82,3 +82,29 @@ async def test_new_lines_update_the_scrollbar_without_laying_out_the_screen():
         log.replace(key, ["$ cmd", "done"])  # the command ended: short output, the bar goes
         await pilot.pause(0.1)
         assert not log.show_vertical_scrollbar and list(log.lines) == ["$ cmd", "done"]
+
+
+async def test_a_finished_output_is_made_only_when_its_host_is_shown():
+    # 1,000 hosts finishing together: their outputs are split into lines only for
+    # the host on show (the others when, if ever, they are shown)
+    app = LogApp()
+    async with app.run_test():
+        log = app.query_one(OutputLog)
+        made: list[str] = []
+
+        def lines_of(host: str):
+            def make() -> list[str]:
+                made.append(host)
+                return [f"$ cmd on {host}", "done"]
+
+            return make
+
+        log.show_key(("s", "gpu01"))
+        log.replace(("s", "gpu02"), lines_of("gpu02"))
+        assert made == [] and log.has(("s", "gpu02"))
+        log.replace(("s", "gpu01"), lines_of("gpu01"))
+        assert made == ["gpu01"] and list(log.lines) == ["$ cmd on gpu01", "done"]
+        log.show_key(("s", "gpu02"))
+        assert made == ["gpu01", "gpu02"] and list(log.lines) == ["$ cmd on gpu02", "done"]
+        log.show_key(("s", "gpu02"))
+        assert made == ["gpu01", "gpu02"]  # made once

@@ -37,8 +37,9 @@ class Ctx:
         """StepStarted; blocked hosts finished as blocked; the rest returned."""
         e, step = self.engine, self.step
         runnable = []
+        gating: dict = {}  # one gating pass (run/rules.py blocked_reason)
         for h in hosts:
-            why = blocked_reason(step, h, e.runbook, e.inventory, e.state.status)
+            why = blocked_reason(step, h, e.runbook, e.inventory, e.state.status, gating)
             if why:
                 e._emit(HostFinished(step.id, "verify", h, Status.BLOCKED.value, why))
             else:

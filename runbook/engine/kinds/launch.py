@@ -10,6 +10,7 @@ and a run first ends what a killed run of the step left on the launchers."""
 from __future__ import annotations
 
 import asyncio
+from functools import lru_cache
 from typing import Any
 
 from ClusterShell.NodeSet import NodeSet
@@ -58,10 +59,10 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
     took += left
     whole_ok = out.whole is not None and out.whole[0] == Status.PASS
     nobody_named = not out.slow and not out.unknown
+    jobs = _jobs(out)  # the same for every host: folded once per step, not per host
     for h in hosts:
         if h in out.slow:
             res, group = out.slow[h]
-            others = [g for g in group if g != h]
             if not spec.split:
                 ctx.finish(
                     h,
@@ -69,21 +70,21 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                     f"{_summary(res)} (job over {len(group)} hosts, not split){took}",
                     res,
                     via=res.host,
-                    peer=_fold(others),
-                    record=_record(res, group, out),
-                    tests=_jobs(out),
+                    peer=_fold_without(group, h),
+                    record=_record(res, group, out, jobs),
+                    tests=[dict(j) for j in jobs],
                 )
                 continue
             ctx.finish(
                 h,
                 Status.FAIL,
-                f"slow: {_summary(res)} with {_fold(others)} (the others run at the "
+                f"slow: {_summary(res)} with {_fold_without(group, h)} (the others run at the "
                 f"threshold without it; named in round {_round(out, group)}/{out.rounds}){took}",
                 res,
                 via=res.host,
-                peer=_fold(others),
-                record=_record(res, group, out),
-                tests=_jobs(out),
+                peer=_fold_without(group, h),
+                record=_record(res, group, out, jobs),
+                tests=[dict(j) for j in jobs],
             )
         elif h in out.fine and (whole_ok or not nobody_named):
             res, group = out.fine[h]
@@ -93,9 +94,9 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 f"at the threshold in a job over {len(group)} host(s){took}",
                 res,
                 via=res.host,
-                peer=_fold([g for g in group if g != h]),
-                record=_record(res, group, out),
-                tests=_jobs(out),
+                peer=_fold_without(group, h),
+                record=_record(res, group, out, jobs),
+                tests=[dict(j) for j in jobs],
             )
         elif h in out.fine:  # every part at the threshold, the whole below it
             res, group = out.whole[1]
@@ -107,8 +108,8 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 res,
                 via=res.host,
                 peer=_fold(group),
-                record=_record(res, group, out),
-                tests=_jobs(out),
+                record=_record(res, group, out, jobs),
+                tests=[dict(j) for j in jobs],
             )
         else:
             ev = out.unknown.get(h)
@@ -196,8 +197,30 @@ def _summary(res: HostOutcome | None) -> str:
     return res.verdict.reason if res is not None and res.verdict.reason else "below the threshold"
 
 
-def _fold(hosts: list[str]) -> str:
-    return str(NodeSet.fromlist(hosts)) if hosts else ""
+def _fold(hosts) -> str:
+    return _folded(tuple(hosts)) if hosts else ""
+
+
+@lru_cache(maxsize=256)
+def _folded(hosts: tuple[str, ...]) -> str:
+    # a step folds the same groups once per host it records (its jobs, each
+    # host's group): NodeSet parses every name, so a group is folded once
+    return str(NodeSet.fromlist(hosts))
+
+
+@lru_cache(maxsize=256)
+def _nodeset(hosts: tuple[str, ...]) -> NodeSet:
+    return NodeSet.fromlist(hosts)
+
+
+def _fold_without(group, host: str) -> str:
+    """The group folded without `host` (a host's peers): the group's set, parsed
+    once, less one name, rather than the other names parsed again per host."""
+    if host not in group:
+        return _fold(group)
+    peers = _nodeset(tuple(group)).copy()
+    peers.difference_update(NodeSet.fromlist([host]))
+    return str(peers)
 
 
 def _round(out, group) -> int:
@@ -209,10 +232,10 @@ def _jobs(out) -> list[dict]:
     return [{"round": r, "hosts": _fold(list(g)), "status": s} for r, g, s in out.jobs]
 
 
-def _record(res: HostOutcome | None, group: list[str], out) -> dict:
+def _record(res: HostOutcome | None, group: list[str], out, jobs: list[dict]) -> dict:
     return {
         "job": _fold(group),
         "result": res.record if res is not None else None,
         "rounds": out.rounds,
-        "jobs": _jobs(out),
+        "jobs": [dict(j) for j in jobs],  # each host's record its own (the folds are shared)
     }

@@ -10,6 +10,7 @@ rows and header, so a 1,000-host step never floods the UI loop.
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Any
 
 from textual import on
@@ -37,6 +38,10 @@ from ..widgets.step_list import StepList
 from .main_actions import MainActions
 
 LIST_EVERY = 0.5  # seconds between step-list redraws while a step streams
+
+# A finished output up to this many characters is split into lines only when shown
+# (1,000 hosts finishing together); a longer one at once: the log keeps its tail only.
+LAZY_MAX = 64 * 1024
 
 # Shown once, on a run's first start (a new user's two keys).
 FIRST_START = "c runs everything, ? lists the keys"
@@ -258,10 +263,12 @@ class MainScreen(MainActions, Screen):
                 log.replace((ev.step_id, ev.host), [f"$ {ev.command}"])
             elif isinstance(ev, HostFinished):
                 lines.pop((ev.step_id, ev.host), None)  # the full output below supersedes them
-                log.replace(
-                    (ev.step_id, ev.host),
-                    output_lines(ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason),
+                make = partial(
+                    output_lines, ev.command, ev.stdout, ev.stderr, ev.status, ev.exit_status, ev.reason
                 )
+                # made only if the host is shown; a long output at once (the log keeps its tail only)
+                long = len(ev.stdout) + len(ev.stderr) > LAZY_MAX
+                log.replace((ev.step_id, ev.host), make() if long else make)
         for key, chunk in lines.items():
             log.add_lines(key, chunk)
         self.feed.add(others)

@@ -3,7 +3,9 @@
 Lines are buffered per (step, host) as they stream and flushed into the Log
 on a short timer, only for the host on show: 1,000 hosts talking at once
 cost a dict append each, not a repaint each. The buffers keep a tail and are
-evicted oldest-first; the full output stays in the store.
+evicted oldest-first; the full output stays in the store. A finished
+command's lines are made only when its host is shown (`replace` takes a
+function): 1,000 hosts finishing together do not split 1,000 outputs.
 
 Lines written change the Log's virtual size, which Textual answers with a
 layout of the whole screen (every pane re-arranged and redrawn: tens of ms
@@ -17,13 +19,14 @@ left for the lines).
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.widgets import Log
 
 Key = Hashable
+Lines = Callable[[], list[str]]  # makes the lines when they are shown
 
 
 class OutputLog(Log):
@@ -41,7 +44,7 @@ class OutputLog(Log):
     ):
         super().__init__(max_lines=max_lines, highlight=False, auto_scroll=True, id=id)
         self.key: Key | None = None
-        self._buffers: OrderedDict[Key, deque[str]] = OrderedDict()
+        self._buffers: OrderedDict[Key, deque[str] | Lines] = OrderedDict()
         self._pending: list[str] = []
         self._tail = max_lines
         self._keep_keys = keep_keys
@@ -53,8 +56,14 @@ class OutputLog(Log):
     def has(self, key: Key) -> bool:
         return key in self._buffers
 
-    def add_lines(self, key: Key, lines: list[str]) -> None:
+    def _buffer(self, key: Key) -> deque[str] | None:
         buf = self._buffers.get(key)
+        if callable(buf):  # made now, in place (the eviction order stays)
+            buf = self._buffers[key] = deque(buf(), maxlen=self._tail)
+        return buf
+
+    def add_lines(self, key: Key, lines: list[str]) -> None:
+        buf = self._buffer(key)
         if buf is None:
             buf = self._buffers[key] = deque(maxlen=self._tail)
             while len(self._buffers) > self._keep_keys:
@@ -63,10 +72,11 @@ class OutputLog(Log):
         if key == self.key:
             self._pending.extend(lines)
 
-    def replace(self, key: Key, lines: list[str]) -> None:
-        """The full output of a finished command replaces what streamed."""
+    def replace(self, key: Key, lines: list[str] | Lines) -> None:
+        """The full output of a finished command replaces what streamed; `lines`
+        may be a function making them, called only once the key is shown."""
         self._buffers.pop(key, None)
-        self._buffers[key] = deque(lines, maxlen=self._tail)
+        self._buffers[key] = lines if callable(lines) else deque(lines, maxlen=self._tail)
         while len(self._buffers) > self._keep_keys:
             self._buffers.popitem(last=False)
         if key == self.key:
@@ -82,7 +92,7 @@ class OutputLog(Log):
     def _show_buffer(self) -> None:
         self._pending.clear()
         self.clear()
-        buf = self._buffers.get(self.key) if self.key is not None else None
+        buf = self._buffer(self.key) if self.key is not None else None
         if buf:
             self.write_lines(list(buf))
 
