@@ -88,6 +88,12 @@ def main() -> int:
     ap.add_argument("--reps", type=int, help="fan-out repetitions for every N")
     ap.add_argument("--crash-trials", type=int)
     ap.add_argument("--tag", help="also keep the results as results/TAG.{json,md}")
+    ap.add_argument(
+        "--time-scale",
+        type=float,
+        default=None,
+        help="the labs' `runbook sim --time-scale` (0: the long tests without their modelled waits)",
+    )
     ap.add_argument("--keep", action="store_true", help="keep the work directory (labs, states)")
     a = ap.parse_args()
     prof = PROFILES["quick" if a.quick else "full"]
@@ -103,6 +109,7 @@ def main() -> int:
             "machine": machine(),
             "versions": versions(),
             "ns": ns,
+            "time_scale": a.time_scale,
         },
         "fanout": {},
         "full": {},
@@ -115,7 +122,7 @@ def main() -> int:
             if not only & {"fanout", "full"}:
                 break
             try:
-                with Lab.start(n, work) as lab:
+                with Lab.start(n, work, time_scale=a.time_scale) as lab:
                     log(f"lab N={n} up in {lab.startup_s}s (pids {lab.pids()})")
                     if "fanout" in only:
                         clients = [

@@ -196,6 +196,12 @@ def render(res: dict) -> str:
         "Shared, noisy machine: only the ratios measured side by side in the same run mean much.",
         "",
     ]
+    if m.get("time_scale") is not None:
+        L += [
+            f"Labs started with `runbook sim --time-scale {m['time_scale']:g}`: the long tests' "
+            "modelled durations (DCGM diag, burn-in, bandwidth, NCCL) scaled by it.",
+            "",
+        ]
     t = targets(res)
     if t:
         L += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
