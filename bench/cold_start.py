@@ -19,6 +19,12 @@ which an installed package (pip writes .pyc files at install) never does. By
 default the clients run as installed: with a bytecode cache in a temporary
 PYTHONPYCACHEPREFIX, filled by one discarded warm-up run of each client.
 --no-bytecode measures what this machine's environment does instead.
+
+Which copy runs: every client starts with `python -P` (no current directory or
+script directory put ahead of PYTHONPATH). Without it, `-c`/`-m` put the current
+directory first, so a run started from one checkout with --baseline-tree (or
+PYTHONPATH) naming another imported the checkout it was started from for both
+"trees", and the before/after columns measured the same code.
 """
 
 from __future__ import annotations
@@ -89,7 +95,7 @@ def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
 def _first_connect(kind: str, target: str, args: list[str], env: dict, work: Path, tag: str) -> dict:
     mark = work / f"first-connect-{tag}"
     mark.unlink(missing_ok=True)
-    r = _measured([PY, "-c", _WRAPPER, str(mark), kind, target, *args], env)
+    r = _measured([PY, "-P", "-c", _WRAPPER, str(mark), kind, target, *args], env)
     r["to_connect"] = float(mark.read_text()) - r["t0"] if mark.exists() else None
     return r
 
@@ -174,7 +180,7 @@ def main() -> int:
                     r = _first_connect("path", str(HERE / "raw_asyncssh.py"), raw, env, work, "raw")
                     r["ok"] = r["rc"] == 0
                 else:
-                    r = _measured([PY, "-m", "runbook", "--version"], env)
+                    r = _measured([PY, "-P", "-m", "runbook", "--version"], env)
                     r["ok"] = r["stdout"].startswith("runbook ")
                 for k in ("stdout", "stderr"):
                     if not r["ok"]:

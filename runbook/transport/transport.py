@@ -115,6 +115,7 @@ class Transport:
             on_host_key=on_host_key,
         )
         self._pool: ConnectionPool[str] = ConnectionPool()
+        self.first_contact = self._connector.first_contact  # set at the first TCP contact (connect.py)
         self._commands = AdaptiveLimit(_COMMAND_CEILING, floor=_COMMAND_FLOOR)
         self._targets: dict[str, ConnectTarget] = {}
         self._ahead: dict[str, asyncio.Task] = {}  # connect_ahead: host -> its first connect
@@ -160,6 +161,8 @@ class Transport:
             task = asyncio.ensure_future(self._pooled(host))
             # a failure nobody asks for (the run ended first) is not logged as unretrieved
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            # also an attempt that ended before any TCP (a bad inventory value) is a contact
+            task.add_done_callback(lambda _t: self.first_contact.set())
             self._ahead[host] = task
 
     def connected(self) -> set[str]:
