@@ -57,6 +57,7 @@ class Connector:
     ):
         self.policy = policy
         self.connect_timeout = connect_timeout
+        self.max_handshakes = max_handshakes
         self.on_host_key = on_host_key
         # Handshakes at once: halved when handshakes time out or are dropped (the
         # other side, or our own CPU, is overloaded), grown back as they succeed.

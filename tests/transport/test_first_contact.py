@@ -47,3 +47,30 @@ async def test_set_when_the_host_cannot_even_be_resolved_to_a_target(server, mak
     await asyncio.wait_for(t.first_contact.wait(), 10)
     r = await t.run("n1", "true", timeout=5)
     assert r.exit_status is None and r.unknown_reason
+
+
+async def test_connect_ahead_starts_a_chunk_then_the_rest_after_the_first_contact(
+    server, make_transport, tmp_path
+):
+    names = [f"n{i}" for i in range(7)]
+    hosts = inventory(*[(n, server) for n in names])
+    t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server)]), max_handshakes=3)
+    t.connect_ahead(names + ["not-in-inventory"])
+    assert sorted(t._ahead) == names[:3]  # one slot each; the rest wait for the first contact
+    await asyncio.wait_for(t.first_contact.wait(), 10)
+    # a command on a host the chunks have not reached yet connects it itself...
+    first = await t.run("n6", "echo hi", timeout=10)
+    results = await asyncio.gather(*(t.run(n, "echo hi", timeout=10) for n in names))
+    assert first.exit_status == 0 and all(r.exit_status == 0 and r.attempts == 1 for r in results)
+    # ...and every host was connected to once
+    assert t.connected() == set(names) and server.stats.connections == len(names)
+
+
+async def test_close_stops_the_chunks_not_started(server, make_transport, tmp_path):
+    names = [f"n{i}" for i in range(6)]
+    hosts = inventory(*[(n, server) for n in names])
+    t = make_transport(hosts, HostKeyPolicy([known_hosts(tmp_path, server)]), max_handshakes=2)
+    t.connect_ahead(names)
+    await t.close()
+    await asyncio.sleep(0.2)
+    assert len(t._ahead) == 0 and server.stats.connections <= 2
