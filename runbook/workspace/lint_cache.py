@@ -31,7 +31,17 @@ CODE = ("definition", "inventory", "criteria", "parsers")
 PARSER_INDEX = "parsers-{code}.json"
 
 
+_FINGERPRINTS: dict[str, str] = {}  # once per process (the code that runs was read at its start)
+
+
 def _code_fingerprint() -> str:
+    known = _FINGERPRINTS.get(__version__)
+    if known is None:
+        known = _FINGERPRINTS[__version__] = _hash_code()
+    return known
+
+
+def _hash_code() -> str:
     digest = hashlib.sha256(__version__.encode())
     files = sorted(PACKAGE.glob("*.py")) + sorted(f for d in CODE for f in (PACKAGE / d).rglob("*.py"))
     for path in files:
