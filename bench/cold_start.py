@@ -67,8 +67,11 @@ else:
 
 
 def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
+    # stdout/stderr to files, not pipes: nothing reads a pipe while wait4 polls, so a client
+    # writing more than a pipe holds (`--json` at 1,000 hosts) would block until the timeout
+    out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     t0 = time.time()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, env=env, stdout=out_f, stderr=err_f)
     deadline = time.monotonic() + timeout
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
@@ -76,12 +79,14 @@ def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
             break
         if time.monotonic() > deadline:
             proc.kill()
+            proc.wait()
             raise RuntimeError(f"timeout: {argv}")
         time.sleep(0.002)
     wall = time.time() - t0
-    out = proc.stdout.read().decode(errors="replace")
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stdout.close(), proc.stderr.close()
+    out_f.seek(0), err_f.seek(0)
+    out = out_f.read().decode(errors="replace")
+    err = err_f.read().decode(errors="replace")
+    out_f.close(), err_f.close()
     return {
         "t0": t0,
         "wall": wall,
