@@ -157,11 +157,10 @@ class Transport:
         (same handshake slots, same timeout); a connect that failed is that command's
         first attempt's answer, so no host is connected to twice for it.
 
-        In chunks: as many hosts as there are handshake slots at once, the next chunk
-        after the first TCP contact and then whenever fewer than a chunk are still being
-        connected. Each connect resolves its target before it waits for a slot, so a
-        thousand connects started at once would resolve a thousand targets (and hold the
-        loop) before the first handshakes were through."""
+        In chunks: as many hosts as there are handshake slots at once, the rest after the
+        first TCP contact, a chunk per turn of the loop. Each connect resolves its target
+        before it waits for a slot, so a thousand connects started at once would resolve
+        a thousand targets before the first handshake goes out."""
         todo = [h for h in dict.fromkeys(hosts) if h in self.hosts]
         chunk = max(1, self._connector.max_handshakes)
         self._ahead_now(todo[:chunk])
@@ -171,8 +170,7 @@ class Transport:
             self._feeders.add(feeder)
             feeder.add_done_callback(self._feeders.discard)
 
-    def _ahead_now(self, hosts: list[str]) -> list[asyncio.Task]:
-        started = []
+    def _ahead_now(self, hosts: list[str]) -> None:
         for host in hosts:
             if host in self._ahead or self._pool.has(host):  # a command got there first
                 continue
@@ -182,17 +180,12 @@ class Transport:
             # also an attempt that ended before any TCP (a bad inventory value) is a contact
             task.add_done_callback(lambda _t: self.first_contact.set())
             self._ahead[host] = task
-            started.append(task)
-        return started
 
     async def _ahead_rest(self, hosts: list[str], chunk: int) -> None:
         await self.first_contact.wait()
-        busy = {t for t in self._ahead.values() if not t.done()}
         for i in range(0, len(hosts), chunk):
-            while len(busy) >= chunk:
-                await asyncio.wait(busy, return_when=asyncio.FIRST_COMPLETED)
-                busy = {t for t in busy if not t.done()}
-            busy.update(self._ahead_now(hosts[i : i + chunk]))
+            await asyncio.sleep(0)
+            self._ahead_now(hosts[i : i + chunk])
 
     def connected(self) -> set[str]:
         return self._pool.keys()
