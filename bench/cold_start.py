@@ -19,6 +19,12 @@ which an installed package (pip writes .pyc files at install) never does. By
 default the clients run as installed: with a bytecode cache in a temporary
 PYTHONPYCACHEPREFIX, filled by one discarded warm-up run of each client.
 --no-bytecode measures what this machine's environment does instead.
+
+Which copy runs: every client starts with `python -P` (no current directory or
+script directory put ahead of PYTHONPATH). Without it, `-c`/`-m` put the current
+directory first, so a run started from one checkout with --baseline-tree (or
+PYTHONPATH) naming another imported the checkout it was started from for both
+"trees", and the before/after columns measured the same code.
 """
 
 from __future__ import annotations
@@ -61,8 +67,11 @@ else:
 
 
 def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
+    # stdout/stderr to files, not pipes: nothing reads a pipe while wait4 polls, so a client
+    # writing more than a pipe holds (`--json` at 1,000 hosts) would block until the timeout
+    out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     t0 = time.time()
-    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, env=env, stdout=out_f, stderr=err_f)
     deadline = time.monotonic() + timeout
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
@@ -70,12 +79,14 @@ def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
             break
         if time.monotonic() > deadline:
             proc.kill()
+            proc.wait()
             raise RuntimeError(f"timeout: {argv}")
         time.sleep(0.002)
     wall = time.time() - t0
-    out = proc.stdout.read().decode(errors="replace")
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stdout.close(), proc.stderr.close()
+    out_f.seek(0), err_f.seek(0)
+    out = out_f.read().decode(errors="replace")
+    err = err_f.read().decode(errors="replace")
+    out_f.close(), err_f.close()
     return {
         "t0": t0,
         "wall": wall,
@@ -89,7 +100,7 @@ def _measured(argv: list[str], env: dict, timeout: float = 300) -> dict:
 def _first_connect(kind: str, target: str, args: list[str], env: dict, work: Path, tag: str) -> dict:
     mark = work / f"first-connect-{tag}"
     mark.unlink(missing_ok=True)
-    r = _measured([PY, "-c", _WRAPPER, str(mark), kind, target, *args], env)
+    r = _measured([PY, "-P", "-c", _WRAPPER, str(mark), kind, target, *args], env)
     r["to_connect"] = float(mark.read_text()) - r["t0"] if mark.exists() else None
     return r
 
@@ -174,7 +185,7 @@ def main() -> int:
                     r = _first_connect("path", str(HERE / "raw_asyncssh.py"), raw, env, work, "raw")
                     r["ok"] = r["rc"] == 0
                 else:
-                    r = _measured([PY, "-m", "runbook", "--version"], env)
+                    r = _measured([PY, "-P", "-m", "runbook", "--version"], env)
                     r["ok"] = r["stdout"].startswith("runbook ")
                 for k in ("stdout", "stderr"):
                     if not r["ok"]:

@@ -173,8 +173,24 @@ def _check_expansion(root: yaml.Node | None, file: str) -> None:
     )
 
 
+# Parsed trees by text (workspace/load_cache.py), set while a state directory's
+# project loads: `get(text, file) -> (hit, tree)`, `put(text, tree)`.
+text_cache: Any = None
+
+
 def load_text(text: str, file: str = "<yaml>") -> Any:
     """Parse YAML text; raise InputError(`file:line: message`) on any syntax problem."""
+    cache = text_cache
+    if cache is None:
+        return _parse(text, file)
+    hit, tree = cache.get(text, file)
+    if not hit:
+        tree = _parse(text, file)
+        cache.put(text, tree)
+    return tree
+
+
+def _parse(text: str, file: str) -> Any:
     deep = ("[" in text or "{" in text) and _flow_depth(text) > _MAX_C_FLOW_DEPTH
     loader = _StrictPyLoader(text) if deep else _StrictLoader(text)
     loader.file = file

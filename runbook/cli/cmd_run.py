@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
 from ..workspace.project import eprint, load_project
-from ..workspace.session import Session, choose_hosts, choose_steps, first_hosts
+from ..workspace.selection import choose_hosts, choose_steps, first_hosts
 from .suggest import check_step_ids
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..workspace.session import Session
     from .progress import RunProgress
 
 
@@ -74,6 +75,8 @@ def command_gist(command: str, step_id: str, width: int = 100) -> str:
 
 
 def _open(args, project, **kw) -> Session:
+    from ..workspace.session import Session
+
     return Session.open(
         project.runbook,
         project.inventory,
@@ -100,9 +103,12 @@ def cmd_run(args) -> int:
 
 
 async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
-    # A new run connects to the hosts of its first step while its store is created
-    # (workspace/session.py open_connecting); the output's modules load meanwhile.
-    session = await Session.open_connecting(
+    # A new run connects to the hosts of its first step before the session's own
+    # modules are imported and while its store is created (workspace/connecting.py);
+    # the output's modules are imported meanwhile, off the loop.
+    from ..workspace.connecting import open_connecting
+
+    session = await open_connecting(
         project.runbook,
         project.inventory,
         args.state,
@@ -112,6 +118,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
         new=getattr(args, "new_run", False),
         trust_new_hosts=getattr(args, "trust_new_hosts", False),
         max_handshakes=args.max_handshakes,
+        meanwhile=_import_output_modules,
         **(
             {"verify_retries": args.verify_retries}
             if getattr(args, "verify_retries", None) is not None
@@ -153,6 +160,16 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
             await session.transport.close()  # also when set-up failed before _run
         finally:
             session.close_store()
+
+
+def _import_output_modules() -> None:
+    """What the run's output needs (rich, the progress bar, the summary): ~0.1 s of
+    imports, done in a worker thread while the loop goes on with the handshakes
+    (workspace/connecting.py)."""
+    import rich.console  # noqa: F401
+
+    from ..run import summary  # noqa: F401
+    from . import progress  # noqa: F401
 
 
 def _say_pinned(session: Session, console: Console) -> None:

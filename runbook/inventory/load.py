@@ -144,8 +144,13 @@ def _group_names(graph: InventoryGraph, host: str) -> list[str]:
     return sorted(g for g in graph.host_groups(host) if g != "all")
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def _plain(value: Any) -> Any:
     """LineDict/LineList -> dict/list, so the model holds ordinary data."""
+    if type(value) in _SCALARS:  # most values: no ABC check (every host's merged vars pass here)
+        return value
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -30,8 +30,12 @@ DEFAULT_KEY_NAMES = ("id_ed25519", "id_ecdsa", "id_rsa")
 class _Client(asyncssh.SSHClient):
     """Per-connection asyncssh client: routes host-key decisions to the policy."""
 
-    def __init__(self, check: HostKeyCheck):
+    def __init__(self, check: HostKeyCheck, contact: asyncio.Event):
         self.check = check
+        self.contact = contact
+
+    def connection_made(self, conn) -> None:
+        self.contact.set()  # TCP is up (before the key exchange): Connector.first_contact
 
     def validate_host_public_key(self, host, addr, port, key) -> bool:
         return self.check.validate(key)
@@ -53,6 +57,7 @@ class Connector:
     ):
         self.policy = policy
         self.connect_timeout = connect_timeout
+        self.max_handshakes = max_handshakes
         self.on_host_key = on_host_key
         # Handshakes at once: halved when handshakes time out or are dropped (the
         # other side, or our own CPU, is overloaded), grown back as they succeed.
@@ -66,6 +71,10 @@ class Connector:
             x509_trusted_cert_paths=[],
         )
         self._keys: dict[tuple[str, ...], tuple[list, list[str]]] = {}
+        # Set by the first TCP connection made, or the first handshake that failed: a
+        # caller that prepares meanwhile can let the first handshakes go out before it
+        # starts competing with them (workspace/connecting.py).
+        self.first_contact = asyncio.Event()
         self.jumps: ConnectionPool = ConnectionPool()
 
     def _client_keys(self, files: tuple[str, ...]) -> tuple[list, list[str]]:
@@ -118,13 +127,14 @@ class Connector:
                     tunnel=tunnel,
                     options=self._base,
                     config=[],
-                    client_factory=lambda: _Client(check),
+                    client_factory=lambda: _Client(check, self.first_contact),
                     known_hosts=check.known_hosts,
                     connect_timeout=timeout,
                     login_timeout=timeout,
                     **kwargs,
                 )
             except (TimeoutError, asyncssh.Error, OSError, ValueError) as e:
+                self.first_contact.set()
                 failure = _failure(e, target, check, timeout, key_problems)
                 if failure.timed_out or failure.transient:
                     self._handshakes.congestion()

@@ -34,6 +34,10 @@ class ConnectionPool(Generic[K]):
             return None
         return conn
 
+    def has(self, key: K) -> bool:
+        """An open connection for key, or one being opened."""
+        return key in self._pending or self.peek(key) is not None
+
     async def get(self, key: K, opener: Callable[[], Awaitable[Conn]]) -> Conn:
         while True:
             conn = self._conns.get(key)  # fast path: the warm case is one dict lookup

@@ -115,9 +115,11 @@ class Transport:
             on_host_key=on_host_key,
         )
         self._pool: ConnectionPool[str] = ConnectionPool()
+        self.first_contact = self._connector.first_contact  # set at the first TCP contact (connect.py)
         self._commands = AdaptiveLimit(_COMMAND_CEILING, floor=_COMMAND_FLOOR)
         self._targets: dict[str, ConnectTarget] = {}
         self._ahead: dict[str, asyncio.Task] = {}  # connect_ahead: host -> its first connect
+        self._feeders: set[asyncio.Task] = set()  # connect_ahead: the chunks still to start
         self.last_failure: dict[str, str] = {}  # host -> latest unknown reason (diagnostics)
         # hosts whose handshakes still timed out after a read-only command's retries:
         # one handshake per command until they answer again (see the module's docstring)
@@ -153,20 +155,43 @@ class Transport:
         """Start connecting to `hosts` now, while the caller still prepares (a new run
         creating its store): the first command on each host then takes over that connect
         (same handshake slots, same timeout); a connect that failed is that command's
-        first attempt's answer, so no host is connected to twice for it."""
+        first attempt's answer, so no host is connected to twice for it.
+
+        In chunks: as many hosts as there are handshake slots at once, the rest after the
+        first TCP contact, a chunk per turn of the loop. Each connect resolves its target
+        before it waits for a slot, so a thousand connects started at once would resolve
+        a thousand targets before the first handshake goes out."""
+        todo = [h for h in dict.fromkeys(hosts) if h in self.hosts]
+        chunk = max(1, self._connector.max_handshakes)
+        self._ahead_now(todo[:chunk])
+        if len(todo) > chunk:
+            feeder = asyncio.ensure_future(self._ahead_rest(todo[chunk:], chunk))
+            feeder.add_done_callback(lambda t: t.cancelled() or t.exception())
+            self._feeders.add(feeder)
+            feeder.add_done_callback(self._feeders.discard)
+
+    def _ahead_now(self, hosts: list[str]) -> None:
         for host in hosts:
-            if host in self._ahead or self._pool.peek(host) is not None or host not in self.hosts:
+            if host in self._ahead or self._pool.has(host):  # a command got there first
                 continue
             task = asyncio.ensure_future(self._pooled(host))
             # a failure nobody asks for (the run ended first) is not logged as unretrieved
             task.add_done_callback(lambda t: t.cancelled() or t.exception())
+            # also an attempt that ended before any TCP (a bad inventory value) is a contact
+            task.add_done_callback(lambda _t: self.first_contact.set())
             self._ahead[host] = task
+
+    async def _ahead_rest(self, hosts: list[str], chunk: int) -> None:
+        await self.first_contact.wait()
+        for i in range(0, len(hosts), chunk):
+            await asyncio.sleep(0)
+            self._ahead_now(hosts[i : i + chunk])
 
     def connected(self) -> set[str]:
         return self._pool.keys()
 
     async def close(self) -> None:
-        for task in self._ahead.values():
+        for task in [*self._feeders, *self._ahead.values()]:
             task.cancel()
         self._ahead.clear()
         await self._pool.close()

@@ -8,7 +8,10 @@ to one of them is a different key, so lint runs again. Nothing is trusted withou
 Beside it, keyed by the code's hash alone: which parser module defines which parser name
 (runbook/parsers/__init__.py use_index), written after a full discovery of the parsers,
 so that loading the steps checks their `parse:` names without importing every parser
-and a run imports only the parsers its steps use."""
+and a run imports only the parsers its steps use.
+
+Both are trusted only as workspace/load_cache.py trusts its files: a directory of this
+user's with mode 0700, files this user wrote, writable by nobody else, not links."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..definition.model import Inventory, Runbook
+from .load_cache import private_dir, trusted_dir, trusted_file
 
 DIR_NAME = "lint-cache"
 PACKAGE = Path(__file__).resolve().parent.parent
@@ -27,7 +31,17 @@ CODE = ("definition", "inventory", "criteria", "parsers")
 PARSER_INDEX = "parsers-{code}.json"
 
 
+_FINGERPRINTS: dict[str, str] = {}  # once per process (the code that runs was read at its start)
+
+
 def _code_fingerprint() -> str:
+    known = _FINGERPRINTS.get(__version__)
+    if known is None:
+        known = _FINGERPRINTS[__version__] = _hash_code()
+    return known
+
+
+def _hash_code() -> str:
     digest = hashlib.sha256(__version__.encode())
     files = sorted(PACKAGE.glob("*.py")) + sorted(f for d in CODE for f in (PACKAGE / d).rglob("*.py"))
     for path in files:
@@ -49,26 +63,38 @@ def key(runbook: Runbook, inventory: Inventory) -> str | None:
 def known_clean(state_dir: str | Path, k: str | None) -> bool:
     if k is None:
         return False
-    try:
-        record = json.loads((Path(state_dir) / DIR_NAME / k).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
+    record = _read_json(Path(state_dir) / DIR_NAME / k)
     return isinstance(record, dict) and record.get("key") == k and record.get("problems") == 0
 
 
 def remember_clean(state_dir: str | Path, k: str | None) -> None:
     """Only in a state directory that exists already: a command that then fails on its
     arguments leaves nothing behind."""
-    if k is None or not Path(state_dir).is_dir():
-        return
-    directory = Path(state_dir) / DIR_NAME
+    if k is not None:
+        _write_json(Path(state_dir) / DIR_NAME / k, {"key": k, "problems": 0})
+
+
+def _read_json(path: Path):
+    if not trusted_dir(path.parent):
+        return None
+    blob = trusted_file(path)
     try:
-        directory.mkdir(exist_ok=True)
-        tmp = directory / f".tmp-{os.getpid()}"
-        tmp.write_text(json.dumps({"key": k, "problems": 0}), encoding="utf-8")
-        os.replace(tmp, directory / k)
+        return json.loads(blob) if blob is not None else None
+    except ValueError:
+        return None
+
+
+def _write_json(path: Path, record: dict) -> None:
+    try:  # a cache: what is not written is simply done again next time
+        if not private_dir(path.parent):
+            return
+        tmp = path.parent / f".tmp-{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=True))
+        os.replace(tmp, path)
     except OSError:
-        pass  # a cache: lint simply runs again next time
+        pass
 
 
 def _parser_index_path(state_dir: str | Path) -> Path | None:
@@ -84,10 +110,7 @@ def load_parser_index(state_dir: str | Path) -> dict[str, str] | None:
     path = _parser_index_path(state_dir)
     if path is None:
         return None
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    record = _read_json(path)
     index = record.get("parsers") if isinstance(record, dict) else None
     if not isinstance(index, dict) or not all(
         isinstance(k, str) and isinstance(v, str) and v.isidentifier() for k, v in index.items()
@@ -98,12 +121,5 @@ def load_parser_index(state_dir: str | Path) -> dict[str, str] | None:
 
 def remember_parser_index(state_dir: str | Path, index: dict[str, str]) -> None:
     path = _parser_index_path(state_dir)
-    if path is None or not index or not Path(state_dir).is_dir():
-        return
-    try:
-        path.parent.mkdir(exist_ok=True)
-        tmp = path.parent / f".tmp-{os.getpid()}"
-        tmp.write_text(json.dumps({"parsers": index}, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a cache: the parsers are simply all imported next time
+    if path is not None and index:
+        _write_json(path, {"parsers": index})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,19 +27,21 @@ def load_project(
 ) -> Project:
     """Load both; with `check`, every problem of both (and of their combination)
     is raised at once as FILE:LINE: messages. With `state`, a clean lint of the same
-    files is remembered there and not repeated (workspace/lint_cache.py)."""
+    files is remembered there and not repeated (workspace/lint_cache.py), and so is
+    their parsed YAML (workspace/load_cache.py)."""
     problems = []
     runbook = inv = None
     if state is not None:
         _use_parser_index(state)
-    try:
-        runbook = load_runbook(steps)
-    except InputError as exc:
-        problems.extend(exc.problems)
-    try:
-        inv = load_inventory(inventory)
-    except InputError as exc:
-        problems.extend(exc.problems)
+    with _yaml_cache(state):
+        try:
+            runbook = load_runbook(steps)
+        except InputError as exc:
+            problems.extend(exc.problems)
+        try:
+            inv = load_inventory(inventory)
+        except InputError as exc:
+            problems.extend(exc.problems)
     if runbook is not None and inv is not None and check:
         problems.extend(_lint(runbook, inv, state))
     if problems:
@@ -70,6 +73,22 @@ def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None) -> list[Pr
 
         lint_cache.remember_parser_index(state, parsers.index())
     return problems
+
+
+@contextmanager
+def _yaml_cache(state: str | Path | None):
+    """With a state directory: parsed YAML is remembered there (workspace/load_cache.py)."""
+    if state is None:
+        yield
+        return
+    from .. import yamlsafe
+    from .load_cache import LoadCache
+
+    yamlsafe.text_cache = LoadCache(state)
+    try:
+        yield
+    finally:
+        yamlsafe.text_cache = None
 
 
 def _use_parser_index(state: str | Path) -> None:

@@ -18,108 +18,19 @@ from typing import Any
 
 from .. import __version__
 from ..definition.model import Inventory, Runbook, Step
-from ..definition.targets import ordered, targets
+from ..definition.targets import targets
 from ..engine.runner import VERIFY_RETRIES, Confirm, Engine
 from ..errors import UsageError
-from ..inventory.load import host_vars, select_hosts
+from ..inventory.load import host_vars
 from ..run.events import Event, HostKeyRecorded, HostOutput, OperatorDecision, RunFinished
 from ..run.state import RunState
 from ..store.store import Store, operator_name
-from ..transport import HostKeyPolicy, Transport
-from ..transport.hostkeys import site_pins
+from ..transport import Transport
+from .connecting import KeyRelay, make_transport
+from .selection import choose_hosts, choose_steps, first_hosts, site_of  # noqa: F401 (also their home before)
 
-
-def known_hosts_files(inventory: Inventory) -> list[Path]:
-    files = []
-    user = Path.home() / ".ssh" / "known_hosts"
-    if user.exists():
-        files.append(user)
-    for h in inventory.hosts:
-        kh = host_vars(inventory, h).get("runbook_known_hosts")
-        if kh and Path(kh) not in files:
-            files.append(Path(kh))
-    return files
-
-
-def choose_steps(runbook: Runbook, step_ids: list[str] | None = None, phase: str | None = None) -> list[Step]:
-    """The steps to run, in order (a usage error names what is unknown)."""
-    try:
-        return ordered(runbook, step_ids, phase)
-    except KeyError as exc:
-        raise UsageError(exc.args[0]) from None
-
-
-def choose_hosts(inventory: Inventory, expr: str | None) -> list[str] | None:
-    """--hosts: None means every targeted host."""
-    if not expr:
-        return None
-    try:
-        return select_hosts(inventory, expr)
-    except (KeyError, ValueError) as exc:
-        raise UsageError(f"--hosts {expr!r}: {exc.args[0] if exc.args else exc}") from None
-
-
-def site_of(inventory: Inventory) -> str:
-    for h in inventory.hosts:
-        return str(host_vars(inventory, h).get("site", ""))
-    return ""
-
-
-def first_hosts(
-    runbook: Runbook, inventory: Inventory, steps: list[Step], action: str, limit: list[str] | None
-) -> list[str]:
-    """The hosts a verify of `steps` contacts first in a new run (nothing recorded yet):
-    those of its first step, if that step runs one command per host, less the hosts its
-    `needs` block (nothing has passed yet) and those outside `limit`. [] when unsure."""
-    if action != "verify":
-        return []
-    step = next((s for s in steps if not s.manual), None)
-    if step is None or step.verify is None or step.kind != "each":
-        return []
-    from ..run.rules import blocked_reason
-    from ..run.state import Status
-
-    wanted = set(limit) if limit is not None else None
-    return [
-        h
-        for h in targets(step, inventory)
-        if (wanted is None or h in wanted)
-        and not blocked_reason(step, h, runbook, inventory, lambda _s, _h: Status.PENDING)
-    ]
-
-
-class _KeyRelay:
-    """Host keys seen by connections started before the session exists: held, then
-    handed to the session's recorder once it is there (in the order they came)."""
-
-    def __init__(self) -> None:
-        self.target: Callable[[str, str, str], None] | None = None
-        self.held: list[tuple[str, str, str]] = []
-
-    def __call__(self, host: str, fingerprint: str, how: str) -> None:
-        if self.target is None:
-            self.held.append((host, fingerprint, how))
-        else:
-            self.target(host, fingerprint, how)
-
-    def attach(self, target: Callable[[str, str, str], None]) -> None:
-        self.target = target
-        for args in self.held:
-            target(*args)
-        self.held.clear()
-
-
-def _transport(
-    inventory: Inventory, state_dir: Path, trust_new_hosts: bool, max_handshakes: int | None, on_host_key
-) -> Transport:
-    pin_file, older_pins = site_pins(state_dir)  # the site's, not the run's
-    policy = HostKeyPolicy(
-        known_hosts_files(inventory) + older_pins, trust_new=trust_new_hosts, pin_file=pin_file
-    )
-    kwargs: dict[str, Any] = {}
-    if max_handshakes:
-        kwargs["max_handshakes"] = max_handshakes
-    return Transport(inventory.hosts, policy=policy, on_host_key=on_host_key, **kwargs)
+_KeyRelay = KeyRelay  # the names this module had
+_transport = make_transport
 
 
 class Session:
@@ -137,7 +48,7 @@ class Session:
         reboot_timeout: float = 900.0,
         verify_retries: int = VERIFY_RETRIES,
         transport: Transport | None = None,
-        key_relay: _KeyRelay | None = None,
+        key_relay: KeyRelay | None = None,
     ):
         """`transport` and its `key_relay`: made before the store existed (open_connecting)."""
         self.runbook = runbook
@@ -148,7 +59,7 @@ class Session:
         self.state.manual_steps = {s.id for s in runbook.steps if s.manual}
         self.pinned: list[tuple[str, str]] = []  # (host, fingerprint) pinned by --trust-new-hosts
         if transport is None:
-            transport = _transport(
+            transport = make_transport(
                 inventory, Path(store.directory).parent, trust_new_hosts, max_handshakes, self._host_key
             )
         self.transport = transport
@@ -174,67 +85,13 @@ class Session:
     # --- opening -------------------------------------------------------
     @classmethod
     async def open_connecting(
-        cls,
-        runbook: Runbook,
-        inventory: Inventory,
-        state_dir: str | Path,
-        first: list[str],
-        *,
-        operator: str | None = None,
-        run_id: str | None = None,
-        new: bool = False,
-        trust_new_hosts: bool = False,
-        max_handshakes: int | None = None,
-        **kw,
+        cls, runbook: Runbook, inventory: Inventory, state_dir: str | Path, first: list[str], **kw
     ) -> Session:
-        """Session.open for a client about to run, in its event loop. When this makes a
-        new run, the SSH connections to `first` (the hosts its first step will certainly
-        contact: first_hosts) start at once, and the store is created and the definitions
-        recorded meanwhile in a worker thread (both are durable before anything is run or
-        recorded, as Session.open has them). An existing run is opened as open does: its
-        state says what is left to run."""
-        state_dir = Path(state_dir)
-        operator = operator_name(operator)
-        existing = Store.list_runs(state_dir) if state_dir.exists() else []
-        making = new or (not existing and run_id is None)
-        if not making or not first:
-            return cls.open(
-                runbook,
-                inventory,
-                state_dir,
-                operator=operator,
-                run_id=run_id,
-                new=new,
-                trust_new_hosts=trust_new_hosts,
-                max_handshakes=max_handshakes,
-                **kw,
-            )
-        relay = _KeyRelay()
-        transport = _transport(inventory, state_dir, trust_new_hosts, max_handshakes, relay)
-        transport.connect_ahead(first)
-        try:
-            store = await asyncio.to_thread(
-                cls._create_store, runbook, inventory, state_dir, operator, run_id
-            )
-            try:
-                return cls(
-                    runbook,
-                    inventory,
-                    store,
-                    store.state,
-                    operator=operator,
-                    trust_new_hosts=trust_new_hosts,
-                    max_handshakes=max_handshakes,
-                    transport=transport,
-                    key_relay=relay,
-                    **kw,
-                )
-            except BaseException:
-                store.close()
-                raise
-        except BaseException:
-            await transport.close()
-            raise
+        """Session.open for a client about to run, connecting to `first` meanwhile
+        (workspace/connecting.py)."""
+        from .connecting import open_connecting
+
+        return await open_connecting(runbook, inventory, state_dir, first, **kw)
 
     @staticmethod
     def _create_store(

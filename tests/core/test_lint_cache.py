@@ -2,6 +2,7 @@
 step and inventory files: the same files skip lint, any changed byte lints again,
 a problem is never remembered and a cache entry that does not match is ignored."""
 
+import os
 import textwrap
 
 import pytest
@@ -118,3 +119,23 @@ def test_key_covers_the_code(site, monkeypatch):
     k = lint_cache.key(p.runbook, p.inventory)
     monkeypatch.setattr(lint_cache, "__version__", "0.0.0-other")
     assert lint_cache.key(p.runbook, p.inventory) != k
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda entry: os.chmod(entry, 0o666),  # another user could have written it
+        lambda entry: os.chmod(entry.parent, 0o777),
+        lambda entry: os.chown(entry, 12345, -1) if os.getuid() == 0 else pytest.skip("needs root"),
+    ],
+    ids=["file-mode", "dir-mode", "owner"],
+)
+def test_entry_not_written_by_us_is_not_trusted(site, spoil):
+    site_dir, calls = site
+    load(site_dir)
+    directory = site_dir / "state" / lint_cache.DIR_NAME
+    assert oct(os.stat(directory).st_mode & 0o777) == "0o700"
+    (entry,) = [p for p in directory.iterdir() if not p.name.startswith("parsers-")]
+    spoil(entry)
+    load(site_dir)
+    assert len(calls) == 2

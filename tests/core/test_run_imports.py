@@ -22,6 +22,9 @@ print(json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
 
 FORBIDDEN = ("textual", "runbook.tui", "runbook.export", "runbook.sim", "runbook.cli.cmd_signed_log",
              "runbook.cli.cmd_bundle", "runbook.cli.cmd_export", "runbook.cli.demo")  # fmt: skip
+# imported only once the first connections are under way (workspace/connecting.py):
+# none of them is needed to load the project and pick the first hosts
+AFTER_CONNECTING = ("runbook.workspace.session", "runbook.store", "runbook.engine", "rich")
 
 
 def test_run_path_imports_no_tui_export_or_sim(tmp_path):
@@ -46,3 +49,5 @@ def test_run_path_imports_no_tui_export_or_sim(tmp_path):
     assert "runbook.workspace.project" in doc["modules"]  # the probe did load the project
     loaded = [m for m in doc["modules"] if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)]
     assert loaded == []
+    early = [m for m in doc["modules"] if any(m == f or m.startswith(f + ".") for f in AFTER_CONNECTING)]
+    assert early == []

@@ -1,0 +1,195 @@
+"""Parsed YAML remembered under the state directory (STATE/load-cache/), so that a
+`runbook run` does not parse the same step and inventory files again: parsing is
+about half of loading them (bench/cold_phases.py shows the phase).
+
+One file per YAML text, named by the SHA-256 of the text and of the parsing code
+(runbook/yamlsafe.py and this module): a changed byte in either is another name, so
+a stale entry is never found. The trees are stored as plain data with `marshal`
+(str, int, float, bool, None, bytes, in lists and tuples), never pickled; a tree with
+anything else (a YAML timestamp, a value reached through two aliases) is simply
+not cached. Nothing is trusted that this user did not write: the directory must be
+ours and 0700, each file ours and writable by nobody else, opened without
+following links, and its payload must match the SHA-256 written before it (a torn
+or damaged file is a miss, never fed to marshal)."""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from ..yamlsafe import LineDict, LineList
+
+DIR_NAME = "load-cache"
+_FORMAT = b"runbook load-cache 1\0"
+_MAX_DEPTH = 200  # deeper trees are parsed each time (no recursion limit met in decoding)
+
+
+class _Uncacheable(Exception):
+    pass
+
+
+def _code_digest() -> bytes:
+    here = Path(__file__).resolve()
+    digest = hashlib.sha256(_FORMAT)
+    for path in (here.parent.parent / "yamlsafe.py", here):
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+_SCALARS = (str, int, float, bool, type(None), bytes)
+
+
+def _encode(value: Any, seen: set[int], depth: int) -> Any:
+    if type(value) in _SCALARS:
+        return value
+    if depth > _MAX_DEPTH or id(value) in seen:  # an alias: copies would not be the same object
+        raise _Uncacheable
+    seen.add(id(value))
+    t = type(value)
+    if t is LineDict:
+        items = [
+            (_encode(k, seen, depth + 1), value.line_of(k), _encode(v, seen, depth + 1))
+            for k, v in value.items()
+        ]
+        return ("d", value.line, items)
+    if t is LineList:
+        items = [(_encode(v, seen, depth + 1), value.line_of(i)) for i, v in enumerate(value)]
+        return ("l", value.line, items)
+    raise _Uncacheable  # sets, timestamps, !!omap's pairs, anything else
+
+
+def _decode(data: Any, file: str) -> Any:
+    if type(data) is not tuple:
+        return data
+    kind = data[0]
+    if kind == "d":
+        d = LineDict()
+        d.line, d.file = data[1], file
+        for k, line, v in data[2]:
+            key = _decode(k, file)
+            d[key] = _decode(v, file)
+            d.key_lines[key] = line
+        return d
+    if kind == "l":
+        lst = LineList()
+        lst.line, lst.file = data[1], file
+        for v, line in data[2]:
+            lst.append(_decode(v, file))
+            lst.item_lines.append(line)
+        return lst
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def ours(st: os.stat_result, *, directory: bool) -> bool:
+    """Written by this user and writable by nobody else (a directory: 0700)."""
+    if st.st_uid != os.getuid():
+        return False
+    if directory:
+        return stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 == 0
+    return stat.S_ISREG(st.st_mode) and st.st_mode & 0o022 == 0
+
+
+def trusted_dir(path: Path) -> bool:
+    try:
+        return ours(os.lstat(path), directory=True)
+    except OSError:
+        return False
+
+
+def trusted_file(path: Path) -> bytes | None:
+    """The bytes of a file this user wrote (not a link), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not ours(os.fstat(fd), directory=False):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def private_dir(path: Path) -> bool:
+    """Make `path` (in an existing directory) a directory only this user may use;
+    False when it is not one and cannot be."""
+    if not path.parent.is_dir():
+        return False
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        try:
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+                os.chmod(path, 0o700)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    return trusted_dir(path)
+
+
+class LoadCache:
+    """yamlsafe's text cache (yamlsafe.text_cache): get / put a parsed tree by its text."""
+
+    def __init__(self, state_dir: str | Path):
+        self.dir = Path(state_dir) / DIR_NAME
+        self._code = _code_digest()
+        self._dir_ok: bool | None = None
+        self.hits = self.misses = 0
+
+    def _name(self, text: str) -> Path:
+        return self.dir / hashlib.sha256(self._code + text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _directory_ok(self) -> bool:
+        if self._dir_ok is None:
+            self._dir_ok = trusted_dir(self.dir)
+        return self._dir_ok
+
+    def get(self, text: str, file: str) -> tuple[bool, Any]:
+        """(True, tree) when this text's tree is cached and trusted, else (False, None)."""
+        if not self._directory_ok():
+            self.misses += 1
+            return False, None
+        blob = trusted_file(self._name(text))
+        if blob is None:
+            self.misses += 1
+            return False, None
+        digest, payload = blob[:32], blob[32:]
+        if len(digest) != 32 or hashlib.sha256(payload).digest() != digest:
+            self.misses += 1
+            return False, None
+        try:
+            tree = _decode(marshal.loads(payload), file)
+        except (ValueError, EOFError, TypeError, IndexError, KeyError):
+            self.misses += 1
+            return False, None
+        self.hits += 1
+        return True, tree
+
+    def put(self, text: str, tree: Any) -> None:
+        """Remember a parsed tree (nothing when it holds what plain data cannot say,
+        or when the directory cannot be made ours)."""
+        try:
+            payload = marshal.dumps(_encode(tree, set(), 0))
+        except (_Uncacheable, ValueError, RecursionError):
+            return
+        try:
+            # no state directory yet: a command that fails leaves nothing behind
+            if not private_dir(self.dir):
+                return
+            path = self._name(text)
+            tmp = self.dir / f".tmp-{os.getpid()}-{path.name[:16]}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(fd, "wb") as f:
+                f.write(hashlib.sha256(payload).digest() + payload)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a cache: the file is simply parsed again next time
