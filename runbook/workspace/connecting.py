@@ -35,9 +35,11 @@ def known_hosts_files(inventory: Inventory) -> list[Path]:
     if user.exists():
         files.append(user)
     for h in inventory.hosts:
-        kh = host_vars(inventory, h).get("runbook_known_hosts")
-        if kh and Path(kh) not in files:
-            files.append(Path(kh))
+        kh = host_vars(inventory, h).get("runbook_known_hosts")  # a path or a list of paths
+        for f in kh if isinstance(kh, (list, tuple)) else [kh] if kh else []:
+            path = Path(str(f)).expanduser()
+            if path not in files:
+                files.append(path)
     return files
 
 
