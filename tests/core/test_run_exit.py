@@ -23,7 +23,7 @@ class Torn:
 kept = Torn()  # freed by the interpreter's teardown only
 print("x" * 200000)  # more than a pipe buffer, still in stdout's buffer at exit
 from runbook.cli.main import main
-sys.argv = ["runbook", *sys.argv[1:]]
+sys.argv[0] = "runbook"  # the program name in messages
 sys.exit(main())
 """
 
