@@ -85,6 +85,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="N=48 and 384, fewer repetitions (~3 min)")
     ap.add_argument("--only", help=f"comma-separated sections of {','.join(SECTIONS)}")
     ap.add_argument("--ns", help="comma-separated node counts (default: the profile's)")
+    ap.add_argument(
+        "--full-ns", help="comma-separated node counts for the whole runbook (default: the profile's)"
+    )
     ap.add_argument("--reps", type=int, help="fan-out repetitions for every N")
     ap.add_argument("--crash-trials", type=int)
     ap.add_argument("--tag", help="also keep the results as results/TAG.{json,md}")
@@ -96,7 +99,9 @@ def main() -> int:
     )
     ap.add_argument("--keep", action="store_true", help="keep the work directory (labs, states)")
     a = ap.parse_args()
-    prof = PROFILES["quick" if a.quick else "full"]
+    prof = dict(PROFILES["quick" if a.quick else "full"])
+    if a.full_ns:
+        prof["full_ns"] = [int(x) for x in a.full_ns.split(",")]
     only = set(a.only.split(",")) if a.only else set(SECTIONS)
     ns = [int(x) for x in a.ns.split(",")] if a.ns else prof["ns"]
     trials = a.crash_trials if a.crash_trials is not None else prof["crash_trials"]
