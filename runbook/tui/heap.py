@@ -8,9 +8,17 @@ alive once the screen is up and after each run are moved out of the
 collector's reach (`gc.freeze`), so later collections only walk what was made
 since; reference counting still frees them as usual. While the screen is up,
 full collections wait for many more young ones (threshold 2: 10 -> 1000, so
-about one per 7 million allocations instead of 70,000), and each settle
-(once per run) does one. `release` puts the frozen objects and the thresholds
-back when the screen goes, so nothing outlives the app.
+about one per 7 million allocations instead of 70,000).
+
+Each settle (once per run) collects the young generations only, then freezes:
+a full collection there walked everything a 1,000-host run had made and held
+the loop 250-310 ms at the end of the run; the young ones take a few ms
+(bench/README.md, issue 18 table). The price: a reference cycle that became
+garbage after reaching the old generation is frozen with the living until
+`release` (the app's exit) gives it back to the collector; the memory bench
+(`--memory-steps 60`) showed the same growth per 1,000 results either way
+(2.4-2.9 MB). `release` puts the frozen objects and the thresholds back when
+the screen goes, so nothing outlives the app.
 """
 
 from __future__ import annotations
@@ -30,9 +38,9 @@ def hold() -> None:
 
 
 def settle() -> None:
-    """Collect what is garbage now (only what was made since the last settle is
-    walked), then freeze what is left."""
-    gc.collect()
+    """Collect the young garbage of now (generations 0 and 1: what was made
+    recently), then freeze what is left."""
+    gc.collect(1)
     gc.freeze()
 
 
