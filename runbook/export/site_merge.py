@@ -50,7 +50,8 @@ def read_pod(path: Path, allowed_signers: str | None) -> dict:
         "name": pod_name(path),
         "log": json.loads(raw),
         "log_sha256": sha256_hex(raw),
-        "signature": Path(f"{path}.sig").read_text(encoding="ascii"),
+        # an armored SSHSIG is ASCII; anything else fails the site log's own check before writing
+        "signature": Path(f"{path}.sig").read_bytes().decode("utf-8", "replace"),
     }
 
 
