@@ -73,6 +73,54 @@ def differ(a: dict, b: dict) -> list[str]:
     return sorted(str(k) for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 
+def breakdown_table(base: dict, change: dict) -> list[str]:
+    """Per step, base vs change: when it started and how long it took (s after RunStarted)."""
+    rows_b = {r["step"]: r for r in base.get("steps", [])}
+    rows_c = {r["step"]: r for r in change.get("steps", [])}
+    L = [
+        "| step | base at | base wall | base slowest host | change at | change wall | change slowest host |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for sid in list(rows_b) + [s for s in rows_c if s not in rows_b]:
+        b, c = rows_b.get(sid, {}), rows_c.get(sid, {})
+        cells = [sid]
+        for r in (b, c):
+            cells += (
+                [f"{r['at_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['cmd_max_s']:.2f}"] if r else ["", "", ""]
+            )
+        L.append("| " + " | ".join(cells) + " |")
+    L.append(f"\nrun (RunStarted → RunFinished): base {base.get('run_s')} s, change {change.get('run_s')} s")
+    return L
+
+
+def markdown(out: dict) -> str:
+    L = [
+        f"# Whole runbook, verify only, {out['nodes']} nodes ({out['scenario']} lab, "
+        f"time scale {out['time_scale'] if out['time_scale'] is not None else 1})",
+        "",
+        "| run | order | wall s | client CPU s | lab CPU s | load1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i in range(out["pairs"]):
+        for which in ("base", "change"):
+            r = out["runs"][which][i]
+            L.append(
+                f"| {which} {i} | | {r['wall']:.2f} | {r['cpu']:.2f} | {r['lab_cpu']:.2f} | {r['load1']} |"
+            )
+    for which in ("base", "change"):
+        m = out["median"][which]
+        L.append(f"| **{which} median** | | {m['wall']:.2f} | {m['cpu']:.2f} | {m['lab_cpu']:.2f} | |")
+    L += ["", "Verdicts (per step, per host: status and reason) compared in each pair:", ""]
+    for c in out["compared"]:
+        L.append(
+            f"- pair {c['pair']}: {c['entries']} entries, {len(c['differ_exact'])} differ exactly, "
+            f"{len(c['differ_masked'])} with numbers masked"
+        )
+    L += ["", "## Per step, first pair", ""]
+    L += breakdown_table(out["runs"]["base"][0]["breakdown"], out["runs"]["change"][0]["breakdown"])
+    return "\n".join(L) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="the baseline checkout (a worktree of main)")
@@ -136,6 +184,7 @@ def main() -> None:
     if a.out:
         a.out.parent.mkdir(parents=True, exist_ok=True)
         a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
+        a.out.with_suffix(".md").write_text(markdown(out))
 
 
 if __name__ == "__main__":
