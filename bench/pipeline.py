@@ -104,8 +104,9 @@ def markdown(out: dict) -> str:
     for i in range(out["pairs"]):
         for which in ("base", "change"):
             r = out["runs"][which][i]
+            order = "first" if which == ("base" if i % 2 == 0 else "change") else "second"
             L.append(
-                f"| {which} {i} | | {r['wall']:.2f} | {r['cpu']:.2f} | {r['lab_cpu']:.2f} | {r['load1']} |"
+                f"| {which} {i} | {order} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['lab_cpu']:.2f} | {r['load1']} |"
             )
     for which in ("base", "change"):
         m = out["median"][which]
@@ -130,7 +131,11 @@ def main() -> None:
     ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
     ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
     ap.add_argument("-o", "--out", type=Path)
+    ap.add_argument("--md-only", action="store_true", help="only rewrite OUT's .md from OUT (the JSON)")
     a = ap.parse_args()
+    if a.md_only:
+        a.out.with_suffix(".md").write_text(markdown(json.loads(a.out.read_text())))
+        return
     work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
     scenario = COMPLIANT if a.scenario == "compliant" else DEMO
     lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
