@@ -235,3 +235,21 @@ def test_exclusive_is_linted(tmp_path):
     (tmp_path / "10-p.yaml").write_text(STEPS.replace("exclusive: true", "exclusive: yes please"))
     with pytest.raises(InputError, match="exclusive must be true or false"):
         load_runbook(tmp_path)
+
+
+def test_a_manual_step_cannot_be_exclusive(tmp_path):
+    manual = """\
+phase: p
+title: P
+steps:
+  - id: m
+    title: m
+    why: w
+    hosts: compute
+    manual: true
+    exclusive: true
+    checklist: [look]
+"""
+    (tmp_path / "10-p.yaml").write_text(manual)
+    with pytest.raises(InputError, match="a manual step runs nothing"):
+        load_runbook(tmp_path)
