@@ -1,8 +1,9 @@
 """Verify runs of several steps, pipelined: each host walks the steps on its own.
 
 A host that has finished step k goes on to step k+1 without waiting for the
-slowest host of step k (waiting for it at every step was most of a whole
-runbook's wall time: bench/results/pipeline.md). What stays ordered:
+slowest host of step k: waiting for it at every step costs, over a runbook,
+each step's slowest host's lag behind the others (on a large fleet, seconds:
+bench/results/pipeline.md). What stays ordered:
 
 - `needs`: a host waits, before a step, for its prerequisites' results on that
   host (a prerequisite that does not target the host: for all of its hosts),
