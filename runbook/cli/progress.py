@@ -39,11 +39,24 @@ __all__ = [
 ]  # GLYPH/STYLE re-exported: they moved to runbook.glyphs
 
 
+class _StepsProgress(Progress):
+    """The bars, under a line naming the steps running when there are several
+    (a verify run of several steps runs them side by side: engine/scheduler.py)."""
+
+    running: dict[tuple[str, str], None] = {}  # RunProgress's own, set once made
+
+    def get_renderables(self):
+        if len(self.running) > 1:
+            names = ", ".join(step for step, _action in self.running)
+            yield Text(f"running {len(self.running)} steps: {names}", style="bold", overflow="ellipsis")
+        yield self.make_tasks_table(self.tasks)
+
+
 class RunProgress:
     def __init__(self, console: Console | None = None, job_of: JobOf | None = None):
         self.console = console or Console(stderr=True)
         self.job_of = job_of
-        self.progress = Progress(
+        self.progress = _StepsProgress(
             TextColumn("{task.fields[step]:<22}"),
             TextColumn("{task.fields[action]:<8}"),
             BarColumn(bar_width=24),
@@ -55,6 +68,8 @@ class RunProgress:
             transient=False,
             disable=not self.console.is_terminal,
         )
+        self.running: dict[tuple[str, str], None] = {}  # steps started, not finished (in order)
+        self.progress.running = self.running
         self.tasks: dict[tuple[str, str], int] = {}
         self.counts: dict[tuple[str, str], dict[str, int]] = {}
         self.started = time.monotonic()
@@ -109,6 +124,7 @@ class RunProgress:
                 self._advance(done)
                 key = (ev.step_id, ev.action)
                 self.counts[key] = {}
+                self.running[key] = None
                 self.tasks[key] = self.progress.add_task(
                     "", total=len(ev.hosts), step=ev.step_id, action=ev.action, counts="", clock=None
                 )
@@ -120,7 +136,10 @@ class RunProgress:
                     c = self.counts[key]
                     c[ev.status] = c.get(ev.status, 0) + 1
                     done[key] = done.get(key, 0) + 1
-            elif isinstance(ev, StepFinished) and not self.console.is_terminal:
+            elif isinstance(ev, StepFinished) and self.console.is_terminal:
+                self.running.pop((ev.step_id, ev.action), None)
+            elif isinstance(ev, StepFinished):
+                self.running.pop((ev.step_id, ev.action), None)
                 self._advance(done)
                 # No live display (CI, pipes): one line per finished step instead.
                 counts = " ".join(f"{GLYPH.get(k, k)} {v}" for k, v in sorted(ev.counts.items()))

@@ -35,6 +35,7 @@ STEP_KEYS = {
     "judge_each",
     "pairs",
     "launch",
+    "exclusive",
 }
 ACTION_KEYS = {"run", "parse", "expect", "timeout", "then", "detach", "expected_time"}
 PENDING_ACTIONS = {"reboot"}
@@ -281,6 +282,12 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
             pairs = kinds.pairs(c.add, sid, node["pairs"])
         else:
             launch = kinds.launch(c.add, sid, node["launch"])
+    exclusive = node.get("exclusive", False)
+    if not isinstance(exclusive, bool):
+        c.add(node.line_of("exclusive"), f"step {sid}: exclusive must be true or false, found {exclusive!r}")
+        exclusive = False
+    if exclusive and manual:
+        c.add(node.line_of("exclusive"), f"step {sid}: a manual step runs nothing, so it cannot be exclusive")
     for key in ("run_from", "judge_each"):
         if key in node and "run_on" not in node:
             c.add(node.line_of(key), f"step {sid}: {key} is only read with run_on: one")
@@ -304,6 +311,7 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         run_on=run_on,
         pairs=pairs,
         launch=launch,
+        exclusive=exclusive,
     )
 
 

@@ -201,6 +201,10 @@ class Step:
     run_on: RunOnOne | None = None
     pairs: PairsSpec | None = None
     launch: LaunchSpec | None = None
+    # `exclusive: true`: nothing else runs while this step does (docs/steps.md,
+    # "Steps side by side"); part of the definition, so of sha256 too (the signed
+    # log's step_definition_json hashes the definition as written)
+    exclusive: bool = False
 
     @property
     def kind(self) -> str:

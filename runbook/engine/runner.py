@@ -131,8 +131,11 @@ class Engine:
         self._progress.set()
 
     async def _settle(self) -> None:
-        """Wait until every event emitted so far is in the state (durable)."""
-        while self._taken < self._emitted:
+        """Wait until every event emitted so far is in the state (durable). Events
+        emitted meanwhile (other hosts go on) are not waited for: the queue is in
+        order, so the count taken says which are in."""
+        target = self._emitted
+        while self._taken < target:
             self._progress.clear()
             await self._progress.wait()
 
@@ -184,6 +187,9 @@ class Engine:
 
     async def _work(self, steps, action, hosts, again, rerun_failed, confirm) -> None:
         try:
+            if action == "verify":
+                await self._verify_all(steps, hosts, again, rerun_failed)
+                return
             for step in steps:
                 if step.manual:
                     continue
@@ -200,6 +206,19 @@ class Engine:
             await detached.end_in_flight(self, "stopped by the operator")  # docs/long-running-steps.md
             self._interrupt_running("stopped by the operator")
             raise
+
+    async def _verify_all(self, steps: list[Step], hosts, again: bool, rerun_failed: bool) -> None:
+        """Verify: the steps between barriers pipelined, each host on its own
+        (scheduler.py); a barrier step, or a lone step, as one piece."""
+        from .scheduler import Pipeline, segments
+
+        for segment in segments([s for s in steps if not s.manual]):
+            await self._settle()
+            if len(segment) == 1:
+                step = segment[0]
+                await self._verify(step, self._select(step, hosts, again, rerun_failed))
+            else:
+                await Pipeline(self, segment, lambda s: self._select(s, hosts, again, rerun_failed)).run()
 
     def _interrupt_running(self, why: str) -> None:
         for (step_id, host), started in list(self._in_flight.items()):

@@ -49,7 +49,10 @@ class Changes:
 class Feed:
     def __init__(self) -> None:
         self.changes = Changes()
-        self.progress: Progress | None = None
+        self.progress: Progress | None = None  # the step started last
+        # every step started and not yet finished: a verify run of several steps
+        # runs them side by side (engine/scheduler.py)
+        self.running: dict[tuple[str, str], Progress] = {}
         self.events_seen = 0
 
     def add(self, batch: list[Event]) -> None:
@@ -60,15 +63,15 @@ class Feed:
                 continue  # output goes to the output buffers, not here
             if isinstance(ev, (HostStarted, HostFinished)):
                 ch.hosts.setdefault(ev.step_id, set()).add(ev.host)
-                if (
-                    isinstance(ev, HostFinished)
-                    and self.progress
-                    and (ev.step_id, ev.action) == (self.progress.step_id, self.progress.action)
-                ):
-                    self.progress.done += 1
+                if isinstance(ev, HostFinished):
+                    p = self.running.get((ev.step_id, ev.action))
+                    if p is not None:
+                        p.done += 1
             elif isinstance(ev, StepStarted):
                 self.progress = Progress(ev.step_id, ev.action, len(ev.hosts))
+                self.running[(ev.step_id, ev.action)] = self.progress
             elif isinstance(ev, StepFinished):
+                self.running.pop((ev.step_id, ev.action), None)
                 ch.finished_steps.append(ev)
                 ch.hosts.setdefault(ev.step_id, set())
             elif isinstance(ev, PendingActionChanged):
@@ -85,7 +88,17 @@ class Feed:
         return ch
 
     def activity(self) -> str:
+        """The step running (as its hosts come in), or the steps running side by side."""
+        if len(self.running) > 1:
+            actions = {p.action for p in self.running.values()}
+            each = " · ".join(f"{p.step_id} {p.done}/{p.total}" for p in self.running.values())
+            return f"{'/'.join(sorted(actions))} {len(self.running)} steps: {each}"
         return self.progress.text() if self.progress else ""
+
+    def running_steps(self) -> list[Progress]:
+        """The steps running now (the one started last when none is known to run)."""
+        return list(self.running.values()) or ([self.progress] if self.progress else [])
 
     def stop(self) -> None:
         self.progress = None
+        self.running.clear()

@@ -19,6 +19,7 @@ class FakeHost:
     version: str = "23.10"
     reachable: bool = True
     delay: float = 0.0
+    slow: dict[str, float] = field(default_factory=dict)  # command prefix -> extra delay
     reboots: int = 0
     log: list[str] = field(default_factory=list)
 
@@ -43,8 +44,9 @@ class FakeTransport:
                 started_remote=False,
                 attempts=1,
             )
-        if h.delay:
-            await asyncio.sleep(h.delay)
+        delay = h.delay + sum(d for prefix, d in h.slow.items() if command.startswith(prefix))
+        if delay:
+            await asyncio.sleep(delay)
         h.log.append(command)
         out, code = "", 0
         if command.startswith("query-link"):

@@ -288,12 +288,14 @@ class MainActions:
         """Drawn live in the quit question: how far the run is, which hosts quitting cuts off."""
         if not self.running():
             return "now: the run has finished; quitting interrupts nothing"
-        progress = self.feed.progress
-        if progress is None:
+        steps = self.feed.running_steps()
+        if not steps:
             return "now: starting"
-        running = [h for h, st in self.view.statuses(progress.step_id).items() if st == "running"]
+        running = sorted(
+            {h for p in steps for h, st in self.view.statuses(p.step_id).items() if st == "running"}
+        )
         still = f" · still running on {folded(running)}" if running else ""
-        return f"now: {progress.text()}{still}"
+        return f"now: {self.feed.activity()}{still}"
 
     def _quit_answered(self, yes: bool | None) -> None:
         if yes:

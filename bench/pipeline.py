@@ -1,0 +1,196 @@
+"""The whole runbook, verify only, baseline vs change (issue 18, goal 1: steps
+pipelined per host): `runbook run --all --new-run --json` from two checkouts,
+alternating, against one running lab. Each checkout runs its own steps/ (the
+change marks some steps `exclusive`). Prints wall and client CPU per run, the
+lab's CPU, and whether both found the same per-step per-host statuses and
+reasons (numbers in reasons masked, and exact); keeps each run's per-step
+breakdown (bench/step_breakdown.py).
+
+    python bench/pipeline.py --base ../wt-main --pairs 2 --nodes 48 \\
+        [--scenario demo] [--time-scale 0] -o bench/results/pipeline-48.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from lab import COMPLIANT, DEMO, Lab  # noqa: E402
+from measure import ServerCPU  # noqa: E402
+from step_breakdown import breakdown, run_dir  # noqa: E402
+
+_NUM = re.compile(r"\d+(\.\d+)?")
+
+
+def run_once(checkout: Path, inventory: Path, state: Path, server: ServerCPU) -> dict:
+    argv = [sys.executable, "-m", "runbook", "run", "--steps", str(checkout / "steps")]
+    argv += ["--inventory", str(inventory), "--state", str(state), "--all", "--new-run", "--json"]
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lab0 = server.total()
+    t0 = time.monotonic()
+    p = subprocess.run(argv, cwd=checkout, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
+    bd = breakdown(run_dir(state, None) / "journal.jsonl") if state.exists() else {}
+    return {
+        "wall": round(wall, 2),
+        "cpu": round(cpu, 3),
+        "lab_cpu": round(server.total() - lab0, 2),
+        "rc": p.returncode,
+        "doc": doc,
+        "breakdown": bd,
+        "stderr_tail": p.stderr[-800:] if not doc else "",
+    }
+
+
+def verdicts(doc: dict, mask: bool) -> dict:
+    out = {}
+    for s in doc.get("steps", []):
+        out[s["id"]] = s["status"]
+        for h, v in s.get("hosts", {}).items():
+            reason = v.get("reason", "")
+            out[(s["id"], h)] = (v["status"], _NUM.sub("#", reason) if mask else reason)
+    return out
+
+
+def differ(a: dict, b: dict) -> list[str]:
+    return sorted(str(k) for k in set(a) | set(b) if a.get(k) != b.get(k))
+
+
+def breakdown_table(base: dict, change: dict) -> list[str]:
+    """Per step, base vs change: when it started and how long it took (s after RunStarted)."""
+    rows_b = {r["step"]: r for r in base.get("steps", [])}
+    rows_c = {r["step"]: r for r in change.get("steps", [])}
+    L = [
+        "| step | base at | base wall | base slowest host | change at | change wall | change slowest host |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for sid in list(rows_b) + [s for s in rows_c if s not in rows_b]:
+        b, c = rows_b.get(sid, {}), rows_c.get(sid, {})
+        cells = [sid]
+        for r in (b, c):
+            cells += (
+                [f"{r['at_s']:.2f}", f"{r['wall_s']:.2f}", f"{r['cmd_max_s']:.2f}"] if r else ["", "", ""]
+            )
+        L.append("| " + " | ".join(cells) + " |")
+    L.append(f"\nrun (RunStarted → RunFinished): base {base.get('run_s')} s, change {change.get('run_s')} s")
+    return L
+
+
+def markdown(out: dict) -> str:
+    L = [
+        f"# Whole runbook, verify only, {out['nodes']} nodes ({out['scenario']} lab, "
+        f"time scale {out['time_scale'] if out['time_scale'] is not None else 1})",
+        "",
+        "| run | order | wall s | client CPU s | lab CPU s | load1 |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i in range(out["pairs"]):
+        for which in ("base", "change"):
+            r = out["runs"][which][i]
+            order = "first" if which == ("base" if i % 2 == 0 else "change") else "second"
+            L.append(
+                f"| {which} {i} | {order} | {r['wall']:.2f} | {r['cpu']:.2f} | {r['lab_cpu']:.2f} | {r['load1']} |"
+            )
+    for which in ("base", "change"):
+        m = out["median"][which]
+        L.append(f"| **{which} median** | | {m['wall']:.2f} | {m['cpu']:.2f} | {m['lab_cpu']:.2f} | |")
+    L += ["", "Verdicts (per step, per host: status and reason) compared in each pair:", ""]
+    for c in out["compared"]:
+        L.append(
+            f"- pair {c['pair']}: {c['entries']} entries, {len(c['differ_exact'])} differ exactly, "
+            f"{len(c['differ_masked'])} with numbers masked"
+        )
+    L += ["", "## Per step, first pair", ""]
+    L += breakdown_table(out["runs"]["base"][0]["breakdown"], out["runs"]["change"][0]["breakdown"])
+    return "\n".join(L) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--base", type=Path, required=True, help="the baseline checkout (a worktree of main)")
+    ap.add_argument("--change", type=Path, default=REPO, help="the changed checkout (default: this one)")
+    ap.add_argument("--pairs", type=int, default=2)
+    ap.add_argument("--nodes", type=int, default=48)
+    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
+    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
+    ap.add_argument("-o", "--out", type=Path)
+    ap.add_argument("--md-only", action="store_true", help="only rewrite OUT's .md from OUT (the JSON)")
+    a = ap.parse_args()
+    if a.md_only:
+        a.out.with_suffix(".md").write_text(markdown(json.loads(a.out.read_text())))
+        return
+    work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
+    scenario = COMPLIANT if a.scenario == "compliant" else DEMO
+    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+    server = ServerCPU(lab.pids())
+    runs: dict[str, list[dict]] = {"base": [], "change": []}
+    compared = []
+    try:
+        for i in range(a.pairs):
+            order = ["base", "change"] if i % 2 == 0 else ["change", "base"]
+            docs = {}
+            for which in order:
+                state = work / f"state-{which}-{i}"
+                r = run_once(a.base if which == "base" else a.change, lab.inventory, state, server)
+                shutil.rmtree(state, ignore_errors=True)
+                docs[which] = r.pop("doc")
+                r["load1"] = round(os.getloadavg()[0], 2)
+                runs[which].append(r)
+                print(
+                    f"pair {i} {which:6}: wall {r['wall']:.2f}s client cpu {r['cpu']:.2f}s "
+                    f"lab cpu {r['lab_cpu']:.2f}s rc {r['rc']} load1 {r['load1']}",
+                    flush=True,
+                )
+            exact = differ(verdicts(docs["base"], False), verdicts(docs["change"], False))
+            masked = differ(verdicts(docs["base"], True), verdicts(docs["change"], True))
+            n = len(verdicts(docs["base"], False))
+            compared.append(
+                {"pair": i, "entries": n, "differ_exact": exact[:20], "differ_masked": masked[:20]}
+            )
+            print(
+                f"pair {i}: {n} step/host verdicts, {len(exact)} differ exactly, {len(masked)} masked",
+                flush=True,
+            )
+    finally:
+        lab.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    med = {
+        k: {m: statistics.median(r[m] for r in v) for m in ("wall", "cpu", "lab_cpu")}
+        for k, v in runs.items()
+    }
+    out = {
+        "nodes": a.nodes,
+        "scenario": a.scenario,
+        "time_scale": a.time_scale,
+        "pairs": a.pairs,
+        "median": med,
+        "compared": compared,
+        "runs": runs,
+        "python": sys.executable,
+    }
+    print(json.dumps(med))
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
+        a.out.with_suffix(".md").write_text(markdown(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""Verify runs of several steps, pipelined: each host walks the steps on its own.
+
+A host that has finished step k goes on to step k+1 without waiting for the
+slowest host of step k: waiting for it at every step costs, over a runbook,
+each step's slowest host's lag behind the others (on a large fleet, seconds:
+bench/results/pipeline.md). What stays ordered:
+
+- `needs`: a host waits, before a step, for its prerequisites' results on that
+  host (a prerequisite that does not target the host: for all of its hosts),
+  then is gated on them exactly as before (run/rules.py blocked_reason);
+- a fleet criterion (criteria/fleet.py) is judged once every host of its step
+  has answered: the hosts' verdicts are held till then, the hosts go on;
+- a step that must not overlap anything (`barrier`) runs alone: everything
+  before it is finished first, nothing after it starts until it is.
+
+Apply and rollback keep the runner's step-by-step order (runner.py); so does a
+run of one step. The events are the runner's own (StepStarted when the first
+host reaches the step, naming every host selected for it; StepFinished once
+its last host is done), so the state, the journal and a resume read them as
+before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from ..definition.model import Status, Step
+from ..inventory.load import select_hosts
+from ..run import rules
+from ..run.events import HostFinished, StepStarted
+from .hostrun import HostOutcome
+from .pacing import start_paced
+
+
+def barrier(step: Step) -> bool:
+    """Steps that must not overlap other work: the fabric-wide and multi-host
+    kinds (run_on: one, pairs, launch), long detached jobs (burn-in, diagnostics)
+    and any step marked `exclusive: true` (bandwidth and NCCL tests)."""
+    if step.kind != "each" or step.exclusive:
+        return True
+    return bool(step.verify and step.verify.detach)
+
+
+def segments(steps: list[Step]) -> list[list[Step]]:
+    """Consecutive steps split into runs of pipelined steps and single barrier
+    steps, in order. A step needing a step that comes later (or itself) is run
+    alone too: it is then judged on what that step had before, as today."""
+    out: list[list[Step]] = []
+    current: list[Step] = []
+    position = {s.id: i for i, s in enumerate(steps)}
+    for i, step in enumerate(steps):
+        backward = all(position.get(n, -1) < i for n in step.needs)
+        if barrier(step) or not backward:
+            if current:
+                out.append(current)
+                current = []
+            out.append([step])
+        else:
+            current.append(step)
+    if current:
+        out.append(current)
+    return out
+
+
+class _StepRun:
+    """One pipelined step: its selected hosts, those still owed, held fleet outcomes."""
+
+    def __init__(self, step: Step, selected: list[str], fleet: bool):
+        self.step = step
+        self.selected = selected
+        self.fleet = fleet
+        self.started = False
+        self.owed = set(selected)
+        self.held: dict[str, HostOutcome] = {}
+        self.all_in = asyncio.Event()  # every selected host has answered
+        self.done = asyncio.Event()  # StepFinished emitted: the step's results are final
+        self.host_done: dict[str, asyncio.Event] = {h: asyncio.Event() for h in selected}
+        if not selected:  # nothing to run: nothing is emitted for it (as in runner.py)
+            self.all_in.set()
+            self.done.set()
+
+
+class Pipeline:
+    """The steps of one pipelined segment on the engine (runner.py's Engine)."""
+
+    def __init__(self, engine, steps: list[Step], select: Callable[[Step], list[str]]):
+        from .runner import has_fleet_checks
+
+        self.engine = engine
+        self.steps = steps
+        self.runs = {
+            s.id: _StepRun(s, select(s) if s.verify is not None else [], has_fleet_checks(s)) for s in steps
+        }
+        self.gating: dict = {}  # blocked_reason's memo: filled only with final statuses
+        self._prereq_hosts: dict[str, set[str]] = {}
+
+    async def run(self) -> None:
+        hosts = list(dict.fromkeys(h for r in self.runs.values() for h in r.selected))
+        closers = [asyncio.create_task(self._close(r)) for r in self.runs.values() if r.selected]
+        walkers = await start_paced(self._walk, hosts)
+        tasks = closers + walkers
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for t in tasks:
+                t.cancel()
+            raise
+
+    # --- one host through the steps ------------------------------------
+    async def _walk(self, host: str) -> None:
+        for step in self.steps:
+            r = self.runs[step.id]
+            if host not in r.host_done:
+                continue
+            await self._wait_for_needs(step, host)
+            self._open(r)
+            why = None
+            if step.needs:
+                await self.engine._settle()  # statuses read below are durable ones
+                why = rules.blocked_reason(
+                    step,
+                    host,
+                    self.engine.runbook,
+                    self.engine.inventory,
+                    self.engine.state.status,
+                    self.gating,
+                )
+            if why:
+                self.engine._emit(HostFinished(step.id, "verify", host, Status.BLOCKED.value, why))
+                self._answered(r, host)
+                continue
+            outcome = await self.engine._one(step, "verify", step.verify, host)
+            if r.fleet and outcome.assessed:
+                r.held[host] = outcome  # judged with the fleet once all are in (_close)
+                self._answered(r, host, final=False)
+            else:
+                self.engine._finish(step, "verify", outcome)
+                self._answered(r, host)
+
+    async def _wait_for_needs(self, step: Step, host: str) -> None:
+        for need in step.needs:
+            pre = self.runs.get(need)
+            if pre is None:  # not in this segment: already final
+                continue
+            if host in self._hosts_of(need):
+                ev = pre.host_done.get(host)
+                if ev is not None:  # not selected: its earlier result stands
+                    await ev.wait()
+            else:
+                await pre.done.wait()
+
+    def _hosts_of(self, step_id: str) -> set[str]:
+        # the same selection blocked_reason judges a prerequisite's hosts by
+        if step_id not in self._prereq_hosts:
+            pre = self.engine.runbook.step(step_id)
+            self._prereq_hosts[step_id] = set(select_hosts(self.engine.inventory, pre.hosts))
+        return self._prereq_hosts[step_id]
+
+    def _open(self, r: _StepRun) -> None:
+        if not r.started:
+            r.started = True
+            e = self.engine
+            e._emit(
+                StepStarted(
+                    r.step.id, "verify", tuple(r.selected), r.step.sha256, inventory_sha256=e.inventory.sha256
+                )
+            )
+
+    def _answered(self, r: _StepRun, host: str, *, final: bool = True) -> None:
+        if final:
+            r.host_done[host].set()
+        r.owed.discard(host)
+        if not r.owed:
+            r.all_in.set()
+
+    # --- one step's end ------------------------------------------------
+    async def _close(self, r: _StepRun) -> None:
+        await r.all_in.wait()
+        if r.held:
+            self.engine._judge_fleet(r.step, r.held)
+            for h in r.held:
+                r.host_done[h].set()
+        await self.engine._step_finished(r.step, "verify", r.selected)
+        r.done.set()

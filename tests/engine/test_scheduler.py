@@ -1,0 +1,255 @@
+"""Verify runs of several steps are pipelined per host (runbook/engine/scheduler.py):
+a slow host holds up nobody else, `needs` and fleet criteria still wait for
+what they judge, barrier steps run alone, and the verdicts are those of a run
+made step after step. Orders of events are asserted, never timings."""
+
+import pytest
+
+from runbook.definition.loader import load_runbook
+from runbook.definition.model import Status
+from runbook.definition.targets import ordered
+from runbook.engine.runner import Engine
+from runbook.engine.scheduler import barrier, segments
+from runbook.errors import InputError
+from runbook.inventory.load import load_inventory
+from runbook.run.events import HostFinished, HostStarted, StepFinished, StepStarted
+from runbook.run.state import RunState
+
+from .fakes import FakeHost, FakeTransport
+
+STEPS = """\
+phase: p
+title: P
+steps:
+  - id: a
+    title: a
+    why: w
+    hosts: compute
+    verify:
+      run: version a
+      expect:
+        - {contains: "23"}
+  - id: b
+    title: b
+    why: w
+    hosts: compute
+    verify: {run: version b}
+  - id: c
+    title: c
+    why: w
+    hosts: compute
+    needs: [a]
+    verify: {run: version c}
+  - id: fleet
+    title: fleet
+    why: w
+    hosts: compute
+    verify:
+      run: version f
+      expect:
+        - {consistent: stdout}
+  - id: sm1
+    title: sm
+    why: w
+    hosts: sm
+    verify: {run: version s}
+  - id: d
+    title: d
+    why: w
+    hosts: compute
+    needs: [sm1]
+    verify: {run: version d}
+  - id: x
+    title: x
+    why: w
+    hosts: compute
+    exclusive: true
+    verify: {run: version x}
+  - id: e
+    title: e
+    why: w
+    hosts: compute
+    needs: [c]
+    verify: {run: version e}
+"""
+
+INVENTORY = """\
+all:
+  children:
+    compute:
+      hosts:
+        n[1:4]:
+    sm:
+      hosts:
+        s1:
+"""
+
+
+@pytest.fixture
+def world(tmp_path):
+    (tmp_path / "steps").mkdir()
+    (tmp_path / "steps" / "10-p.yaml").write_text(STEPS)
+    (tmp_path / "inv.yaml").write_text(INVENTORY)
+    rb = load_runbook(tmp_path / "steps")
+    inv = load_inventory(tmp_path / "inv.yaml")
+    return rb, inv
+
+
+async def pipelined(rb, inv, hosts):
+    state = RunState()
+    engine = Engine(rb, inv, FakeTransport(hosts), state)
+    events = []
+    async for batch in engine.run(ordered(rb), "verify"):
+        events.extend(batch)
+    return state, events
+
+
+def first(events, kind, step, host=None):
+    return next(
+        i
+        for i, e in enumerate(events)
+        if isinstance(e, kind) and e.step_id == step and (host is None or e.host == host)
+    )
+
+
+def last(events, kind, step):
+    return max(i for i, e in enumerate(events) if isinstance(e, kind) and e.step_id == step)
+
+
+def test_barriers_and_segments(world):
+    rb, _inv = world
+    assert [s.id for s in rb.steps if barrier(s)] == ["x"]
+    assert [[s.id for s in seg] for seg in segments(rb.steps)] == [
+        ["a", "b", "c", "fleet", "sm1", "d"],
+        ["x"],
+        ["e"],
+    ]
+
+
+def test_a_step_needing_a_later_one_runs_alone(world):
+    rb, _inv = world
+    steps = [rb.step("c"), rb.step("b"), rb.step("a")]  # c needs a, which comes after it
+    assert [[s.id for s in seg] for seg in segments(steps)] == [["c"], ["b", "a"]]
+
+
+async def test_a_slow_host_holds_up_nobody(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n1"].slow = {"version a": 0.3}
+    state, events = await pipelined(rb, inv, hosts)
+    # n2 is done with b (and c) while n1 is still in a
+    assert first(events, HostFinished, "b", "n2") < first(events, HostFinished, "a", "n1")
+    assert first(events, HostFinished, "c", "n2") < first(events, HostFinished, "a", "n1")
+    # but n1 runs c (needs a) only after its own a
+    assert first(events, HostStarted, "c", "n1") > first(events, HostFinished, "a", "n1")
+    assert all(
+        state.status(s.id, h) == Status.PASS
+        for s in rb.steps
+        for h in inv.hosts
+        if h in state.step_hosts(s.id)
+    )
+
+
+async def test_needs_blocks_per_host_as_before(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n2"].version = "5.8"  # fails a
+    hosts["n2"].slow = {"version a": 0.2}
+    state, events = await pipelined(rb, inv, hosts)
+    assert state.status("a", "n2") == Status.FAIL
+    assert state.status("c", "n2") == Status.BLOCKED and "needs a" in state.reason("c", "n2")
+    assert state.status("e", "n2") == Status.BLOCKED and "needs c" in state.reason("e", "n2")
+    assert not any(cmd.startswith("version c") for cmd in hosts["n2"].log)
+    assert state.status("c", "n1") == Status.PASS
+    # the blocked host is announced with its step, after the step started
+    assert first(events, StepStarted, "c") < first(events, HostFinished, "c", "n2")
+
+
+async def test_a_need_on_other_hosts_waits_for_all_of_them(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["s1"].slow = {"version s": 0.3}
+    state, events = await pipelined(rb, inv, hosts)
+    assert min(i for i, e in enumerate(events) if isinstance(e, HostStarted) and e.step_id == "d") > first(
+        events, StepFinished, "sm1"
+    )
+    assert all(state.status("d", h) == Status.PASS for h in ("n1", "n2", "n3", "n4"))
+
+
+async def test_a_fleet_criterion_waits_for_every_host_but_the_hosts_go_on(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n3"].version = "9.9"  # the outlier of `consistent`
+    hosts["n3"].slow = {"version f": 0.3}  # and the last to answer
+    hosts["n2"].version = "23.10"
+    state, events = await pipelined(rb, inv, hosts)
+    assert state.status("fleet", "n3") == Status.FAIL and "outliers n3" in state.reason("fleet", "n3")
+    assert state.status("fleet", "n1") == Status.PASS
+    # every verdict of the step comes after the last host answered ...
+    assert first(events, HostFinished, "fleet", "n1") > first(events, HostFinished, "a", "n3")
+    # ... while n1 has already gone on to the next steps
+    assert first(events, HostStarted, "sm1") < first(events, HostFinished, "fleet", "n1") or first(
+        events, HostStarted, "d", "n1"
+    ) < first(events, HostFinished, "fleet", "n1")
+
+
+async def test_an_exclusive_step_runs_alone(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n4"].slow = {"version d": 0.2}
+    hosts["n1"].slow = {"version x": 0.2}
+    _state, events = await pipelined(rb, inv, hosts)
+    x_first = min(
+        i for i, e in enumerate(events) if isinstance(e, (HostStarted, StepStarted)) and e.step_id == "x"
+    )
+    before = [s for s in ("a", "b", "c", "fleet", "sm1", "d")]
+    assert all(last(events, StepFinished, s) < x_first for s in before)
+    assert last(events, StepFinished, "x") < first(events, StepStarted, "e")
+
+
+async def test_same_verdicts_as_step_after_step(world):
+    rb, inv = world
+
+    def faulty():
+        hosts = {h: FakeHost() for h in inv.hosts}
+        hosts["n2"].version = "5.8"
+        hosts["n4"].reachable = False
+        hosts["n1"].slow = {"version a": 0.1, "version f": 0.1}
+        return hosts
+
+    state, _ = await pipelined(rb, inv, faulty())
+    alone = RunState()
+    engine = Engine(rb, inv, FakeTransport(faulty()), alone)
+    for step in ordered(rb):  # one step per run: the runner's step-by-step path
+        async for _batch in engine.run([step], "verify"):
+            pass
+    for s in rb.steps:
+        for h in inv.hosts:
+            assert (state.status(s.id, h), state.reason(s.id, h)) == (
+                alone.status(s.id, h),
+                alone.reason(s.id, h),
+            )
+
+
+def test_exclusive_is_linted(tmp_path):
+    (tmp_path / "10-p.yaml").write_text(STEPS.replace("exclusive: true", "exclusive: yes please"))
+    with pytest.raises(InputError, match="exclusive must be true or false"):
+        load_runbook(tmp_path)
+
+
+def test_a_manual_step_cannot_be_exclusive(tmp_path):
+    manual = """\
+phase: p
+title: P
+steps:
+  - id: m
+    title: m
+    why: w
+    hosts: compute
+    manual: true
+    exclusive: true
+    checklist: [look]
+"""
+    (tmp_path / "10-p.yaml").write_text(manual)
+    with pytest.raises(InputError, match="a manual step runs nothing"):
+        load_runbook(tmp_path)
