@@ -421,6 +421,15 @@ class Engine:
                 blocked=fold(by.get(Status.BLOCKED, [])),
             )
         )
+        if action_name == "verify" and self.record_loader is not None:
+            # The step is judged: its parsed records are not needed again unless an
+            # apply or rollback of it asks (_record re-parses them from the store).
+            # Keeping every one for the whole run held most of a 1,000-host run's
+            # memory (bench/README.md, issue 18 table).
+            # The loader's cache goes too, or a later apply would take an older verify's.
+            for h in hosts:
+                self.state.records.pop((step.id, h), None)
+                self._records.pop((step.id, h), None)
 
     # --- apply ---------------------------------------------------------
     async def _fix(self, step: Step, limit, again: bool, rerun_failed: bool, confirm: Confirm | None) -> None:

@@ -22,6 +22,7 @@ class FakeHost:
     slow: dict[str, float] = field(default_factory=dict)  # command prefix -> extra delay
     reboots: int = 0
     log: list[str] = field(default_factory=list)
+    digest: str = "a" * 64  # what `sha256sum` prints for /etc/x
 
 
 class FakeTransport:
@@ -55,6 +56,8 @@ class FakeTransport:
             h.next_link = command.split()[1].strip("'")
         elif command.startswith("version"):
             out = h.version + "\n"
+        elif command.startswith("sha256sum"):
+            out = f"{h.digest}  /etc/x\n"
         elif command.startswith("fail"):
             code = 1
         if on_line:
