@@ -424,9 +424,9 @@ class Engine:
         if action_name == "verify" and self.record_loader is not None:
             # The step is judged: its parsed records are not needed again unless an
             # apply or rollback of it asks (_record re-parses them from the store).
-            # Keeping every one for the whole run held most of a 1,000-host run's
-            # memory (bench/README.md, issue 18 table).
-            # The loader's cache goes too, or a later apply would take an older verify's.
+            # Keeping every one for the whole run held a third of a 384-host run's
+            # peak memory (bench/README.md, issue 18 table). The loader's cache
+            # goes too, or a later apply would take an older verify's.
             for h in hosts:
                 self.state.records.pop((step.id, h), None)
                 self._records.pop((step.id, h), None)
