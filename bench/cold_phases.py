@@ -28,14 +28,13 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from cold_start import PY, _measured  # noqa: E402
+from cold_start import PY, _measured, _med  # noqa: E402
 from lab import REPO, STEPS, Lab  # noqa: E402
 
 PHASES = (
@@ -148,11 +147,6 @@ def _phased(kind: str, target: str, inv: str, n: int, args: list[str], env: dict
     r["phases"] = {k: round(v - r["t0"], 4) for k, v in marks.items()}
     r["phases"]["exit"] = round(r["wall"], 4)
     return r
-
-
-def _med(xs):
-    xs = [x for x in xs if x is not None]
-    return round(statistics.median(xs), 3) if xs else None
 
 
 def main() -> int:

@@ -39,7 +39,7 @@ import psutil
 import yaml
 from full_runbook import TIMEOUT, argv_all
 from lab import Lab
-from measure import ServerCPU, last_json, machine_cpu, median, publish, run_measured
+from measure import ServerCPU, cpu_of, last_json, machine_cpu, median, publish, run_measured
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -87,14 +87,7 @@ class ProcCPU:
             procs = [root, *root.children(recursive=True)]
         except psutil.Error:
             return 0.0
-        tot = 0.0
-        for p in procs:
-            try:
-                t = p.cpu_times()
-                tot += t.user + t.system + t.children_user + t.children_system
-            except psutil.Error:
-                pass
-        return tot
+        return cpu_of(procs)
 
 
 def verdicts(doc: dict) -> dict[tuple[str, str], tuple[str, str]]:

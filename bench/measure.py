@@ -43,14 +43,20 @@ class ServerCPU:
                 pass
 
     def total(self) -> float:
-        tot = 0.0
-        for p in self.procs:
-            try:
-                t = p.cpu_times()
-                tot += t.user + t.system + t.children_user + t.children_system
-            except psutil.Error:
-                pass
-        return tot
+        return cpu_of(self.procs)
+
+
+def cpu_of(procs: list) -> float:
+    """User + system CPU of these processes and of the children each has reaped
+    (a process gone meanwhile counts for nothing)."""
+    tot = 0.0
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            tot += t.user + t.system + t.children_user + t.children_system
+        except psutil.Error:
+            pass
+    return tot
 
 
 @dataclass
