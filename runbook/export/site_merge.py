@@ -18,7 +18,7 @@ from ..store.canonical import CanonicalError, canonical_bytes, sha256_hex
 from .exporter import ExportError, describe_signer, signer_identity, write_atomic
 from .signing_keys import PassphraseCallback, load_signer
 from .site_log import SiteLogError, build_site_document
-from .verify import verify_bytes, verify_log
+from .verify import read_allowed_signers, read_input, verify_bytes
 
 
 @dataclass
@@ -41,17 +41,19 @@ def pod_name(path: Path) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name) or "pod"
 
 
-def read_pod(path: Path, allowed_signers: str | None) -> dict:
-    report = verify_log(path, allowed_signers=allowed_signers)
+def read_pod(path: Path, allowed_text: str | None, allowed_name: str | None) -> dict:
+    """One pod log, read once and verified as `runbook verify-log` would."""
+    raw = read_input(path, "log file", "")
+    signature = read_input(Path(f"{path}.sig"), "signature file", "")
+    report = verify_bytes(raw, signature, str(path), allowed_text, allowed_name)
     if not report.ok:  # with --allowed-signers, also a pod signed by a key it does not list
         raise SiteLogError(f"{path}: does not verify: {report.first_broken}")
-    raw = path.read_bytes()
     return {
         "name": pod_name(path),
         "log": json.loads(raw),
         "log_sha256": sha256_hex(raw),
         # an armored SSHSIG is ASCII; anything else fails the site log's own check before writing
-        "signature": Path(f"{path}.sig").read_bytes().decode("utf-8", "replace"),
+        "signature": signature.decode("utf-8", "replace"),
     }
 
 
@@ -66,7 +68,8 @@ def merge_logs(
     passphrase_cb: PassphraseCallback | None = None,
 ) -> MergeResult:
     out = Path(out)
-    pods = [read_pod(Path(p), allowed_signers) for p in paths]
+    allowed_text = read_allowed_signers(allowed_signers)
+    pods = [read_pod(Path(p), allowed_text, allowed_signers) for p in paths]
     signer = load_signer(sign_key, passphrase_cb=passphrase_cb, agent_path=agent_path)
     operator = next((p["log"].get("run", {}).get("operator") for p in pods if p["log"].get("run")), None)
     ident = signer_identity(identity, {"run": {"operator": operator}}, signer.comment)

@@ -70,7 +70,7 @@ class VerifyReport:
         return "\n".join(lines) + "\n"
 
 
-def _read(path: Path, what: str, option: str) -> bytes:
+def read_input(path: Path, what: str, option: str) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -115,17 +115,23 @@ def verify_log(
     identity: str | None = None,
 ) -> VerifyReport:
     path = Path(path)
-    raw = _read(path, "log file", "")
+    raw = read_input(path, "log file", "")
     sig_path = Path(signature) if signature else Path(str(path) + ".sig")
-    sig = _read(sig_path, "signature file", "" if signature else " (pass --signature FILE)")
-    allowed_text = None
-    if allowed_signers is not None:
-        allowed_text = _read(Path(allowed_signers), "allowed_signers file", "").decode("utf-8", "replace")
-        try:
-            asyncssh.import_allowed_signers(allowed_text)
-        except ValueError as exc:
-            raise InputError(Problem(str(allowed_signers), None, str(exc))) from None
+    sig = read_input(sig_path, "signature file", "" if signature else " (pass --signature FILE)")
+    allowed_text = read_allowed_signers(allowed_signers)
     return verify_bytes(raw, sig, str(path), allowed_text, allowed_signers, identity)
+
+
+def read_allowed_signers(path: str | Path | None) -> str | None:
+    """The allowed_signers file's text (None for none); InputError when it lists no usable key."""
+    if path is None:
+        return None
+    text = read_input(Path(path), "allowed_signers file", "").decode("utf-8", "replace")
+    try:
+        asyncssh.import_allowed_signers(text)
+    except ValueError as exc:
+        raise InputError(Problem(str(path), None, str(exc))) from None
+    return text
 
 
 def verify_bytes(

@@ -70,6 +70,14 @@ def merge(*argv: str) -> int:
     return cli_merge_logs(parser.parse_args(list(argv)))
 
 
+def merge_as_carol(pods: dict, keys: dict, site: Path) -> int:
+    """Both pods merged into SITE, signed by carol's rsa key."""
+    return merge(
+        str(pods["a"]), str(pods["b"]), "-o", str(site), "--sign-key", str(keys["rsa"]),
+        "--identity", "carol@example.com",
+    )  # fmt: skip
+
+
 def site_signers(tmp_path: Path, pods: dict, keys: dict) -> Path:
     """The pods' signers and carol, who merges."""
     path = tmp_path / "site_signers"
@@ -118,19 +126,7 @@ def test_merged_site_log_verifies_here_and_with_ssh_keygen(
 
 def test_a_pod_signer_the_verifier_does_not_list_is_named(tmp_path: Path, pods: dict, keys: dict) -> None:
     site = tmp_path / "site.json"
-    assert (
-        merge(
-            str(pods["a"]),
-            str(pods["b"]),
-            "-o",
-            str(site),
-            "--sign-key",
-            str(keys["rsa"]),
-            "--identity",
-            "carol@example.com",
-        )
-        == 0
-    )
+    assert merge_as_carol(pods, keys, site) == 0
     carol_and_alice = tmp_path / "partial"
     allowed_signers(carol_and_alice, "carol@example.com", Path(f"{keys['rsa']}.pub"))
     alice = pods["signers"].read_text().splitlines()[0]
@@ -157,19 +153,7 @@ def test_an_edited_pod_verdict_is_named_even_when_the_site_is_signed_again(
     tmp_path: Path, pods: dict, keys: dict
 ) -> None:
     site = tmp_path / "site.json"
-    assert (
-        merge(
-            str(pods["a"]),
-            str(pods["b"]),
-            "-o",
-            str(site),
-            "--sign-key",
-            str(keys["rsa"]),
-            "--identity",
-            "carol@example.com",
-        )
-        == 0
-    )
+    assert merge_as_carol(pods, keys, site) == 0
     doc = json.loads(site.read_bytes())
     b = doc["pods"][1]["log"]
     b["summary"]["verdicts"]["link-type-ib"]["gpu07"]["status"] = "pass"  # hide the failure
@@ -183,19 +167,7 @@ def test_an_edited_pod_verdict_is_named_even_when_the_site_is_signed_again(
 
 def test_an_edited_site_summary_is_named(tmp_path: Path, pods: dict, keys: dict) -> None:
     site = tmp_path / "site.json"
-    assert (
-        merge(
-            str(pods["a"]),
-            str(pods["b"]),
-            "-o",
-            str(site),
-            "--sign-key",
-            str(keys["rsa"]),
-            "--identity",
-            "carol@example.com",
-        )
-        == 0
-    )
+    assert merge_as_carol(pods, keys, site) == 0
     doc = json.loads(site.read_bytes())
     doc["summary"]["step_status"]["link-type-ib"] = "pass"
     _resign(site, doc, keys["rsa"])
