@@ -57,7 +57,7 @@ from .canonical import GENESIS, genesis_of, header_genesis
 from .definitions import RunDefinitions
 from .errors import NoRun, StoreCorrupt, StoreError, os_errors
 from .index import RunIndex
-from .journal import Chain, blob_refs, check_event, make_entry, stored_event
+from .journal import Chain, OutputMemo, blob_refs, check_event, make_entry, stored_event
 from .lock import StateLock, holder
 from .nofollow import DIR_MODE
 from .operator import operator_name
@@ -478,17 +478,17 @@ class Store(StoreQueries):
                 else f"{self.path}: the store is closed"
             )
         with self._mutex:
-            entries, blobs = [], []
+            entries, blobs, memo = [], {}, OutputMemo()
             seq, prev = self._seq, self._head
             for e in events:
-                d, outs = stored_event(e)
+                d, outs = stored_event(e, memo)
                 try:
                     check_event(d)
                 except ValueError as exc:
                     raise StoreError(
                         f"{self.path}: cannot record {d['type']}: {exc}; nothing was recorded"
                     ) from None
-                blobs += outs
+                blobs.update(outs)  # one copy of an output many events share
                 seq += 1
                 entries.append(make_entry(seq, prev, d))
                 prev = entries[-1]["hash"]
@@ -496,7 +496,7 @@ class Store(StoreQueries):
             line_start = self._writer.end
             if blobs:  # durable before the line that names them
                 try:
-                    self._blobs.put_many(blobs)
+                    self._blobs.put_many(list(blobs.items()))
                 except OSError as exc:
                     raise StoreError(
                         f"{self._blobs.directory}: could not write an output "
