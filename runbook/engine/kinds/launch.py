@@ -10,16 +10,14 @@ and a run first ends what a killed run of the step left on the launchers."""
 from __future__ import annotations
 
 import asyncio
-from functools import lru_cache
 from typing import Any
-
-from ClusterShell.NodeSet import NodeSet
 
 from ...definition.kinds import launch_variables
 from ...definition.model import Status
 from ...run.events import HostFinished
 from . import launchjob
 from .common import Ctx, HostOutcome
+from .peers import folded, peers_of
 from .split import isolate
 
 
@@ -70,7 +68,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                     f"{_summary(res)} (job over {len(group)} hosts, not split){took}",
                     res,
                     via=res.host,
-                    peer=_fold_without(group, h),
+                    peer=peers_of(group, h),
                     record=_record(res, group, out, jobs),
                     tests=[dict(j) for j in jobs],
                 )
@@ -78,11 +76,11 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
             ctx.finish(
                 h,
                 Status.FAIL,
-                f"slow: {_summary(res)} with {_fold_without(group, h)} (the others run at the "
+                f"slow: {_summary(res)} with {peers_of(group, h)} (the others run at the "
                 f"threshold without it; named in round {_round(out, group)}/{out.rounds}){took}",
                 res,
                 via=res.host,
-                peer=_fold_without(group, h),
+                peer=peers_of(group, h),
                 record=_record(res, group, out, jobs),
                 tests=[dict(j) for j in jobs],
             )
@@ -94,7 +92,7 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
                 f"at the threshold in a job over {len(group)} host(s){took}",
                 res,
                 via=res.host,
-                peer=_fold_without(group, h),
+                peer=peers_of(group, h),
                 record=_record(res, group, out, jobs),
                 tests=[dict(j) for j in jobs],
             )
@@ -198,29 +196,7 @@ def _summary(res: HostOutcome | None) -> str:
 
 
 def _fold(hosts) -> str:
-    return _folded(tuple(hosts)) if hosts else ""
-
-
-@lru_cache(maxsize=256)
-def _folded(hosts: tuple[str, ...]) -> str:
-    # a step folds the same groups once per host it records (its jobs, each
-    # host's group): NodeSet parses every name, so a group is folded once
-    return str(NodeSet.fromlist(hosts))
-
-
-@lru_cache(maxsize=256)
-def _nodeset(hosts: tuple[str, ...]) -> NodeSet:
-    return NodeSet.fromlist(hosts)
-
-
-def _fold_without(group, host: str) -> str:
-    """The group folded without `host` (a host's peers): the group's set, parsed
-    once, less one name, rather than the other names parsed again per host."""
-    if host not in group:
-        return _fold(group)
-    peers = _nodeset(tuple(group)).copy()
-    peers.difference_update(NodeSet.fromlist([host]))
-    return str(peers)
+    return folded(tuple(hosts)) if hosts else ""
 
 
 def _round(out, group) -> int:
