@@ -115,8 +115,10 @@ async def _fw_reset(directory):
         # the old way: set for the next boot, reboot, and it is still not in force
         await srv.run("mst start >/dev/null; mlxconfig -y -d mlx5_1 set LINK_TYPE_P1=1")
         await srv.run("reboot")
-        await asyncio.sleep(0.4)
-        await srv.wait_up()
+        # the whole reboot (down, then booted and listening again): a fixed sleep
+        # before wait_up raced it on a loaded machine (the node still up, going
+        # down under the next step: "unreachable: connection refused")
+        await srv.rebooting
         await run.run(["mst-started", "link-type-ib"])
         out = {"after_reboot": run.table()["link-type-ib"]["gpu01"]}
         await run.run(["link-type-ib"], "apply")
