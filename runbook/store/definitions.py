@@ -48,6 +48,8 @@ OBJECTS = "objects"
 VERSIONS = "versions.jsonl"
 # The store's rule for vars kept out of anything written about a run (the
 # same as runbook/store/snapshot.py's): matched on the var name, at any depth.
+# Objects written at once by a new run (_put).
+_PUT_THREADS = 16
 SECRET_NAME = re.compile(r"pass|secret|token|private_key|credential", re.IGNORECASE)
 
 
@@ -206,15 +208,29 @@ class RunDefinitions:
             return
         self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.objects.mkdir(mode=DIR_MODE, exist_ok=True)
-        for name, data in new.items():
-            tmp = self.objects / f".tmp-{name}-{os.getpid()}"
-            with os.fdopen(open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.objects / f"{name}.json")
+        if len(new) == 1:
+            self._put_one(*next(iter(new.items())))
+        else:
+            # A new run writes every step of the runbook (~60 files): one fsync after
+            # another costs ~3 ms each on a busy disk, ~0.2 s in all before the first
+            # command; at once, the file system commits them together (os.fsync lets go
+            # of the GIL). Each file is still durable before its rename, and both
+            # directories after all of them.
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(_PUT_THREADS, len(new))) as pool:
+                for _ in pool.map(lambda item: self._put_one(*item), new.items()):
+                    pass
         fsync_dir(self.objects)
         fsync_dir(self.directory)
+
+    def _put_one(self, name: str, data: bytes) -> None:
+        tmp = self.objects / f".tmp-{name}-{os.getpid()}"
+        with os.fdopen(open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.objects / f"{name}.json")
 
     def _append(self, version: Version) -> None:
         new_file = not self.versions_path.exists()
