@@ -98,6 +98,12 @@ def main() -> int:
         help="the labs' `runbook sim --time-scale` (0: the long tests without their modelled waits)",
     )
     ap.add_argument("--keep", action="store_true", help="keep the work directory (labs, states)")
+    ap.add_argument(
+        "--cold-state",
+        choices=("fresh", "kept"),
+        default="fresh",
+        help="runbook-cold: a new --state per run (fresh, the default) or one kept across its runs",
+    )
     ap.add_argument("--clients", help=f"fan-out clients only these (of {','.join(fanout.CLIENTS)})")
     ap.add_argument(
         "--baseline-tree",
@@ -122,6 +128,7 @@ def main() -> int:
             "ns": ns,
             "time_scale": a.time_scale,
             "baseline_tree": a.baseline_tree,
+            "cold_state": a.cold_state,
             "command": "python bench/bench_all.py " + " ".join(sys.argv[1:]),
         },
         "fanout": {},
@@ -138,6 +145,7 @@ def main() -> int:
                 with Lab.start(n, work, time_scale=a.time_scale) as lab:
                     log(f"lab N={n} up in {lab.startup_s}s (pids {lab.pids()})")
                     if "fanout" in only:
+                        fanout.KEEP_STATE = a.cold_state == "kept"
                         wanted = a.clients.split(",") if a.clients else fanout.CLIENTS
                         clients = [c for c in wanted if not (c == "ansible" and n > prof["no_ansible_above"])]
                         if a.baseline_tree:

@@ -27,6 +27,11 @@ BASELINE_CLIENT = "runbook-cold-base"
 # each under its own prefix, filled by one discarded run before the timed ones; `-P`: the
 # tree named by PYTHONPATH is imported, never the current directory's.
 TREES: dict[str, Path] = {"runbook-cold": REPO}
+# False: every runbook-cold run in a new --state (its first run ever: no load or lint cache,
+# no earlier run). True (--cold-state kept): one --state per tree for all its runs, each a
+# `--new-run`, as a field engineer's site directory keeps its state/ (the untimed first run
+# is that directory's first).
+KEEP_STATE = False
 CLIENTS = [
     "runbook-cold",
     "raw-asyncssh-cold",
@@ -67,7 +72,7 @@ def _argv(
         "--command",
         cmd,
     ]
-    state = work / f"state-{client}-{run_no}"
+    state = work / (f"state-{client}" if KEEP_STATE and client in TREES else f"state-{client}-{run_no}")
     if client in TREES:
         return [
             PY,
@@ -216,7 +221,7 @@ def run_block(
             if ok != len(targets):
                 rec["stderr_tail"] = r.stderr[-800:]
             runs.append(rec)
-            shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)
+            shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)  # (a kept one stays)
             w, c = metric(rec)
             log(
                 f"  N={n} rep{rep} {client:18} wall {w:7.3f}s cpu {c:7.3f}s "
