@@ -132,12 +132,12 @@ def test_definitions_each_object_durable_before_its_rename_and_the_directories_a
     record = RunDefinitions(tmp_path)
     assert record.record(shipped.runbook, shipped.inventory) is True
     objects = str(record.objects)
-    renamed = [path for what, path in events if what == "rename"]
+    renamed = [path for what, path in events if what == "rename" and path.startswith(objects)]
     assert len(renamed) == len({s.sha256 for s in shipped.runbook.steps}) + 2  # + runbook, inventory
     for tmp in renamed:
         synced_at = events.index(("fsync", tmp))
         assert synced_at < events.index(("rename", tmp))
-    last_rename = max(i for i, (what, _) in enumerate(events) if what == "rename")
+    last_rename = max(i for i, e in enumerate(events) if e[0] == "rename" and e[1].startswith(objects))
     assert events[last_rename + 1 :][:2] == [("fsync", objects), ("fsync", str(record.directory))]
     assert not [p for p in record.objects.iterdir() if p.name.startswith(".tmp-")]
     assert record.current()[0].sha256 == shipped.runbook.sha256
