@@ -395,7 +395,7 @@ class InventoryRecords:
     handshakes wait for the GIL; bench/cold_phases.py).
 
     STATE/definitions-cache/<key> holds the object's name, the key a hash of all the
-    record is made of (the loaded inventory's sources, hosts, groups and their vars, in
+    record is made of (the loaded inventory's SHA-256, sources, hosts, groups and vars, in
     `marshal`'s exact form: ~20 ms at 1,000 hosts) and of the code that makes it
     (_CODE): the same values through the same code give the same bytes. The bytes are
     then read from a run that has the object, and used only when they hash to its name;
@@ -417,6 +417,7 @@ class InventoryRecords:
         try:
             data = marshal.dumps(
                 (
+                    inventory.sha256,  # the record names it
                     list(inventory.sources),
                     [(h.name, h.vars, list(h.groups)) for h in inventory.hosts.values()],
                     [(g.name, list(g.hosts), list(g.children), g.vars) for g in inventory.groups.values()],

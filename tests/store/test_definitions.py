@@ -189,3 +189,20 @@ def test_a_damaged_earlier_record_or_another_inventory_is_made_anew(tmp_path, sh
     rebuilt = third.current()[1]
     assert rebuilt.sha256 == other.inventory.sha256 and list(rebuilt.hosts) == list(other.inventory.hosts)
     assert rebuilt.hosts["gpu01"].vars["site"] == "dc2" and third.latest().inventory != name
+
+
+def test_an_inventory_edited_without_changing_a_value_is_recorded_under_its_new_hash(tmp_path, shipped):
+    """A comment added: the same hosts and vars, another Inventory.sha256, which the
+    record names (what export checks every result's inventory against)."""
+    inv = tmp_path / "inv.yaml"
+    inv.write_text((REPO / "inventory" / "seed-cluster.yaml").read_text())
+    before = load_project(REPO / "steps", inv, check=False)
+    first = _new_run(tmp_path, "20261201-100000-aaaa")
+    first.record(before.runbook, before.inventory)
+    inv.write_text(inv.read_text() + "\n# edited\n")
+    edited = load_project(REPO / "steps", inv, check=False)
+    assert edited.inventory.sha256 != before.inventory.sha256
+    assert edited.inventory.hosts == before.inventory.hosts  # the same values
+    second = _new_run(tmp_path, "20261201-110000-bbbb")
+    second.record(edited.runbook, edited.inventory)
+    assert second.object(second.latest().inventory)["sha256"] == edited.inventory.sha256
