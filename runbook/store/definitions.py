@@ -426,7 +426,8 @@ class InventoryRecords:
             )
         except ValueError:
             return None
-        return sha256_hex(f"{_code_digest()}\0{sha256_hex(data)}".encode())
+        code = _code_digest()
+        return None if code is None else sha256_hex(f"{code}\0{sha256_hex(data)}".encode())
 
     def find(self, key: str | None) -> bytes | None:
         if key is None:
@@ -465,16 +466,20 @@ _CODE = ("store/definitions.py", "store/canonical.py", "inventory", "definition/
 
 
 @lru_cache(maxsize=1)
-def _code_digest() -> str:
+def _code_digest() -> str | None:
+    """None when the source cannot be read (no cache then)."""
     from .. import __version__
 
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(__version__.encode())
-    for part in _CODE:
-        path = package / part
-        for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-            digest.update(f"\0{f.relative_to(package)}\0".encode())
-            digest.update(f.read_bytes())
+    try:
+        for part in _CODE:
+            path = package / part
+            for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+                digest.update(f"\0{f.relative_to(package)}\0".encode())
+                digest.update(f.read_bytes())
+    except OSError:
+        return None
     return digest.hexdigest()
 
 
