@@ -49,10 +49,10 @@ from .storage import fsync_dir
 DIR_NAME = "definitions"
 OBJECTS = "objects"
 VERSIONS = "versions.jsonl"
-# The store's rule for vars kept out of anything written about a run (the
-# same as runbook/store/snapshot.py's): matched on the var name, at any depth.
 # Objects written at once by a new run (_put).
 _PUT_THREADS = 16
+# The store's rule for vars kept out of anything written about a run (the
+# same as runbook/store/snapshot.py's): matched on the var name, at any depth.
 SECRET_NAME = re.compile(r"pass|secret|token|private_key|credential", re.IGNORECASE)
 
 

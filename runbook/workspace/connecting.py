@@ -142,8 +142,9 @@ async def open_connecting(
         session = await asyncio.to_thread(importlib.import_module, "runbook.workspace.session")
         operator = session.operator_name(operator)
         # The store's creation mostly waits for the disk (fsync), the caller's imports are
-        # CPU: in two threads at once. (Only now: the session's modules, which the store's
-        # share, are all imported, so the two import nothing in common.)
+        # CPU: in two threads at once. Only now, with the session's modules (the store's
+        # among them) imported: imports in two threads at once could meet in a circular
+        # import, and the two have no module left to import in common.
         extra = asyncio.ensure_future(asyncio.to_thread(meanwhile)) if meanwhile is not None else None
         try:
             store = await asyncio.to_thread(
