@@ -98,6 +98,18 @@ def main() -> int:
         help="the labs' `runbook sim --time-scale` (0: the long tests without their modelled waits)",
     )
     ap.add_argument("--keep", action="store_true", help="keep the work directory (labs, states)")
+    ap.add_argument(
+        "--cold-state",
+        choices=("fresh", "kept"),
+        default="fresh",
+        help="runbook-cold: a new --state per run (fresh, the default) or one kept across its runs",
+    )
+    ap.add_argument("--clients", help=f"fan-out clients only these (of {','.join(fanout.CLIENTS)})")
+    ap.add_argument(
+        "--baseline-tree",
+        help="also time `runbook run` from this tree (e.g. a `git archive` of main) as "
+        f"{fanout.BASELINE_CLIENT}, in the same repetitions: before/after side by side",
+    )
     a = ap.parse_args()
     prof = dict(PROFILES["quick" if a.quick else "full"])
     if a.full_ns:
@@ -115,6 +127,9 @@ def main() -> int:
             "versions": versions(),
             "ns": ns,
             "time_scale": a.time_scale,
+            "baseline_tree": a.baseline_tree,
+            "cold_state": a.cold_state,
+            "command": "python bench/bench_all.py " + " ".join(sys.argv[1:]),
         },
         "fanout": {},
         "full": {},
@@ -130,9 +145,12 @@ def main() -> int:
                 with Lab.start(n, work, time_scale=a.time_scale) as lab:
                     log(f"lab N={n} up in {lab.startup_s}s (pids {lab.pids()})")
                     if "fanout" in only:
-                        clients = [
-                            c for c in fanout.CLIENTS if not (c == "ansible" and n > prof["no_ansible_above"])
-                        ]
+                        fanout.KEEP_STATE = a.cold_state == "kept"
+                        wanted = a.clients.split(",") if a.clients else fanout.CLIENTS
+                        clients = [c for c in wanted if not (c == "ansible" and n > prof["no_ansible_above"])]
+                        if a.baseline_tree:
+                            fanout.TREES[fanout.BASELINE_CLIENT] = Path(a.baseline_tree).resolve()
+                            clients.insert(1, fanout.BASELINE_CLIENT)
                         reps = a.reps or prof["reps"].get(n, 3)
                         res["fanout"][str(n)] = fanout.run(
                             lab,

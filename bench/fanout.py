@@ -14,12 +14,24 @@ import sys
 import time
 from pathlib import Path
 
-from lab import STEPS, Lab
+from lab import REPO, STEPS, Lab
 from measure import ServerCPU, last_json, median, run_measured
 
 PY = sys.executable
 HERE = Path(__file__).resolve().parent
 COLD_BASE, WARM_BASE = "raw-asyncssh-cold", "raw-asyncssh-warm"
+# `runbook-cold` of another tree (--baseline-tree): before/after in the same run
+BASELINE_CLIENT = "runbook-cold-base"
+# Both runbook trees run as an installed package does, with their bytecode cached (here
+# PYTHONDONTWRITEBYTECODE=1 would recompile every module on every start; bench/cold_start.py),
+# each under its own prefix, filled by one discarded run before the timed ones; `-P`: the
+# tree named by PYTHONPATH is imported, never the current directory's.
+TREES: dict[str, Path] = {"runbook-cold": REPO}
+# False: every runbook-cold run in a new --state (its first run ever: no load or lint cache,
+# no earlier run). True (--cold-state kept): one --state per tree for all its runs, each a
+# `--new-run`, as a field engineer's site directory keeps its state/ (the untimed first run
+# is that directory's first).
+KEEP_STATE = False
 CLIENTS = [
     "runbook-cold",
     "raw-asyncssh-cold",
@@ -34,6 +46,7 @@ NOTES = {
     "inventory and runbook load, lint, new store, connect, run, parse, judge, store, JSON)",
     "raw-asyncssh-cold": "bench/raw_asyncssh.py: fresh process, connect + run + close per host; same "
     "ciphers (aes128-gcm first), key, strict known_hosts, 64 handshakes",
+    BASELINE_CLIENT: "runbook-cold of the --baseline-tree (the same steps, inventory and options)",
     "runbook-warm": "bench/runbook_warm.py: Session API in one process; a first verify opens the "
     "connections, the timed one re-verifies every host (`again`) on them",
     "raw-asyncssh-warm": "bench/raw_asyncssh.py --mode warm: connect all, run once, time the next "
@@ -59,10 +72,11 @@ def _argv(
         "--command",
         cmd,
     ]
-    state = work / f"state-{client}-{run_no}"
-    if client == "runbook-cold":
+    state = work / (f"state-{client}" if KEEP_STATE and client in TREES else f"state-{client}-{run_no}")
+    if client in TREES:
         return [
             PY,
+            "-P",
             "-m",
             "runbook",
             "run",
@@ -76,7 +90,11 @@ def _argv(
             "--json",
             "--step",
             step,
-        ], {}
+        ], {
+            "PYTHONPATH": str(TREES[client]),
+            "PYTHONPYCACHEPREFIX": str(work / f"pyc-{client}"),
+            "PYTHONDONTWRITEBYTECODE": "",
+        }
     if client == "runbook-warm":
         return [
             PY,
@@ -138,7 +156,7 @@ def _argv(
 
 def _ok(client: str, out: str, expect_prefix: str) -> tuple[int, dict]:
     """Hosts that answered, and for runbook the statuses."""
-    if client == "runbook-cold":
+    if client in TREES:
         doc = last_json(out)
         hosts = (doc.get("steps") or [{}])[0].get("hosts", {})
         statuses: dict[str, int] = {}
@@ -177,6 +195,11 @@ def run_block(
     server = ServerCPU(lab.pids())
     log(f"fan-out N={n}: lab up in {lab.startup_s}s, {len(targets)} targeted hosts, command {cmd!r}")
     run_no = 0
+    for client in [c for c in clients if c in TREES]:  # bytecode caches filled, not timed
+        run_no += 1
+        argv, env = _argv(client, lab, files, step, cmd, work, run_no)
+        run_measured(argv, env=env, timeout=300)
+        shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)
     for rep in range(reps):
         k = rep % len(clients)
         for client in clients[k:] + clients[:k]:
@@ -198,7 +221,7 @@ def run_block(
             if ok != len(targets):
                 rec["stderr_tail"] = r.stderr[-800:]
             runs.append(rec)
-            shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)
+            shutil.rmtree(work / f"state-{client}-{run_no}", ignore_errors=True)  # (a kept one stays)
             w, c = metric(rec)
             log(
                 f"  N={n} rep{rep} {client:18} wall {w:7.3f}s cpu {c:7.3f}s "
@@ -226,7 +249,7 @@ def summarize(runs: list[dict]) -> list[dict]:
             base[(r["n"], r["rep"], r["client"])] = metric(r)
     rows = []
     for n in sorted({r["n"] for r in runs}):
-        for client in CLIENTS:
+        for client in [*CLIENTS, BASELINE_CLIENT]:
             rs = [r for r in runs if r["n"] == n and r["client"] == client]
             if not rs:
                 continue

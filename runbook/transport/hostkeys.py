@@ -101,6 +101,9 @@ class HostKeyPolicy:
         self._files: list[tuple[Path, SSHKnownHosts]] = []
         self._revoked: list[tuple[Path, SSHKnownHosts]] = []
         self._seen: set[Path] = set()
+        # the names already added, as given: every host of an inventory names the same
+        # file, and resolving it (a few lstat calls) for each of 1,000 hosts showed
+        self._named: set[str] = set()
         for f in known_hosts_files:
             self.add_known_hosts(f)
         if self.pin_file is not None:
@@ -119,6 +122,9 @@ class HostKeyPolicy:
     def add_known_hosts(self, path: Path | str) -> None:
         """Add one more known_hosts file (e.g. an inventory's runbook_known_hosts).
         A file that does not exist simply holds no keys."""
+        if str(path) in self._named:
+            return
+        self._named.add(str(path))
         p = Path(path).expanduser()
         real = p.resolve()
         if real in self._seen:

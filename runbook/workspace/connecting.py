@@ -90,17 +90,6 @@ def makes_new_run(state_dir: Path, run_id: str | None, new: bool) -> bool | None
     return None
 
 
-def _store_then(create, meanwhile, *args):
-    store = create(*args)
-    try:
-        if meanwhile is not None:
-            meanwhile()
-    except BaseException:
-        store.close()
-        raise
-    return store
-
-
 async def open_connecting(
     runbook: Runbook,
     inventory: Inventory,
@@ -119,8 +108,8 @@ async def open_connecting(
     new run, the SSH connections to `first` (the hosts its first step will certainly
     contact: session.first_hosts) start at once (see the module's docstring). An
     existing run is opened as Session.open does: its state says what is left to run.
-    `meanwhile`: more work of the caller's (imports), done in the worker thread
-    that creates the store, after it."""
+    `meanwhile`: more work of the caller's (imports), done in a worker thread
+    while another creates the store."""
     state_dir = Path(state_dir)
     making = makes_new_run(state_dir, run_id, new)
     if not making or not first:
@@ -149,20 +138,28 @@ async def open_connecting(
             await asyncio.wait_for(transport.first_contact.wait(), FIRST_CONTACT_WAIT)
         except TimeoutError:
             pass
-        # off the loop, in one worker thread (imports in two threads at once could meet
-        # in a circular import): the handshakes go on meanwhile
+        # off the loop, in a worker thread: the handshakes go on meanwhile
         session = await asyncio.to_thread(importlib.import_module, "runbook.workspace.session")
         operator = session.operator_name(operator)
-        store = await asyncio.to_thread(
-            _store_then,
-            session.Session._create_store,
-            meanwhile,
-            runbook,
-            inventory,
-            state_dir,
-            operator,
-            run_id,
-        )
+        # The store's creation mostly waits for the disk (fsync), the caller's imports are
+        # CPU: in two threads at once. Only now, with the session's modules (the store's
+        # among them) imported: imports in two threads at once could meet in a circular
+        # import, and the two have no module left to import in common.
+        extra = asyncio.ensure_future(asyncio.to_thread(meanwhile)) if meanwhile is not None else None
+        try:
+            store = await asyncio.to_thread(
+                session.Session._create_store, runbook, inventory, state_dir, operator, run_id
+            )
+        except BaseException:
+            if extra is not None:
+                await asyncio.gather(extra, return_exceptions=True)
+            raise
+        try:
+            if extra is not None:
+                await extra
+        except BaseException:
+            store.close()
+            raise
         try:
             return session.Session(
                 runbook,

@@ -139,3 +139,70 @@ def test_an_incomplete_last_version_line_is_ignored(tmp_path, shipped):
     (tmp_path / "definitions" / "versions.jsonl").write_text("not json\n" + json.dumps({}) + "\n")
     with pytest.raises(StoreCorrupt):
         RunDefinitions(tmp_path).versions()
+
+
+def _new_run(state: Path, run_id: str) -> RunDefinitions:
+    """A run directory as Store.create leaves it: a journal, no definitions yet."""
+    (state / run_id).mkdir(parents=True)
+    (state / run_id / "journal.jsonl").write_text("")
+    return RunDefinitions(state / run_id)
+
+
+def test_a_new_run_of_the_same_inventory_takes_its_record_from_a_run_before(tmp_path, shipped, monkeypatch):
+    """Serialising every host's merged vars again is what a new run of the same
+    inventory does not do (store/definitions.py InventoryRecords): the object comes out of
+    the earlier run, byte for byte what the record would be, and the run keeps its own copy."""
+    from runbook.store import definitions
+
+    first = _new_run(tmp_path, "20261201-100000-aaaa")
+    first.record(shipped.runbook, shipped.inventory)
+    made = first.latest().inventory
+    monkeypatch.setattr(definitions, "inventory_record", lambda inv: pytest.fail("made again"))
+    second = _new_run(tmp_path, "20261201-110000-bbbb")
+    assert second.record(shipped.runbook, shipped.inventory) is True
+    assert second.latest().inventory == made
+    copy = second.objects / f"{made}.json"
+    assert copy.read_bytes() == (first.objects / f"{made}.json").read_bytes()
+    assert copy.stat().st_ino != (first.objects / f"{made}.json").stat().st_ino  # a copy, not a link
+    shutil.rmtree(first.directory.parent)  # the run stands on its own
+    assert second.current()[1].sha256 == shipped.inventory.sha256
+
+
+def test_a_damaged_earlier_record_or_another_inventory_is_made_anew(tmp_path, shipped):
+    first = _new_run(tmp_path, "20261201-100000-aaaa")
+    first.record(shipped.runbook, shipped.inventory)
+    name = first.latest().inventory
+    victim = first.objects / f"{name}.json"
+    victim.write_bytes(victim.read_bytes().replace(b'"gpu01"', b'"gpu0X"', 1))
+    second = _new_run(tmp_path, "20261201-110000-bbbb")
+    second.record(shipped.runbook, shipped.inventory)
+    assert second.latest().inventory == name  # made again: the damaged bytes never used
+    assert hashlib.sha256((second.objects / f"{name}.json").read_bytes()).hexdigest() == name
+
+    inv = tmp_path / "inv.yaml"  # the same inventory with one value changed
+    inv.write_text(
+        (REPO / "inventory" / "seed-cluster.yaml").read_text().replace("site: seed-dc", "site: dc2")
+    )
+    other = load_project(REPO / "steps", inv, check=False)
+    third = _new_run(tmp_path, "20261201-120000-cccc")
+    third.record(other.runbook, other.inventory)
+    rebuilt = third.current()[1]
+    assert rebuilt.sha256 == other.inventory.sha256 and list(rebuilt.hosts) == list(other.inventory.hosts)
+    assert rebuilt.hosts["gpu01"].vars["site"] == "dc2" and third.latest().inventory != name
+
+
+def test_an_inventory_edited_without_changing_a_value_is_recorded_under_its_new_hash(tmp_path, shipped):
+    """A comment added: the same hosts and vars, another Inventory.sha256, which the
+    record names (what export checks every result's inventory against)."""
+    inv = tmp_path / "inv.yaml"
+    inv.write_text((REPO / "inventory" / "seed-cluster.yaml").read_text())
+    before = load_project(REPO / "steps", inv, check=False)
+    first = _new_run(tmp_path, "20261201-100000-aaaa")
+    first.record(before.runbook, before.inventory)
+    inv.write_text(inv.read_text() + "\n# edited\n")
+    edited = load_project(REPO / "steps", inv, check=False)
+    assert edited.inventory.sha256 != before.inventory.sha256
+    assert edited.inventory.hosts == before.inventory.hosts  # the same values
+    second = _new_run(tmp_path, "20261201-110000-bbbb")
+    second.record(edited.runbook, edited.inventory)
+    assert second.object(second.latest().inventory)["sha256"] == edited.inventory.sha256

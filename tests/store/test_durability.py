@@ -101,3 +101,43 @@ def test_failed_write_is_undone_and_reported(tmp_path, monkeypatch):
     with Store.open(tmp_path) as again:
         assert again.verify_chain() == again.head()
         assert again.run_info()["events"] == 2
+
+
+def test_definitions_each_object_durable_before_its_rename_and_the_directories_after_all(
+    tmp_path, monkeypatch
+):
+    """A new run writes its ~60 definition objects at once (store/definitions.py _put):
+    still every object fsynced under its temporary name before the rename, and both
+    directories fsynced after every rename, with no temporary file left."""
+    from pathlib import Path
+
+    from runbook.store.definitions import RunDefinitions
+    from runbook.workspace.project import load_project
+
+    repo = Path(__file__).resolve().parents[2]
+    shipped = load_project(repo / "steps", repo / "inventory", check=False)
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        real_fsync(fd)
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+
+    def replace(src, dst):
+        real_replace(src, dst)
+        events.append(("rename", str(src)))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    record = RunDefinitions(tmp_path)
+    assert record.record(shipped.runbook, shipped.inventory) is True
+    objects = str(record.objects)
+    renamed = [path for what, path in events if what == "rename" and path.startswith(objects)]
+    assert len(renamed) == len({s.sha256 for s in shipped.runbook.steps}) + 2  # + runbook, inventory
+    for tmp in renamed:
+        synced_at = events.index(("fsync", tmp))
+        assert synced_at < events.index(("rename", tmp))
+    last_rename = max(i for i, e in enumerate(events) if e[0] == "rename" and e[1].startswith(objects))
+    assert events[last_rename + 1 :][:2] == [("fsync", objects), ("fsync", str(record.directory))]
+    assert not [p for p in record.objects.iterdir() if p.name.startswith(".tmp-")]
+    assert record.current()[0].sha256 == shipped.runbook.sha256
