@@ -14,6 +14,10 @@ from dataclasses import dataclass
 import asyncssh
 from asyncssh.constants import EXTENDED_DATA_STDERR
 
+from .quiet_log import skip_unwanted_messages
+
+skip_unwanted_messages()  # asyncssh's per-packet log messages, built only when wanted
+
 OnLine = Callable[[str, str], None]  # (stream "stdout"|"stderr", line without newline)
 
 OUTPUT_CAP = 8 * 1024 * 1024  # bytes kept per command (stdout + stderr)
