@@ -59,6 +59,21 @@ async def test_ports_are_found_by_guid_not_by_node_description(machine_of):
     ]
 
 
+async def test_each_sweep_is_judged_by_its_own_links(machine_of):
+    # the comparator indexes a sweep's links once for all hosts: a second sweep
+    # (another record, even an equal one) is judged by its own links
+    get = machine_of(3, {"gpu02": ["wrong_rail"]})
+    guids = get("gpu01").cluster.design_port_guids()
+    record = parsers.parse("iblinkinfo", await _sweep(get("gpu01")))
+    first = {h: _judge(record, h, guids) for h in ("gpu01", "gpu02")}
+    assert first["gpu01"] == [] and len(first["gpu02"]) == 2
+    empty = {**record, "links": []}
+    assert all("not seen on any switch" in r for r in _judge(empty, "gpu01", guids))
+    assert {h: _judge(dict(record), h, guids) for h in first} == first
+    assert all("not seen on any switch" in r for r in _judge(empty, "gpu02", guids))
+    assert {h: _judge(record, h, guids) for h in first} == first
+
+
 async def test_a_dead_card_is_named_by_its_slot(machine_of):
     get = machine_of(2, {"gpu01": ["nic_dead"]})
     guids = get("gpu01").cluster.design_port_guids()  # recorded before the card died

@@ -74,6 +74,30 @@ def rail_cabling_by_guid(record: Any, v: dict) -> list[str]:
     return out
 
 
+# The sweep is one record judged for every host: its links are indexed once, not
+# scanned whole for each host (that was quadratic in the fleet's size). The last
+# two records indexed are kept (held, so their ids are not reused meanwhile).
+_indexed: list[tuple[Any, dict[str, list[dict]]]] = []
+
+
+def _ca_links_by_guid(record: Any) -> dict[str, list[dict]]:
+    """The sweep's links of channel adapters that have a peer, by port GUID and by
+    node GUID, each list in the sweep's order."""
+    for rec, index in _indexed:
+        if rec is record:
+            return index
+    index: dict[str, list[dict]] = {}
+    for link in record["links"]:
+        if link["node_type"] == "Switch" or link["switch"] or link.get("peer_name") is None:
+            continue
+        port, node = link.get("port_guid"), link.get("node_guid")
+        index.setdefault(port, []).append(link)
+        if node != port:
+            index.setdefault(node, []).append(link)
+    _indexed[:] = [(record, index), *_indexed[:1]]
+    return index
+
+
 def rail_cabling_from_sweep(record: Any, v: dict) -> list[str]:
     """A fabric-wide iblinkinfo record, this host's ports found by the design's GUIDs."""
     from ...parsers._ib_common import guid
@@ -85,7 +109,7 @@ def rail_cabling_from_sweep(record: Any, v: dict) -> list[str]:
             "the design gives no port GUIDs for this host (ib_port_guids: PCI address -> port GUID, "
             "from its ibstat at rack-and-stack)"
         )
-    ca_links = [link for link in record["links"] if link["node_type"] != "Switch" and not link["switch"]]
+    by_guid = _ca_links_by_guid(record)
     out = []
     for nic, _, _dev, label in designed_nics(record, v, ("compute",)):
         rail = nic["rail"]
@@ -94,11 +118,7 @@ def rail_cabling_from_sweep(record: Any, v: dict) -> list[str]:
         if g is None:
             out.append(f"{label}: no port GUID in the design (ib_port_guids) for this NIC")
             continue
-        where = [
-            link
-            for link in ca_links
-            if g in (link.get("port_guid"), link.get("node_guid")) and link.get("peer_name") is not None
-        ]
+        where = by_guid.get(g, [])
         if not where:
             out.append(
                 f"{label}: port GUID {g} not seen on any switch (expected on {expected}; "
