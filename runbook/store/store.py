@@ -26,7 +26,6 @@ from one thread at a time for reads, appends are serialized.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import threading
@@ -602,9 +601,10 @@ def _affects(event: Event) -> tuple[str, str | None] | None:
 def _as_stored(event: Event, entry: dict[str, Any]) -> Event:
     """The event as the journal holds it (what a replay will see), keeping the
     parsed record the journal leaves out (RunState.records is a cache of it)."""
-    stored = event_from_dict(entry["event"])
     record = getattr(event, "record", None)
-    return dataclasses.replace(stored, record=record) if record is not None else stored
+    if record is None:
+        return event_from_dict(entry["event"])
+    return event_from_dict({**entry["event"], "record": record})  # one build, not two (replace)
 
 
 def _blob_refs(entry: dict[str, Any]) -> list[tuple[str, int, str]]:
