@@ -18,6 +18,7 @@ from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
 from ..workspace.project import eprint, load_project
 from ..workspace.selection import choose_hosts, choose_steps, first_hosts
+from .collector import fewer_collections
 from .suggest import check_step_ids
 
 if TYPE_CHECKING:
@@ -210,7 +211,7 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
     loop.add_signal_handler(signal.SIGINT, stop)
     loop.add_signal_handler(signal.SIGTERM, stop, True)
     try:
-        with progress:
+        with progress, fewer_collections():
             await session.execute(
                 steps,
                 args.action,
