@@ -69,6 +69,27 @@ def _sanitize(value: Any) -> Any:
     return str(value)
 
 
+# The last long output encoded and hashed, kept with the very string it came
+# from: a `run_on: one` step gives every host the runner's output (the same
+# object; a fabric sweep is ~0.4 MB at 192 hosts and grows with the fleet),
+# encoded and hashed once instead of once per host. Only identity is trusted,
+# never equality. One tuple, replaced whole: a reader always sees a consistent one.
+_last: tuple[str | None, str, bytes, str] = (None, "", b"", "")
+
+
+def _encoded(s: str) -> tuple[str, bytes, str]:
+    """(clean text, UTF-8 bytes, SHA-256 hex) of an output."""
+    global _last
+    last = _last
+    if s is last[0]:
+        return last[1], last[2], last[3]
+    text, raw = _utf8(s)
+    sha = hashlib.sha256(raw).hexdigest()
+    if len(raw) > INLINE_MAX:  # the short ones cost little: not worth the slot
+        _last = (s, text, raw, sha)
+    return text, raw, sha
+
+
 def stored_event(event: Event) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
     """The journal form of an event, and the (sha256, bytes) outputs it moves to blobs."""
     d = event.to_dict()
@@ -78,8 +99,7 @@ def stored_event(event: Event) -> tuple[dict[str, Any], list[tuple[str, bytes]]]
         # engine re-parses on resume); journaling it would multiply the size.
         d.pop("record", None)
         for name in OUTPUTS:
-            text, raw = _utf8(d.get(name) or "")
-            sha = hashlib.sha256(raw).hexdigest()
+            text, raw, sha = _encoded(d.get(name) or "")
             d[f"{name}_sha256"] = sha
             if len(raw) > INLINE_MAX:
                 del d[name]
