@@ -129,7 +129,7 @@ class Store(StoreQueries):
         self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
         self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
         # batches durable on disk, not yet in the state: (events, entries, journal position)
-        self._unfed: list[tuple[list[Event], list[dict[str, Any]], dict[str, Any]]] = []
+        self._unfed: list[tuple[list[Event], list[dict[str, Any]], list[bool], dict[str, Any]]] = []
 
     # --- opening -------------------------------------------------------
     @classmethod
@@ -478,6 +478,7 @@ class Store(StoreQueries):
             )
         with self._mutex:
             entries, blobs = [], []
+            as_is = []  # the journal holds the event exactly (replayed, it is equal to it)
             seq, prev = self._seq, self._head
             for e in events:
                 d, outs = stored_event(e)
@@ -491,6 +492,9 @@ class Store(StoreQueries):
                 seq += 1
                 entries.append(make_entry(seq, prev, d))
                 prev = entries[-1]["hash"]
+                # HostFinished's outputs move to blobs or are cleaned; make_entry may
+                # sanitize a value: those are rebuilt from the journal form (_as_stored)
+                as_is.append(type(e) is not HostFinished and entries[-1]["event"] is d)
             line = encode_batch(entries)
             line_start = self._writer.end
             if blobs:  # durable before the line that names them
@@ -509,6 +513,7 @@ class Store(StoreQueries):
                 (
                     events,
                     entries,
+                    as_is,
                     {
                         "events": seq,
                         "head": prev,
@@ -529,11 +534,11 @@ class Store(StoreQueries):
             with self._mutex:
                 written, self._unfed = self._unfed, []
             now = due_step = False
-            for events, entries, position in written:
-                for e, entry in zip(events, entries):
+            for events, entries, as_is, position in written:
+                for e, entry, same in zip(events, entries, as_is):
                     if self._index is not None:
                         self._index.add(entry)
-                    self.state.apply(_as_stored(e, entry))
+                    self.state.apply(e if same else _as_stored(e, entry))
                     self._changed(e)
                     self._blob_refs.extend(_blob_refs(entry))
                     now = now or isinstance(e, _CHECKPOINT_NOW)
