@@ -346,11 +346,11 @@ class Engine:
             before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
             on_line=on_line,
+            # (the host's status is asked only for a detached action: it is judged afresh)
             detach_key=(
-                self.run_id,
-                step.id,
-                action_name,
-                self.state.status(step.id, host) in DETACHED_RESUME,
+                (self.run_id, step.id, action_name, self.state.status(step.id, host) in DETACHED_RESUME)
+                if getattr(action, "detach", False)
+                else None
             ),
             retries=self.verify_retries if action_name == "verify" else 0,
         )
