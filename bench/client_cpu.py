@@ -66,6 +66,16 @@ def verdicts(doc: dict) -> tuple[dict, dict]:
     return status, reasons
 
 
+def _said(doc: dict, key) -> str:
+    for s in doc.get("steps", []):
+        if isinstance(key, tuple) and s["id"] == key[0] and key[1] in s.get("hosts", {}):
+            v = s["hosts"][key[1]]
+            return f"{key}: {v['status']}: {v.get('reason', '')[:200]}"
+        if s["id"] == key:
+            return f"{key}: {s['status']}"
+    return f"{key}: absent"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="the baseline checkout (a worktree of main)")
@@ -106,7 +116,15 @@ def main() -> None:
             if sb != sc or rb != rc:
                 diff = sorted(str(k) for k in set(sb) | set(sc) if sb.get(k) != sc.get(k))
                 diff += sorted(str(k) for k in set(rb) | set(rc) if rb.get(k) != rc.get(k))
-                mismatches.append({"pair": i, "differ": diff[:20]})
+                # what each side said there (reasons unmasked): load or a real difference?
+                said = {
+                    which: [
+                        _said(docs[which], k) for k in sorted(set(sb) | set(sc)) if sb.get(k) != sc.get(k)
+                    ][:10]
+                    for which in ("base", "change")
+                }
+                mismatches.append({"pair": i, "differ": diff[:20], "said": said})
+                print(f"pair {i}: {json.dumps(said)[:600]}", flush=True)
                 print(f"pair {i}: verdicts differ: {diff[:5]}", flush=True)
     finally:
         if lab:

@@ -18,6 +18,7 @@ from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
 from ..workspace.project import eprint, load_project
 from ..workspace.selection import choose_hosts, choose_steps, first_hosts
+from .collector import fewer_collections
 from .suggest import check_step_ids
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
             console.print(
                 f"[yellow]{len(hs)} host(s) were interrupted in {step_id} ({fold(hs)}); re-verifying[/]"
             )
-        progress = RunProgress(console, job_of=session.detached_job)
+        progress = RunProgress(console, job_of=_detached_job_of(session, session.runbook))
         code = await _run(session, steps, args, hosts, progress, console)
         _say_pinned(session, console)
         if code is not None:
@@ -160,6 +161,21 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
             await session.transport.close()  # also when set-up failed before _run
         finally:
             session.close_store()
+
+
+def _detached_job_of(session, runbook):
+    """session.detached_job, asked only for the steps that have a detached action:
+    it is asked at every host's start, and for the others it always says None."""
+    detached = {
+        s.id
+        for s in runbook.steps
+        if any(getattr(getattr(s, a, None), "detach", False) for a in ("verify", "apply", "rollback"))
+    }
+
+    def job_of(step_id: str, host: str):
+        return session.detached_job(step_id, host) if step_id in detached else None
+
+    return job_of
 
 
 def _import_output_modules() -> None:
@@ -210,7 +226,7 @@ async def _run(session: Session, steps, args, hosts, progress: RunProgress, cons
     loop.add_signal_handler(signal.SIGINT, stop)
     loop.add_signal_handler(signal.SIGTERM, stop, True)
     try:
-        with progress:
+        with progress, fewer_collections():
             await session.execute(
                 steps,
                 args.action,

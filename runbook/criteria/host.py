@@ -16,15 +16,30 @@ from .design import is_fleet_check
 from .paths import select
 from .verdict import Verdict, short
 
+# Equal outputs read the same (a parser is a pure function, parsers/base.py), and
+# a fleet's nodes often print the very same text (a fabric sweep, lspci, versions):
+# each parser's last few distinct outputs are kept with what they read, and the
+# record is shared (nothing after parsing changes a record; it is read only).
+MEMO_PER_PARSER = 4
+_memo: dict[str, dict[str, tuple[Any, str | None]]] = {}
+
 
 def parse_output(parser: str | None, stdout: str) -> tuple[Any, str | None]:
     """(record, problem). problem is set when the parser could not read the output."""
     if not parser:
         return None, None
+    memo = _memo.setdefault(parser, {})
+    known = memo.get(stdout)
+    if known is not None:
+        return known
     try:
-        return parsers.parse(parser, stdout), None
+        read: tuple[Any, str | None] = (parsers.parse(parser, stdout), None)
     except parsers.ParseError as exc:
-        return None, f"could not read {parser} output: {exc}"
+        read = (None, f"could not read {parser} output: {exc}")
+    if len(memo) >= MEMO_PER_PARSER:
+        memo.pop(next(iter(memo), ""), None)  # the oldest
+    memo[stdout] = read
+    return read
 
 
 def _stdout_check(check: Check, stdout: str, expected: str) -> str | None:

@@ -23,6 +23,8 @@ once every host of the step has answered.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -108,7 +110,11 @@ class Engine:
         self._records: dict[tuple[str, str], Any] = {}  # records re-parsed from stored output
         self._in_flight: dict[tuple[str, str], HostStarted] = {}
         self._emitted = self._taken = 0
-        self._progress = asyncio.Event()
+        # (count to be taken, order, future) of each _settle waiting, soonest first: a
+        # batch taken wakes only those it satisfies (one Event woke every waiting host
+        # at every batch: hosts x batches on a large pipelined run)
+        self._settling: list[tuple[int, int, asyncio.Future]] = []
+        self._settle_order = itertools.count()
         # a stop ends detached jobs on the nodes unless the client leaves them running
         self.leave_detached_running = False
 
@@ -128,16 +134,22 @@ class Engine:
             for e in durable:
                 self.state.apply(e)
         self._taken += len(durable)
-        self._progress.set()
+        waiting = self._settling
+        while waiting and waiting[0][0] <= self._taken:
+            fut = heapq.heappop(waiting)[2]
+            if not fut.done():  # a cancelled waiter's future is done already
+                fut.set_result(None)
 
     async def _settle(self) -> None:
         """Wait until every event emitted so far is in the state (durable). Events
         emitted meanwhile (other hosts go on) are not waited for: the queue is in
         order, so the count taken says which are in."""
         target = self._emitted
-        while self._taken < target:
-            self._progress.clear()
-            await self._progress.wait()
+        if self._taken >= target:
+            return
+        fut = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._settling, (target, next(self._settle_order), fut))
+        await fut
 
     async def run(
         self,
@@ -346,11 +358,11 @@ class Engine:
             before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
             on_line=on_line,
+            # (the host's status is asked only for a detached action: it is judged afresh)
             detach_key=(
-                self.run_id,
-                step.id,
-                action_name,
-                self.state.status(step.id, host) in DETACHED_RESUME,
+                (self.run_id, step.id, action_name, self.state.status(step.id, host) in DETACHED_RESUME)
+                if getattr(action, "detach", False)
+                else None
             ),
             retries=self.verify_retries if action_name == "verify" else 0,
         )

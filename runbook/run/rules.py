@@ -208,9 +208,13 @@ def blocked_reason(
     once per host (quadratic on a large fleet)."""
     memo = {} if memo is None else memo
     for need in step.needs:
-        try:
-            pre = runbook.step(need)
-        except KeyError:
+        pre = memo.get(("step", need), False)  # Runbook.step walks every step: once per pass
+        if pre is False:
+            try:
+                pre = memo[("step", need)] = runbook.step(need)
+            except KeyError:
+                pre = memo[("step", need)] = None
+        if pre is None:
             continue
         selected = memo.get(("hosts", need))
         if selected is None:

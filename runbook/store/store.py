@@ -26,7 +26,6 @@ from one thread at a time for reads, appends are serialized.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 import threading
@@ -130,7 +129,7 @@ class Store(StoreQueries):
         self._docs = progress.ProgressDocs()  # the progress documents, rebuilt as they change
         self._feeding = threading.RLock()  # one feeder at a time keeps the journal order
         # batches durable on disk, not yet in the state: (events, entries, journal position)
-        self._unfed: list[tuple[list[Event], list[dict[str, Any]], dict[str, Any]]] = []
+        self._unfed: list[tuple[list[Event], list[dict[str, Any]], list[bool], dict[str, Any]]] = []
 
     # --- opening -------------------------------------------------------
     @classmethod
@@ -479,6 +478,7 @@ class Store(StoreQueries):
             )
         with self._mutex:
             entries, blobs, memo = [], {}, OutputMemo()
+            as_is = []  # the journal holds the event exactly (replayed, it is equal to it)
             seq, prev = self._seq, self._head
             for e in events:
                 d, outs = stored_event(e, memo)
@@ -492,6 +492,9 @@ class Store(StoreQueries):
                 seq += 1
                 entries.append(make_entry(seq, prev, d))
                 prev = entries[-1]["hash"]
+                # HostFinished's outputs move to blobs or are cleaned; make_entry may
+                # sanitize a value: those are rebuilt from the journal form (_as_stored)
+                as_is.append(type(e) is not HostFinished and entries[-1]["event"] is d)
             line = encode_batch(entries)
             line_start = self._writer.end
             if blobs:  # durable before the line that names them
@@ -510,6 +513,7 @@ class Store(StoreQueries):
                 (
                     events,
                     entries,
+                    as_is,
                     {
                         "events": seq,
                         "head": prev,
@@ -530,11 +534,11 @@ class Store(StoreQueries):
             with self._mutex:
                 written, self._unfed = self._unfed, []
             now = due_step = False
-            for events, entries, position in written:
-                for e, entry in zip(events, entries):
+            for events, entries, as_is, position in written:
+                for e, entry, same in zip(events, entries, as_is):
                     if self._index is not None:
                         self._index.add(entry)
-                    self.state.apply(_as_stored(e, entry))
+                    self.state.apply(e if same else _as_stored(e, entry))
                     self._changed(e)
                     self._blob_refs.extend(_blob_refs(entry))
                     now = now or isinstance(e, _CHECKPOINT_NOW)
@@ -602,9 +606,10 @@ def _affects(event: Event) -> tuple[str, str | None] | None:
 def _as_stored(event: Event, entry: dict[str, Any]) -> Event:
     """The event as the journal holds it (what a replay will see), keeping the
     parsed record the journal leaves out (RunState.records is a cache of it)."""
-    stored = event_from_dict(entry["event"])
     record = getattr(event, "record", None)
-    return dataclasses.replace(stored, record=record) if record is not None else stored
+    if record is None:
+        return event_from_dict(entry["event"])
+    return event_from_dict({**entry["event"], "record": record})  # one build, not two (replace)
 
 
 def _blob_refs(entry: dict[str, Any]) -> list[tuple[str, int, str]]:

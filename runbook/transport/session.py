@@ -14,12 +14,17 @@ from dataclasses import dataclass
 import asyncssh
 from asyncssh.constants import EXTENDED_DATA_STDERR
 
+from .quiet_log import skip_unwanted_messages
+
+skip_unwanted_messages()  # asyncssh's per-packet log messages, built only when wanted
+
 OnLine = Callable[[str, str], None]  # (stream "stdout"|"stderr", line without newline)
 
 OUTPUT_CAP = 8 * 1024 * 1024  # bytes kept per command (stdout + stderr)
 PROBE_GRACE = 5.0  # after a timeout, how long the server has to answer a keepalive
 _STREAMS = ("stdout", "stderr")
 LOST_MID_COMMAND = "connection lost mid-command"
+_Utf8Decoder = codecs.getincrementaldecoder("utf-8")
 TIMEOUT_PREFIX = "timeout after "  # a command that outlived its timeout: "timeout after 30s"
 
 
@@ -28,7 +33,7 @@ class _CommandSession(asyncssh.SSHClientSession):
         self._on_line = on_line
         self._cap = cap
         self._done = done
-        self._dec = [codecs.getincrementaldecoder("utf-8")("replace") for _ in _STREAMS]
+        self._dec: list = [None, None]  # made on a stream's first bytes (stderr seldom has any)
         self._parts: tuple[list[str], list[str]] = ([], [])
         self._partial = ["", ""]
         self.kept = 0
@@ -53,7 +58,10 @@ class _CommandSession(asyncssh.SSHClientSession):
             data, n = data[:room], room
         self.kept += n
         i = 1 if datatype == EXTENDED_DATA_STDERR else 0
-        text = self._dec[i].decode(data)
+        dec = self._dec[i]
+        if dec is None:
+            dec = self._dec[i] = _Utf8Decoder("replace")
+        text = dec.decode(data)
         if text:
             self._parts[i].append(text)
             if self._on_line is not None:
@@ -85,7 +93,8 @@ class _CommandSession(asyncssh.SSHClientSession):
         self.closed = True
         self.lost = exc
         for i in (0, 1):
-            tail = self._dec[i].decode(b"", final=True)
+            dec = self._dec[i]
+            tail = dec.decode(b"", final=True) if dec is not None else ""
             if tail:
                 self._parts[i].append(tail)
             if self._on_line is not None and (tail or self._partial[i]):

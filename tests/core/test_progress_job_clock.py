@@ -41,3 +41,22 @@ def test_a_step_that_is_not_detached_shows_no_clock():
     progress = _feed(Console(file=buf, force_terminal=False), lambda s, h: None)
     assert buf.getvalue() == "" and progress.progress.tasks[0].fields["clock"] is None
     assert str(JobClockColumn().render(progress.progress.tasks[0])) == ""
+
+
+def test_the_session_is_asked_only_about_steps_with_a_detached_action():
+    from runbook.cli.cmd_run import _detached_job_of
+    from runbook.definition.loader import load_runbook
+    from runbook.shipped import steps_dir
+
+    runbook = load_runbook(steps_dir())
+    asked = []
+
+    class Session:
+        def detached_job(self, step_id, host):
+            asked.append(step_id)
+            return (1.0, 600.0)
+
+    job_of = _detached_job_of(Session(), runbook)
+    assert job_of("gpu-burn-in", "gpu01") == (1.0, 600.0)  # verify: detach: true
+    assert job_of("ofed-version", "gpu01") is None and job_of("no-such-step", "gpu01") is None
+    assert asked == ["gpu-burn-in"]
