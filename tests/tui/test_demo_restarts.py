@@ -87,10 +87,10 @@ async def test_demo_restarted_three_times_exports_a_log_that_verifies(tmp_path, 
     assert all(inv == inventories[0] for inv in inventories)
     with Store.open(state, read_only=True) as store:
         journal = [e["event"] for e in store.journal()]
+        run_dir = store.directory  # (state/ also holds its caches: definitions-cache/, load-cache/)
     named = {e["inventory_sha256"] for e in journal if e["type"] in ("RunStarted", "StepStarted")}
     assert len(named) == 1
     assert sum(e["type"] == "RunStarted" for e in journal) == 1  # one run across the restarts
-    run_dir = next(p for p in state.iterdir() if p.is_dir())
     assert len((run_dir / "definitions" / "versions.jsonl").read_text().splitlines()) == 1
 
     log = json.loads(log_path.read_text())
