@@ -12,7 +12,7 @@ switch interval), so a key waits for that, not for a whole turn.
     thread = EngineThread()
     result = await thread.run(coro)      # from the client's loop
     relay = ToLoop(loop, on_events)      # batches back to the client's loop
-    thread.stop()
+    await thread.close(transport.close())  # a run left going stopped first
 
 Plain asyncio and threading: the core never imports textual.
 """
@@ -125,6 +125,8 @@ class EngineThread:
 
 
 def _copy_outcome(task: asyncio.Task, result: concurrent.futures.Future) -> None:
+    if result.done():  # the caller's loop gave up waiting (it was torn down)
+        return
     if task.cancelled():
         result.cancel()
     elif task.exception() is not None:
