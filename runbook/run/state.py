@@ -236,7 +236,7 @@ class RunState:
     def step_hosts(self, step_id: str) -> list[str]:
         """Every host the run knows for a step: started on, with a result, or named by a decision."""
         hosts = dict(self.step_targets.get(step_id, {}))
-        hosts.update((h, None) for (s, h) in self.outcomes if s == step_id)
+        hosts.update((h, None) for (s, h) in list(self.outcomes) if s == step_id)
         for d in self.decisions:
             if d.step_id == step_id and d.hosts:
                 hosts.update(dict.fromkeys(sorted(d.hosts)))
@@ -244,9 +244,10 @@ class RunState:
 
     def step_ids(self) -> list[str]:
         seen = dict.fromkeys(self.step_targets)
-        seen.update(dict.fromkeys(s for s, _h in self.outcomes))
+        seen.update(dict.fromkeys(s for s, _h in list(self.outcomes)))
         seen.update(dict.fromkeys(d.step_id for d in self.decisions))
         return list(seen)
 
     def pending_for(self, host: str) -> list[dict]:
-        return [p for (s, h, a), p in self.pending.items() if h == host]
+        # a copy first: a UI reads while the engine's thread may fold (workspace/engine_thread.py)
+        return [p for (s, h, a), p in list(self.pending.items()) if h == host]

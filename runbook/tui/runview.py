@@ -202,7 +202,9 @@ class RunView:
     # --- the run as a whole --------------------------------------------
     def pending_lines(self) -> tuple[str, ...]:
         owed: dict[str, list[str]] = {}
-        for p in self.state.pending.values():
+        # Copies of the state's dicts before walking them, here and below: the engine's
+        # thread folds events into them meanwhile (workspace/engine_thread.py).
+        for p in list(self.state.pending.values()):
             owed.setdefault(p["action"], []).append(p["host"])
         return tuple(f"{action} owed: {folded(hosts)}" for action, hosts in sorted(owed.items()))
 
@@ -237,7 +239,7 @@ class RunView:
     def interrupted(self) -> dict[str, list[str]]:
         """step -> hosts whose command was in flight when the run stopped."""
         found: dict[str, list[str]] = {}
-        for (step_id, host), out in self.state.outcomes.items():
+        for (step_id, host), out in list(self.state.outcomes.items()):
             if out.status == Status.INTERRUPTED and step_id in self.steps:
                 found.setdefault(step_id, []).append(host)
         return {s.id: found[s.id] for s in self.runbook.steps if s.id in found}

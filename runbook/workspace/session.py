@@ -27,6 +27,7 @@ from ..run.state import RunState
 from ..store.store import Store, operator_name
 from ..transport import Transport
 from .connecting import KeyRelay, make_transport
+from .engine_thread import EngineThread, ToLoop, confirm_on
 from .selection import choose_hosts, choose_steps, first_hosts, site_of  # noqa: F401 (also their home before)
 
 _KeyRelay = KeyRelay  # the names this module had
@@ -76,6 +77,7 @@ class Session:
             run_id=Path(store.directory).name,
             verify_retries=verify_retries,
         )
+        self._engine_thread: EngineThread | None = None  # execute_in_thread's, made on first use
         self._seen_keys: set[tuple[str, str]] = set()
         self._keys_seen_since_write: list[Event] = []
         if key_relay is not None:
@@ -180,6 +182,38 @@ class Session:
                 except Exception:  # the first error is the one to report
                     pass
             raise
+
+    async def execute_in_thread(
+        self,
+        steps: list[Step],
+        action: str = "verify",
+        *,
+        confirm: Confirm | None = None,
+        on_events: Callable[[list[Event]], Any] | None = None,
+        **kw: Any,
+    ) -> None:
+        """execute() on the session's own engine thread (workspace/engine_thread.py):
+        the transport, the engine and the store's writes and folds run there, so
+        the caller's event loop (a UI's) stays free for keys. `on_events` (plain,
+        not a coroutine) and `confirm` are called on the caller's loop, in order.
+        Cancelling the caller stops the run as in execute() and returns once it is
+        recorded. A session that runs this way keeps doing so (its SSH connections
+        live on that loop); close() closes them there."""
+        if self._engine_thread is None:
+            self._engine_thread = EngineThread()
+        here = asyncio.get_running_loop()
+        relay = ToLoop(here, on_events) if on_events else None
+        await self._engine_thread.run(
+            self.execute(
+                steps,
+                action,
+                confirm=confirm_on(here, confirm) if confirm else None,
+                on_events=relay,
+                **kw,
+            )
+        )
+        if relay is not None and relay.error is not None:
+            raise relay.error
 
     async def _deliver(self, batch: list[Event], on_events) -> None:
         # (Parsed records stay out of the journal: the store drops them, they are
@@ -297,6 +331,10 @@ class Session:
 
     async def close(self) -> None:
         try:
-            await self.transport.close()
+            if self._engine_thread is not None:  # a run left going is stopped (and recorded)
+                # first; the connections live on its loop: closed there
+                await self._engine_thread.close(self.transport.close())
+            else:
+                await self.transport.close()
         finally:
             self.close_store()

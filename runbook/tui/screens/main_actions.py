@@ -73,8 +73,11 @@ class MainActions:
     async def run_steps(
         self, steps: list[Step], action: str, hosts: list[str] | None, again: bool, rerun_failed: bool
     ) -> None:
+        # The engine on its own thread when the session has one (workspace/engine_thread.py):
+        # this loop then only handles keys and draws while 1,000 hosts answer.
+        execute = getattr(self.session, "execute_in_thread", None) or self.session.execute
         try:
-            await self.session.execute(
+            await execute(
                 steps,
                 action,
                 hosts=hosts,
