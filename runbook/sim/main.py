@@ -114,10 +114,12 @@ async def serve(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
+    from .collector import settle_after_start
     from .scenario import DEFAULT
 
     scenario = args.scenario or DEFAULT
     lab = await _start_lab(args, scenario)
+    settle_after_start()  # the lab's state out of the full collections' way (sim/collector.py)
     lab.load_faults.drop_commands = getattr(args, "drop_commands", 0) or 0
     lab.load_faults.stall_handshakes = getattr(args, "stall_handshakes", 0) or 0
     lab.load_faults.drop_every = getattr(args, "drop_every", 1) or 1

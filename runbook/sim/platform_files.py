@@ -38,11 +38,17 @@ def _mounts(node) -> str:
     )
 
 
-def platform_files(node) -> dict[str, Callable[[], str]]:
-    files: dict[str, Callable[[], str]] = {"/proc/mounts": lambda: _mounts(node)}
+def platform_files(node) -> dict[str, Callable[[str], str]]:
+    """{path: getter(path)}; the cpufreq getters are shared by every CPU (sysfiles.table)."""
+
+    def scaling_governor(_path: str) -> str:
+        return governor(node.platform.tuned_profile) + "\n"
+
+    def scaling_driver(_path: str) -> str:
+        return "intel_pstate\n"
+
+    files: dict[str, Callable[[str], str]] = {"/proc/mounts": lambda _p: _mounts(node)}
     for cpu in range(node.ncpus):
-        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"] = lambda: (
-            governor(node.platform.tuned_profile) + "\n"
-        )
-        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_driver"] = lambda: "intel_pstate\n"
+        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"] = scaling_governor
+        files[f"/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_driver"] = scaling_driver
     return files

@@ -1,8 +1,8 @@
 """The computed files of a node: /sys/class/infiniband, PCI sysfs, /proc/irq,
 /proc/interrupts, /proc/meminfo, /sys/module, the OpenSM log.
 
-`table()` returns {path: getter} and {path: writer}; getters run on every read,
-so a file always shows the current state.
+`table()` returns {path: getter} and {path: writer}; getters run on every read
+(getter(path) -> text, writer(path, text)), so a file always shows the current state.
 """
 
 from __future__ import annotations
@@ -26,9 +26,20 @@ class InvalidWrite(Exception):
 
 
 def table(cluster: Cluster, node: NodeState):
-    files: dict[str, Callable[[], str]] = {}
-    writers: dict[str, Callable[[str], None]] = {}
+    files: dict[str, Callable[[str], str]] = {}
+    writers: dict[str, Callable[[str, str], None]] = {}
     fab = cluster.fabric
+
+    # A getter gets the path it serves, so one function serves many paths (a
+    # port's 128 PKey slots, every CPU's cpufreq files, every IRQ's files): a
+    # table of a few dozen functions rather than thousands of closures keeps the
+    # garbage collector's full passes short (each one visits every live
+    # function; a lab of 1,000 nodes held millions of them).
+    def live(_path: str) -> str:
+        return "live\n"
+
+    def msix(_path: str) -> str:
+        return "msix\n"
 
     for nic in node.nics:
         base = f"/sys/class/infiniband/{nic.dev}"
@@ -37,34 +48,39 @@ def table(cluster: Cluster, node: NodeState):
         def st(nic=nic):
             return fab.status(node, nic)
 
-        files[f"{port}/link_layer"] = lambda st=st: st().layer + "\n"
-        files[f"{port}/state"] = lambda st=st: STATE_TEXT[st().state] + "\n"
-        files[f"{port}/phys_state"] = lambda st=st: PHYS_TEXT[st().phys] + "\n"
-        files[f"{port}/rate"] = lambda nic=nic: ibformat.rate_text(nic.rate) + "\n"
-        files[f"{port}/lid"] = lambda st=st: f"0x{st().lid:x}\n"
-        files[f"{port}/sm_lid"] = lambda st=st: f"0x{st().sm_lid:x}\n"
-        files[f"{port}/lid_mask_count"] = lambda: "0\n"
-        files[f"{port}/gids/0"] = lambda nic=nic: ibformat.gid(nic.guid) + "\n"
+        def pkey_slot(path: str, nic=nic) -> str:
+            return _pkey(fab.pkeys(node, nic), int(path[path.rfind("/") + 1 :]))
+
+        files[f"{port}/link_layer"] = lambda _p, st=st: st().layer + "\n"
+        files[f"{port}/state"] = lambda _p, st=st: STATE_TEXT[st().state] + "\n"
+        files[f"{port}/phys_state"] = lambda _p, st=st: PHYS_TEXT[st().phys] + "\n"
+        files[f"{port}/rate"] = lambda _p, nic=nic: ibformat.rate_text(nic.rate) + "\n"
+        files[f"{port}/lid"] = lambda _p, st=st: f"0x{st().lid:x}\n"
+        files[f"{port}/sm_lid"] = lambda _p, st=st: f"0x{st().sm_lid:x}\n"
+        files[f"{port}/lid_mask_count"] = lambda _p: "0\n"
+        files[f"{port}/gids/0"] = lambda _p, nic=nic: ibformat.gid(nic.guid) + "\n"
         for i in range(128):
-            files[f"{port}/pkeys/{i}"] = lambda i=i, nic=nic: _pkey(fab.pkeys(node, nic), i)
-        files[f"{base}/node_guid"] = lambda nic=nic: ibformat.colon_guid(nic.guid) + "\n"
-        files[f"{base}/sys_image_guid"] = lambda nic=nic: ibformat.colon_guid(node.sys_image_guid(nic)) + "\n"
-        files[f"{base}/fw_ver"] = lambda nic=nic: node.firmware(nic) + "\n"
-        files[f"{base}/hca_type"] = lambda nic=nic: node.hca(nic).ca_type + "\n"
-        files[f"{base}/board_id"] = lambda nic=nic: node.card_of(nic).psid + "\n"
-        files[f"{base}/node_desc"] = lambda nic=nic: fab.node_desc(node.name, nic.dev) + "\n"
-        files[f"{base}/device/numa_node"] = lambda nic=nic: f"{nic.numa}\n"
-        files[f"{base}/device/local_cpulist"] = lambda nic=nic: (
+            files[f"{port}/pkeys/{i}"] = pkey_slot
+        files[f"{base}/node_guid"] = lambda _p, nic=nic: ibformat.colon_guid(nic.guid) + "\n"
+        files[f"{base}/sys_image_guid"] = lambda _p, nic=nic: (
+            ibformat.colon_guid(node.sys_image_guid(nic)) + "\n"
+        )
+        files[f"{base}/fw_ver"] = lambda _p, nic=nic: node.firmware(nic) + "\n"
+        files[f"{base}/hca_type"] = lambda _p, nic=nic: node.hca(nic).ca_type + "\n"
+        files[f"{base}/board_id"] = lambda _p, nic=nic: node.card_of(nic).psid + "\n"
+        files[f"{base}/node_desc"] = lambda _p, nic=nic: fab.node_desc(node.name, nic.dev) + "\n"
+        files[f"{base}/device/numa_node"] = lambda _p, nic=nic: f"{nic.numa}\n"
+        files[f"{base}/device/local_cpulist"] = lambda _p, nic=nic: (
             format_cpulist(node.numa_cpus(nic.numa)) + "\n"
         )
         for irq in nic.irqs:
-            files[f"{base}/device/msi_irqs/{irq}"] = lambda: "msix\n"
-        files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda st=st: (
+            files[f"{base}/device/msi_irqs/{irq}"] = msix
+        files[f"/sys/class/net/{nic.netdev}/operstate"] = lambda _p, st=st: (
             "up\n" if st().state == "Active" and st().layer == "InfiniBand" else "down\n"
         )
         _pci(files, node, nic.bus, lambda nic=nic: nic.numa, nic.link)
         # the PCI device's RDMA name (how a NIC is found by its slot, not by probe order)
-        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = lambda nic=nic: (
+        files[f"/sys/bus/pci/devices/0000:{nic.bus}/infiniband/{nic.dev}/node_guid"] = lambda _p, nic=nic: (
             ibformat.colon_guid(nic.guid) + "\n"
         )
         if node.link_type(nic) == 1:
@@ -75,68 +91,86 @@ def table(cluster: Cluster, node: NodeState):
     for gpu in node.gpus:
         _pci(files, node, gpu.bus, lambda gpu=gpu: gpu.numa, gpu.link)
 
-    for irq in node.irqs:
+    _irq_files(files, writers, node)
 
-        def set_list(text: str, irq=irq) -> None:
-            try:
-                irq.cpus = format_cpulist(parse_cpulist(text, node.ncpus))
-            except ValueError:
-                raise InvalidWrite("Invalid argument") from None
-
-        def set_mask(text: str, irq=irq) -> None:
-            try:
-                irq.cpus = format_cpulist(parse_mask(text, node.ncpus))
-            except ValueError:
-                raise InvalidWrite("Invalid argument") from None
-
-        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = lambda irq=irq: effective_cpus(node, irq) + "\n"
-        files[f"/proc/irq/{irq.number}/smp_affinity"] = lambda irq=irq: (
-            format_mask(parse_cpulist(effective_cpus(node, irq), node.ncpus), node.ncpus) + "\n"
-        )
-        files[f"/proc/irq/{irq.number}/node"] = lambda irq=irq: f"{node.nic(irq.dev).numa}\n"
-        writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
-        writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
-
-    files["/proc/interrupts"] = lambda: _interrupts(node)
-    files["/proc/meminfo"] = lambda: _meminfo(node)
-    files["/proc/version"] = lambda: (
+    files["/proc/interrupts"] = lambda _p: _interrupts(node)
+    files["/proc/meminfo"] = lambda _p: _meminfo(node)
+    files["/proc/version"] = lambda _p: (
         f"Linux version {node.versions['kernel']} (mockbuild@iad1-prod-build001."
         "bld.equ.rockylinux.org) (gcc (GCC) 11.4.1 20230605) #1 SMP PREEMPT_DYNAMIC\n"
     )
-    files["/proc/cmdline"] = lambda: node.platform.kernel_args + "\n"
+    files["/proc/cmdline"] = lambda _p: node.platform.kernel_args + "\n"
     files.update(platform_files(node))
-    files["/proc/uptime"] = lambda: f"{max(0.0, time.time() - node.booted_at):.2f} 0.00\n"
-    files["/proc/sys/kernel/hostname"] = lambda: node.name + "\n"
+    files["/proc/uptime"] = lambda _p: f"{max(0.0, time.time() - node.booted_at):.2f} 0.00\n"
+    files["/proc/sys/kernel/hostname"] = lambda _p: node.name + "\n"
+
+    # the LOADED module's version: differs from the file on disk (modinfo)
+    # until the next boot after an update (ofed_kernel_loaded, see faults.py)
+    def version(path: str) -> str:
+        v = node.versions
+        loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
+        mod = path.split("/")[3]  # /sys/module/<mod>/version
+        return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[mod] + "\n"
+
     for mod in node.modules:
-        files[f"/sys/module/{mod}/initstate"] = lambda: "live\n"
-
-        # the LOADED module's version: differs from the file on disk (modinfo)
-        # until the next boot after an update (ofed_kernel_loaded, see faults.py)
-        def version(mod=mod) -> str:
-            v = node.versions
-            loaded_ofed = v.get("ofed_kernel_loaded") or v["ofed_kernel"]
-            return {"mlx5_core": loaded_ofed, "nvidia": v["driver"], "nvidia_peermem": v["driver"]}[
-                mod
-            ] + "\n"
-
+        files[f"/sys/module/{mod}/initstate"] = live
         if mod in ("mlx5_core", "nvidia", "nvidia_peermem"):
             files[f"/sys/module/{mod}/version"] = version
     if node.kind == "sm":
-        files["/var/log/opensm.log"] = lambda: _opensm_log(cluster, node)
+        files["/var/log/opensm.log"] = lambda _p: _opensm_log(cluster, node)
     return files, writers
+
+
+def _irq_files(files, writers, node: NodeState) -> None:
+    """/proc/irq/<n>/{smp_affinity_list,smp_affinity,node}: five functions for
+    every IRQ of the node, each finding its IRQ by the number in the path."""
+    by_number = {irq.number: irq for irq in node.irqs}
+
+    def irq_of(path: str):
+        return by_number[int(path.split("/")[3])]  # /proc/irq/<n>/...
+
+    def get_list(path: str) -> str:
+        return effective_cpus(node, irq_of(path)) + "\n"
+
+    def get_mask(path: str) -> str:
+        return format_mask(parse_cpulist(effective_cpus(node, irq_of(path)), node.ncpus), node.ncpus) + "\n"
+
+    def get_node(path: str) -> str:
+        return f"{node.nic(irq_of(path).dev).numa}\n"
+
+    def set_list(path: str, text: str) -> None:
+        irq = irq_of(path)
+        try:
+            irq.cpus = format_cpulist(parse_cpulist(text, node.ncpus))
+        except ValueError:
+            raise InvalidWrite("Invalid argument") from None
+
+    def set_mask(path: str, text: str) -> None:
+        irq = irq_of(path)
+        try:
+            irq.cpus = format_cpulist(parse_mask(text, node.ncpus))
+        except ValueError:
+            raise InvalidWrite("Invalid argument") from None
+
+    for irq in node.irqs:
+        files[f"/proc/irq/{irq.number}/smp_affinity_list"] = get_list
+        files[f"/proc/irq/{irq.number}/smp_affinity"] = get_mask
+        files[f"/proc/irq/{irq.number}/node"] = get_node
+        writers[f"/proc/irq/{irq.number}/smp_affinity_list"] = set_list
+        writers[f"/proc/irq/{irq.number}/smp_affinity"] = set_mask
 
 
 def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) -> None:
     """/sys/class/net/<ipoib if>/{pkey,mode,mtu}: the ib_ipoib driver's
     attributes ("0x8200", "datagram"|"connected")."""
     net = f"/sys/class/net/{name}"
-    files[f"{net}/pkey"] = lambda: f"0x{pkey:04x}\n"
-    files[f"{net}/mode"] = lambda: mode + "\n"
-    files[f"{net}/mtu"] = lambda: f"{fab.ipoib_mtu(pkey) if mode == 'datagram' else 65520}\n"
+    files[f"{net}/pkey"] = lambda _p: f"0x{pkey:04x}\n"
+    files[f"{net}/mode"] = lambda _p: mode + "\n"
+    files[f"{net}/mtu"] = lambda _p: f"{fab.ipoib_mtu(pkey) if mode == 'datagram' else 65520}\n"
     if pkey != 0xFFFF:
-        files[f"{net}/parent"] = lambda: nic.netdev + "\n"
+        files[f"{net}/parent"] = lambda _p: nic.netdev + "\n"
 
-        def up() -> str:
+        def up(_path: str) -> str:
             table = fab.pkeys(node, nic)
             ok = fab.status(node, nic).state == "Active" and any(p & 0x7FFF == pkey & 0x7FFF for p in table)
             return "up\n" if ok else "down\n"
@@ -150,11 +184,11 @@ def _pkey(table: list[int], index: int) -> str:
 
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:
     dev = f"/sys/bus/pci/devices/0000:{bus}"
-    files[f"{dev}/numa_node"] = lambda: f"{numa()}\n"
-    files[f"{dev}/current_link_speed"] = lambda: _sysfs_speed(link.current_speed()) + "\n"
-    files[f"{dev}/current_link_width"] = lambda: f"{link.width}\n"
-    files[f"{dev}/max_link_speed"] = lambda: _sysfs_speed(link.cap_speed) + "\n"
-    files[f"{dev}/max_link_width"] = lambda: f"{link.cap_width}\n"
+    files[f"{dev}/numa_node"] = lambda _p: f"{numa()}\n"
+    files[f"{dev}/current_link_speed"] = lambda _p: _sysfs_speed(link.current_speed()) + "\n"
+    files[f"{dev}/current_link_width"] = lambda _p: f"{link.width}\n"
+    files[f"{dev}/max_link_speed"] = lambda _p: _sysfs_speed(link.cap_speed) + "\n"
+    files[f"{dev}/max_link_width"] = lambda _p: f"{link.cap_width}\n"
 
 
 def _sysfs_speed(speed: str) -> str:

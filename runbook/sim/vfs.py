@@ -52,31 +52,32 @@ class NodeFs:
     def __init__(self, cluster: Cluster, node: NodeState):
         self.cluster = cluster
         self.node = node
-        self._table: dict[str, Callable[[], str]] | None = None
-        self._writers: dict[str, Callable[[str], None]] = {}
+        self._table: dict[str, Callable[[str], str]] | None = None
+        self._writers: dict[str, Callable[[str, str], None]] = {}
         self._key: tuple = ()
         self._static_of: dict | None = None  # the table the computed part was built from
         self._static_systemd = False
         self._static_dirs: set[str] = set()
-        self._static_children: dict[str, set[str]] = {}
+        self._static_children: dict[str, tuple[str, ...]] = {}
         self._own_of: tuple = ()  # node.files, node.dirs the own part was built from
         self._own_versions: tuple = ()
         self._own_dirs: set[str] = set()
-        self._own_children: dict[str, set[str]] = {}
+        self._own_children: dict[str, tuple[str, ...]] = {}
 
     # ---- the computed part --------------------------------------------------
-    def _dynamic(self) -> dict[str, Callable[[], str]]:
+    def _dynamic(self) -> dict[str, Callable[[str], str]]:
         node = self.node
-        key = self._key  # (modules, boot_count, irqs, mst_started) the table was built for
+        # (modules, boot_count, irqs) the table was built for: what decides which paths
+        # exist (`mst start` does not; it was in this key and rebuilt every node's table)
+        key = self._key
         if (
             self._table is None
             or node.boot_count != key[1]
             or len(node.irqs) != key[2]
-            or node.mst_started != key[3]
             or node.modules != key[0]  # compared as they are: no tuple built on every read
         ):
             self._table, self._writers = sysfiles.table(self.cluster, node)
-            self._key = (list(node.modules), node.boot_count, len(node.irqs), node.mst_started)
+            self._key = (list(node.modules), node.boot_count, len(node.irqs))
             self._dirs = _parents(self._table)
         return self._table
 
@@ -136,7 +137,7 @@ class NodeFs:
             return self.node.files[path]
         getter = self._dynamic().get(path)
         if getter is not None:
-            return getter()
+            return getter(path)
         if path in DEVICES:
             return ""
         if self.isdir(path):
@@ -152,7 +153,7 @@ class NodeFs:
         writer = self._writers.get(path)
         if writer is not None:
             try:
-                writer(text)
+                writer(path, text)
             except sysfiles.InvalidWrite as exc:
                 raise FsError(str(exc)) from None
             return
@@ -211,7 +212,8 @@ class NodeFs:
         if not self.isdir(path):
             raise FsError("Not a directory" if self.isfile(path) else "No such file or directory")
         key = path.rstrip("/") or "/"
-        return sorted(self._static_children.get(key, set()) | self._own_children.get(key, set()))
+        static, own = self._static_children.get(key, ()), self._own_children.get(key, ())
+        return sorted(set(static).union(own)) if static and own else sorted(static or own)
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
         """Shell pathname expansion; [] when nothing matches."""
@@ -240,10 +242,13 @@ class NodeFs:
         return sorted(found)
 
 
-def _entries(paths, dirs: set[str]) -> dict[str, set[str]]:
+def _entries(paths, dirs: set[str]) -> dict[str, tuple[str, ...]]:
     """Directory -> the names in it, for `paths` in directories `dirs`. `dirs`
     holds every ancestor of every path (_parents), so each path and directory
-    adding itself to its parent lists every name a scan by prefix would find."""
+    adding itself to its parent lists every name a scan by prefix would find.
+    Kept as tuples of names: the garbage collector stops tracking a tuple of
+    strings, where a set stays tracked (hundreds per node, visited by every
+    full collection)."""
     children: dict[str, set[str]] = {}
     for group in (paths, dirs):
         for p in group:
@@ -252,7 +257,7 @@ def _entries(paths, dirs: set[str]) -> dict[str, set[str]]:
             if i < 0 or not name:
                 continue
             children.setdefault(p[:i] or "/", set()).add(name)
-    return children
+    return {d: tuple(names) for d, names in children.items()}
 
 
 def _parents(paths) -> set[str]:

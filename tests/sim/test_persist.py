@@ -57,3 +57,13 @@ def _scenario(tmp_path, faults):
     path = tmp_path / "scenario.yaml"
     path.write_text(yaml.safe_dump({"faults": faults}))
     return path
+
+
+def test_a_change_is_saved_after_a_second_or_later_when_saves_are_long():
+    from runbook.sim.lab import SAVE_SHARE, save_delay
+
+    assert save_delay(0.0) == save_delay(0.05) == 1.0  # a small lab: a second, as before
+    long_save = 0.4  # s of CPU: the whole JSON of a 1,000-node lab
+    wait = save_delay(long_save)
+    assert wait > 1.0
+    assert long_save / (wait + long_save) <= SAVE_SHARE + 1e-9  # saves take a tenth of the CPU at most
