@@ -107,7 +107,7 @@ def _argv(
             str(state),
             "--step",
             step,
-        ], {}
+        ], {"PYTHONPATH": str(REPO)}  # this checkout's runbook, never another one installed
     if client == "raw-asyncssh-cold":
         return raw + ["--mode", "cold"], {}
     if client == "raw-asyncssh-warm":
