@@ -31,7 +31,6 @@ import marshal
 import math
 import os
 import re
-import stat
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -40,6 +39,7 @@ from typing import Any
 
 from ..definition.model import Group, Host, Inventory, Phase, Runbook, Step
 from ..inventory.secrets import is_secret_name, is_secret_value
+from ..owned_files import trusted_file
 from .canonical import CanonicalError, canonical_bytes
 from .errors import StoreCorrupt, StoreError
 from .nofollow import DIR_MODE, open_fd
@@ -432,7 +432,7 @@ class InventoryRecords:
     def find(self, key: str | None) -> bytes | None:
         if key is None:
             return None
-        name = _own_file(self.dir / key)
+        name = trusted_file(self.dir / key)
         if name is None or not re.fullmatch(rb"[0-9a-f]{64}", name):
             return None
         try:
@@ -441,7 +441,7 @@ class InventoryRecords:
             return None
         # run ids begin with their start time: the latest first
         for run in sorted(runs, key=lambda p: p.name, reverse=True)[: self._RUNS_LOOKED_AT]:
-            data = _own_file(run / DIR_NAME / OBJECTS / f"{name.decode()}.json")
+            data = trusted_file(run / DIR_NAME / OBJECTS / f"{name.decode()}.json")
             if data is not None and sha256_hex(data).encode() == name:
                 return data
         return None
@@ -481,22 +481,3 @@ def _code_digest() -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
-
-
-def _own_file(path: Path) -> bytes | None:
-    """The bytes of a regular file of this user's that nobody else may write, opened
-    without following a link; None otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

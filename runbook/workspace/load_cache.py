@@ -21,6 +21,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from ..owned_files import ours, trusted_file
 from ..yamlsafe import LineDict, LineList
 
 DIR_NAME = "load-cache"
@@ -84,37 +85,11 @@ def _decode(data: Any, file: str) -> Any:
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def ours(st: os.stat_result, *, directory: bool) -> bool:
-    """Written by this user and writable by nobody else (a directory: 0700)."""
-    if st.st_uid != os.getuid():
-        return False
-    if directory:
-        return stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 == 0
-    return stat.S_ISREG(st.st_mode) and st.st_mode & 0o022 == 0
-
-
 def trusted_dir(path: Path) -> bool:
     try:
         return ours(os.lstat(path), directory=True)
     except OSError:
         return False
-
-
-def trusted_file(path: Path) -> bytes | None:
-    """The bytes of a file this user wrote (not a link), else None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return None
-    try:
-        if not ours(os.fstat(fd), directory=False):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def private_dir(path: Path) -> bool:

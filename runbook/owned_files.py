@@ -1,0 +1,37 @@
+"""Files and directories a cache may trust: this user's own, writable by nobody
+else, never reached through a symbolic link. The caches beside the runs (the
+load cache and lint cache of runbook/workspace, the definitions cache of
+runbook/store/definitions.py) read back only what passes these checks.
+A leaf module: imported before anything heavy on the way to the first connection."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+def ours(st: os.stat_result, *, directory: bool) -> bool:
+    """Written by this user and writable by nobody else (a directory: 0700)."""
+    if st.st_uid != os.getuid():
+        return False
+    if directory:
+        return stat.S_ISDIR(st.st_mode) and stat.S_IMODE(st.st_mode) & 0o077 == 0
+    return stat.S_ISREG(st.st_mode) and st.st_mode & 0o022 == 0
+
+
+def trusted_file(path: Path) -> bytes | None:
+    """The bytes of a file this user wrote (not a link), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        if not ours(os.fstat(fd), directory=False):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
