@@ -26,8 +26,12 @@ def skip_unwanted_messages() -> None:
     if _done:
         return
     _done = True
-    build_and_log = SSHLogger.log
-    describe_packet = SSHPacketLogger._log_packet
+    # These are asyncssh's internals (pyproject allows any asyncssh >= 2.24): an
+    # asyncssh without them is left as it is, never broken.
+    build_and_log = getattr(SSHLogger, "log", None)
+    describe_packet = getattr(SSHPacketLogger, "_log_packet", None)
+    if build_and_log is None or describe_packet is None:
+        return
 
     @functools.wraps(build_and_log)
     def log(self, level: int, msg: object, *args, **kwargs) -> None:
@@ -38,7 +42,8 @@ def skip_unwanted_messages() -> None:
     def log_packet(self, *args, **kwargs) -> None:
         # packets are logged at DEBUG, and only from debug level 3 (SSHLogger.packet)
         logger = self.logger
-        if logger._debug_level >= 3 and logger.logger.isEnabledFor(logging.DEBUG):
+        inner = getattr(logger, "logger", None)
+        if getattr(logger, "_debug_level", 3) >= 3 and (inner is None or inner.isEnabledFor(logging.DEBUG)):
             describe_packet(self, *args, **kwargs)
 
     SSHLogger.log = log

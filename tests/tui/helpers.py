@@ -15,6 +15,18 @@ async def wait_until(pilot, condition: Callable[[], bool], timeout: float = 15.0
         loop_time += 0.05
 
 
+async def verify_until_one_is_left(app, pilot, hosts: list[str]) -> None:
+    """Verify ssh-reachable from the step list and wait until every host but one
+    (the slow or hung one of the scenario) has answered."""
+    app.main.go_to_step("ssh-reachable")
+    await pilot.press("v")
+    await wait_until(
+        pilot,
+        lambda: app.main.feed.progress is not None and app.main.feed.progress.done == len(hosts) - 1,
+        what="every host but the slow one",
+    )
+
+
 async def run_to_end(app, pilot) -> None:
     """Wait for the step's worker, then for the final repaint to be drawn."""
     await app.workers.wait_for_complete()

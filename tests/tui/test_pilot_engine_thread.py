@@ -8,7 +8,7 @@ from runbook.tui.app import make_app
 from runbook.tui.screens.ask import AskScreen
 
 from .conftest import open_session, start_lab
-from .helpers import run_to_end, wait_until
+from .helpers import run_to_end, verify_until_one_is_left, wait_until
 
 HANGING = "gpu06"  # answers late in scenario-slow.yaml
 
@@ -68,15 +68,7 @@ async def test_quitting_mid_run_stops_the_engine_thread_and_the_run_is_whole(tmp
         app = make_app(session, blink=False)
         try:
             async with app.run_test(size=(160, 48)) as pilot:
-                app.main.go_to_step("ssh-reachable")
-                await pilot.press("v")
-                await wait_until(
-                    pilot,
-                    lambda: (
-                        app.main.feed.progress is not None and app.main.feed.progress.done == len(hosts) - 1
-                    ),
-                    what="every host but the slow one",
-                )
+                await verify_until_one_is_left(app, pilot, hosts)
                 assert len(engine_threads()) == 1  # the run is on the engine's thread
                 await pilot.press("q")
                 await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")

@@ -6,7 +6,7 @@ from runbook.tui.screens.ask import AskScreen
 from runbook.tui.screens.confirm import ConfirmScreen
 
 from .conftest import open_session, start_lab
-from .helpers import run_to_end, wait_until
+from .helpers import run_to_end, verify_until_one_is_left, wait_until
 
 HANGING = "gpu06"  # hangs (scenario-hang) or answers late (scenario-slow)
 
@@ -129,15 +129,7 @@ async def test_the_quit_question_shows_the_run_progress_live(tmp_path):
         app = make_app(session, blink=False)
         try:
             async with app.run_test(size=(80, 24)) as pilot:
-                app.main.go_to_step("ssh-reachable")
-                await pilot.press("v")
-                await wait_until(
-                    pilot,
-                    lambda: (
-                        app.main.feed.progress is not None and app.main.feed.progress.done == len(hosts) - 1
-                    ),
-                    what="all but the slow host",
-                )
+                await verify_until_one_is_left(app, pilot, hosts)
                 await pilot.press("q")
                 await wait_until(pilot, lambda: isinstance(app.screen, AskScreen), what="the quit question")
                 line = app.screen.query_one("#quit-progress")
