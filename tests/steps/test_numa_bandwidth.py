@@ -8,6 +8,7 @@ slow single-node all_reduce, only the runs across nodes."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 from runbook.definition.template import render_command
@@ -83,3 +84,22 @@ def test_a_nic_on_the_wrong_node_does_not_slow_single_node_nccl(machine_of):
     cluster_node = machine_of(2, {"gpu01": ["nic_numa_mismatch"]})("gpu01").state
     healthy = machine_of(2)("gpu01").state
     assert perfmodel.intra_factor(cluster_node) == perfmodel.intra_factor(healthy) == 1.0
+
+
+async def test_a_server_a_killed_run_left_behind_is_ended_first(machine_of):
+    # A run killed mid-step leaves its ib_write_bw server waiting for a client (for
+    # ever on a real node; here up to the sim's 120 s) on the port every server uses.
+    # The next run's first client would pair with it: wherever and however it was
+    # started (here off the NIC's node, so that pairing measures low), and the next
+    # run's own server, unable to listen, would never have its client. The step
+    # ends such a server first (fuser -k), then measures each NIC with its own.
+    node = machine_of(2)("gpu01")
+    left = asyncio.ensure_future(
+        run_line(node, "numactl -N 1 -m 1 ib_write_bw -d mlx5_0 -F --report_gbits -D 5 > /dev/null")
+    )
+    await asyncio.sleep(0.05)  # it listens
+    assert not left.done()
+    command = render_command(runbook().step("ib-write-bw").verify.run, seed_vars("gpu01"))
+    out, _, _ = await run_line(node, command)
+    assert (await left)[2] == 137  # killed, as psmisc fuser -k does
+    assert judge("ib-write-bw", {"gpu01": out})["gpu01"].status.value == "pass"
