@@ -9,7 +9,18 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
+from runbook.definition.loader import load_runbook
+from runbook.inventory.load import load_inventory
 from runbook.transport.result import CommandResult
+
+
+def load_world(directory, steps: str, inventory: str):
+    """(runbook, inventory) written to `directory` from YAML texts: one steps
+    file and one inventory, loaded as the CLI loads them."""
+    (directory / "steps").mkdir()
+    (directory / "steps" / "10-p.yaml").write_text(steps)
+    (directory / "inv.yaml").write_text(inventory)
+    return load_runbook(directory / "steps"), load_inventory(directory / "inv.yaml")
 
 
 @dataclass

@@ -11,11 +11,10 @@ from runbook.definition.targets import ordered
 from runbook.engine.runner import Engine
 from runbook.engine.scheduler import barrier, segments
 from runbook.errors import InputError
-from runbook.inventory.load import load_inventory
 from runbook.run.events import HostFinished, HostStarted, StepFinished, StepStarted
 from runbook.run.state import RunState
 
-from .fakes import FakeHost, FakeTransport
+from .fakes import FakeHost, FakeTransport, load_world
 
 STEPS = """\
 phase: p
@@ -87,11 +86,7 @@ all:
 
 @pytest.fixture
 def world(tmp_path):
-    (tmp_path / "steps").mkdir()
-    (tmp_path / "steps" / "10-p.yaml").write_text(STEPS)
-    (tmp_path / "inv.yaml").write_text(INVENTORY)
-    rb = load_runbook(tmp_path / "steps")
-    inv = load_inventory(tmp_path / "inv.yaml")
+    rb, inv = load_world(tmp_path, STEPS, INVENTORY)
     return rb, inv
 
 
