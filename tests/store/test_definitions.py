@@ -150,7 +150,7 @@ def _new_run(state: Path, run_id: str) -> RunDefinitions:
 
 def test_a_new_run_of_the_same_inventory_takes_its_record_from_a_run_before(tmp_path, shipped, monkeypatch):
     """Serialising every host's merged vars again is what a new run of the same
-    inventory does not do (store/definitions.py InventoryRecords): the object comes out of
+    inventory does not do (store/inventory_records.py InventoryRecords): the object comes out of
     the earlier run, byte for byte what the record would be, and the run keeps its own copy."""
     from runbook.store import definitions
 
