@@ -179,7 +179,8 @@ class Store(StoreQueries):
                 lock.note_run(run_id)
                 store = cls(run_dir, read_only=False, lock=lock)
                 store._load(fresh=True)
-                store.checkpoint()
+                if store._checkpointed_at[0] != store._fed["events"]:  # (_load wrote it)
+                    store.checkpoint()
             return store
         except BaseException:
             lock.release()  # (a store that failed to load has no writer yet)
