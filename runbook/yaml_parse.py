@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError, Problem
-from .yamlsafe import MAX_EXPANDED_NODES, LineDict, LineList
+from .yaml_tree import MAX_EXPANDED_NODES, LineDict, LineList
 
 # libyaml's parser when present (several times faster on large inventories);
 # the constructors below are Python either way, so behaviour is identical.

@@ -4,7 +4,8 @@ PyYAML silently keeps the last of two duplicate keys (yaml/pyyaml#165); in a
 runbook that hides a mistake, so it is an error here. Mappings and sequences
 come back as `LineDict` / `LineList`, plain dict/list subclasses that also know
 the 1-based line of themselves and of each key or item, so every later check
-can report `FILE:LINE: message`. The parser itself is runbook/yaml_parse.py.
+can report `FILE:LINE: message`. The trees' types are in runbook/yaml_tree.py, the
+parser itself in runbook/yaml_parse.py (imported only when a text is parsed).
 """
 
 from __future__ import annotations
@@ -13,39 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, Problem
+from .yaml_tree import MAX_EXPANDED_NODES, LineDict, LineList
 
-
-class LineDict(dict):
-    line: int = 0
-    file: str = ""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.key_lines: dict[Any, int] = {}
-
-    def line_of(self, key: Any) -> int:
-        return self.key_lines.get(key, self.line)
-
-
-class LineList(list):
-    line: int = 0
-    file: str = ""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.item_lines: list[int] = []
-
-    def line_of(self, index: int) -> int:
-        if 0 <= index < len(self.item_lines):
-            return self.item_lines[index]
-        return self.line
-
-
-# Values a document may stand for once its aliases are expanded. A real step
-# file or inventory has thousands; an alias bomb ("billion laughs": each level
-# repeats the one before nine times) has billions and exhausts memory the
-# first time the value is copied or hashed.
-MAX_EXPANDED_NODES = 1_000_000
+__all__ = ["MAX_EXPANDED_NODES", "LineDict", "LineList", "load_file", "load_text", "text_cache"]
 
 
 # Parsed trees by text (workspace/load_cache.py), set while a state directory's
