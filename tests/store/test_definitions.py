@@ -11,7 +11,7 @@ import pytest
 
 from runbook.inventory.load import select_hosts
 from runbook.store.definitions import RunDefinitions
-from runbook.store.errors import StoreCorrupt
+from runbook.store.errors import StoreCorrupt, StoreError
 from runbook.workspace.project import load_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -242,3 +242,32 @@ def test_a_new_run_links_the_objects_an_earlier_run_wrote_with_the_same_bytes(tm
     shutil.rmtree(first.directory.parent)  # the run stands on its own
     assert second.current()[0].sha256 == shipped.runbook.sha256
     assert second.current()[1].sha256 == shipped.inventory.sha256
+
+
+def test_a_new_store_records_its_definitions_alongside_its_journal(tmp_path, shipped, monkeypatch):
+    """Store.create(definitions=...) (what a session creating a run uses): the run's
+    definitions are recorded while its journal is made, there when create returns;
+    when recording them fails, the error is create's, the store is closed and the
+    state directory's lock free again."""
+    from runbook.store import Store
+    from runbook.store.lock import StateLock
+    from tests.store.helpers import new_store
+
+    store = new_store(tmp_path, "run-1", definitions=(shipped.runbook, shipped.inventory))
+    try:
+        runbook, inventory = store.recorded_definitions()
+        assert runbook.sha256 == shipped.runbook.sha256 and inventory.sha256 == shipped.inventory.sha256
+        assert store.run_info()["events"] == 1
+    finally:
+        store.close()
+
+    def broken(self, runbook, inventory):
+        raise StoreError(f"{self.directory}: cannot record the definitions: disk full")
+
+    monkeypatch.setattr(RunDefinitions, "record", broken)
+    with pytest.raises(StoreError, match="disk full"):
+        new_store(tmp_path, "run-2", definitions=(shipped.runbook, shipped.inventory))
+    lock = StateLock(tmp_path)
+    lock.acquire()  # free: nobody holds it
+    lock.release()
+    assert isinstance(Store.open(tmp_path, "run-1", read_only=True), Store)
