@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from .coalesce import coalesce
+from .lean_ssh import lean
 from .machine import Machine
 from .session import exec_channel, run_line
 
@@ -36,6 +37,7 @@ class _Tracker(asyncssh.SSHServer):
         self.conn = conn
         self.node.conns.add(conn)
         coalesce(conn)  # one socket write per loop turn, not one per SSH packet (sim/coalesce.py)
+        lean(conn)  # no SSH_MSG_IGNORE before every packet, no unwanted log messages (sim/lean_ssh.py)
 
     def connection_lost(self, exc) -> None:
         self.node.conns.discard(self.conn)
