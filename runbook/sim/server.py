@@ -145,7 +145,7 @@ class SimNode:
         await asyncio.sleep(self.lab.reboot_seconds)
         self.lab.cluster.boot(self.state)
         await self._boot_units()
-        self.lab.mark_dirty()
+        self.lab.mark_dirty(self.name)
         await self.start()
 
     async def _boot_units(self) -> None:
