@@ -47,7 +47,10 @@ async def _child(inventory: Path, hosts: int, rounds: int) -> dict:
         cpu = time.process_time() - c0
     finally:
         await t.close()
-    return {"us_per_command": round(1e6 * cpu / (rounds * len(chosen)), 1), "exit": sorted(map(str, statuses))}
+    return {
+        "us_per_command": round(1e6 * cpu / (rounds * len(chosen)), 1),
+        "exit": sorted(map(str, statuses)),
+    }
 
 
 def run_child(tree: Path, inventory: Path, hosts: int, rounds: int) -> dict:
@@ -94,7 +97,9 @@ def main() -> None:
                     tree = a.base if which == "base" else a.change
                     r = run_child(tree, lab.inventory, a.nodes, a.rounds)
                     runs.setdefault(f"{which} / {lab_name}", []).append(r["us_per_command"])
-                    print(f"pair {i} {which:6} {lab_name:18} {r['us_per_command']:7.1f} us/command {r['exit']}")
+                    print(
+                        f"pair {i} {which:6} {lab_name:18} {r['us_per_command']:7.1f} us/command {r['exit']}"
+                    )
     finally:
         for lab in labs.values():
             lab.stop()
