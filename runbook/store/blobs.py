@@ -23,6 +23,11 @@ from .storage import fsync_dir
 class BlobStore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
+        # Names this object wrote durably, or found on disk: a run writes the
+        # same outputs again and again (a fleet's equal outputs, a step run
+        # again), and each was a stat and two Paths per batch. Blobs are never
+        # removed, so a name once here stays true.
+        self._present: set[str] = set()
 
     def path(self, sha256: str) -> Path:
         return self.directory / sha256
@@ -39,9 +44,15 @@ class BlobStore:
 
     def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
         """Store (sha256, bytes) pairs durably: one directory fsync for the lot."""
-        new = [(sha, data) for sha, data in dict(blobs).items() if not self.exists(sha)]
-        if not new:
-            return
+        present = self._present
+        new = [
+            (sha, data) for sha, data in dict(blobs).items() if sha not in present and not self.exists(sha)
+        ]
+        if new:
+            self._write(new)
+        present.update(sha for sha, _ in blobs)  # on disk: found there, or written durably
+
+    def _write(self, new: list[tuple[str, bytes]]) -> None:
         self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
         for sha, data in new:
             tmp = self.directory / f".tmp-{sha}-{os.getpid()}"

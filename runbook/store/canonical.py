@@ -61,26 +61,50 @@ def _utf16_key(name: str) -> bytes:
     return name.encode("utf-16-be", "surrogatepass")
 
 
+# A dict's member names, in its own order -> the members in canonical order, each
+# with the text written before its value. The events of one type have the same
+# names in the same order: checking and sorting them happens once per type, not
+# once per event (bounded: a few hundred shapes in a run).
+_PLANS: dict[tuple[str, ...], tuple[tuple[str, str], ...]] = {}
+_PLANS_MAX = 4096
+_STR = {str}
+
+
+def _plan(obj: dict) -> tuple[tuple[str, str], ...]:
+    names = tuple(obj)
+    plan = _PLANS.get(names)
+    # (a str subclass equal to a name would find the plan: the types are checked anyway)
+    if plan is not None and (not names or {*map(type, names)} == _STR):
+        return plan
+    if not all(type(k) is str for k in names):
+        raise CanonicalError("object key is not a string")
+    # ASCII keys sort the same by code point as by UTF-16 code unit
+    ordered = sorted(names, key=None if all(k.isascii() for k in names) else _utf16_key)
+    plan = tuple((k, ("," if i else "") + encode_basestring(k) + ":") for i, k in enumerate(ordered))
+    if len(_PLANS) < _PLANS_MAX:
+        _PLANS[names] = plan
+    return plan
+
+
 def _fast(obj: Any, out: list[str]) -> None:
     """_encode without the bookkeeping of paths (they are only for error
     messages) and with the common cases first: it runs for every journal event."""
     if isinstance(obj, str):
         out.append(encode_basestring(obj))
     elif isinstance(obj, dict):
-        keys = list(obj)
-        if not all(type(k) is str for k in keys):
-            raise CanonicalError("object key is not a string")
-        # ASCII keys sort the same by code point as by UTF-16 code unit
-        keys.sort(key=None if all(k.isascii() for k in keys) else _utf16_key)
         out.append("{")
-        first = True
-        for k in keys:
-            if not first:
-                out.append(",")
-            first = False
-            out.append(encode_basestring(k))
-            out.append(":")
-            _fast(obj[k], out)
+        for name, before in _plan(obj):
+            out.append(before)
+            value = obj[name]
+            kind = type(value)  # the usual members written here, without a call
+            if kind is str:
+                out.append(encode_basestring(value))
+            elif value is None:
+                out.append("null")
+            elif kind is int:
+                out.append(str(value))
+            else:
+                _fast(value, out)
         out.append("}")
     elif obj is None:
         out.append("null")

@@ -8,9 +8,11 @@ the end of its last line); opening a run checks that the journal holds that
 head at that place, loads the checkpoint and applies only the events after
 it. When the file is missing, damaged (its checksum), edited, or does not
 match the journal, the run is rebuilt from the journal and the user is told
-so in one line. Written atomically (ProgressStorage.write) when
+so in one line. Written atomically (ProgressStorage.write_payload) when
 checkpoint_due() says so: at step boundaries and every CHECKPOINT_SECONDS
-during a long step, further apart when a checkpoint itself is costly.
+during a long step, further apart when a checkpoint itself is costly. Only
+the documents that changed since the last checkpoint are encoded again
+(ProgressDocs, encode()): the bytes are those of encoding it whole.
 
 Tables (query them with tinydb's own API, see README.md):
   progress    one document per step x host: status and reason (as judged by
@@ -38,6 +40,7 @@ import json
 import os
 import time
 import zlib
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +131,10 @@ class ProgressStorage(Storage):
         return data
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
-        payload = _dumps(data)
+        self.write_payload(_dumps(data))
+
+    def write_payload(self, payload: bytes) -> None:
+        """Write line 2 already encoded (progress.encode)."""
         header = json.dumps({HEADER_KEY: FORMAT, "crc32": zlib.crc32(payload)})
         write_atomic(self.path, header.encode() + b"\n" + payload)
 
@@ -190,13 +196,23 @@ class ProgressDocs:
     """The `progress` documents, rebuilt only for the step x host pairs whose
     result or decisions changed since the last checkpoint (and those under a
     decision with an expiry, whose judgement moves with the clock): a
-    checkpoint's cost follows what changed, not the size of the run."""
+    checkpoint's cost follows what changed, not the size of the run. Each
+    document's encoded form is kept too (`table_parts`): a 1,000-node run's
+    table is ~40 MB of JSON, re-encoded whole at every checkpoint before.
+
+    Relies on RunState.outcomes only growing (a pair keeps its place once
+    added, none is removed); a state that shrank, or another state object, is
+    rebuilt whole."""
 
     def __init__(self) -> None:
         self.docs: dict[tuple[str, str], dict[str, Any]] = {}
         self.dirty: set[tuple[str, str]] = set()
         self.dirty_steps: set[str] = set()
         self.everything = True
+        self._state: RunState | None = None
+        self._order: list[tuple[str, str]] = []  # state.outcomes' keys, in its order
+        self._place: dict[tuple[str, str], int] = {}  # key -> index in _order
+        self._encoded: list[bytes | None] = []  # b'"<doc id>":<document>' per key, None when stale
 
     def changed(self, step: str, host: str | None = None) -> None:
         if host is None:
@@ -204,22 +220,44 @@ class ProgressDocs:
         else:
             self.dirty.add((step, host))
 
-    def current(self, state: RunState, at: float) -> list[dict[str, Any]]:
-        timed = {d.step_id for d in state.decisions if d.expires is not None}
-        docs = self.docs
-        for key in state.outcomes:
-            if (
-                self.everything
-                or key in self.dirty
-                or key[0] in self.dirty_steps
-                or key[0] in timed
-                or key not in docs
-            ):
+    def _refresh(self, state: RunState, at: float) -> None:
+        outcomes = state.outcomes
+        whole = self.everything or state is not self._state or len(outcomes) < len(self._order)
+        if whole:
+            self.docs, self._order, self._place, self._encoded = {}, [], {}, []
+            self._state = state
+        dirty = self.dirty
+        for key in islice(outcomes, len(self._order), None):  # pairs added since
+            self._place[key] = len(self._order)
+            self._order.append(key)
+            self._encoded.append(None)
+            dirty.add(key)
+        steps = self.dirty_steps | {d.step_id for d in state.decisions if d.expires is not None}
+        if steps:
+            dirty.update(key for key in self._order if key[0] in steps)
+        place, encoded, docs = self._place, self._encoded, self.docs
+        for key in dirty:
+            i = place.get(key)
+            if i is not None:
                 docs[key] = progress_doc(state, key[0], key[1], at)
-        self.dirty.clear()
+                encoded[i] = None
+        dirty.clear()
         self.dirty_steps.clear()
         self.everything = False
-        return [docs[key] for key in state.outcomes]
+
+    def current(self, state: RunState, at: float) -> list[dict[str, Any]]:
+        self._refresh(state, at)
+        return [self.docs[key] for key in self._order]
+
+    def table_parts(self, state: RunState, at: float) -> list[bytes]:
+        """The members of the `progress` table as _dumps writes `_table(current(...))`
+        (each after its comma), encoding only the documents that changed since."""
+        self._refresh(state, at)
+        encoded, docs = self._encoded, self.docs
+        for i, key in enumerate(self._order):
+            if encoded[i] is None:
+                encoded[i] = b'%s"%d":%b' % (b"," if i else b"", i + 1, _dumps(docs[key]))
+        return encoded  # type: ignore[return-value]
 
 
 def to_data(
@@ -233,6 +271,33 @@ def to_data(
     line and line_start (the journal line the last event is on)."""
     at = time.time() if at is None else at
     progress = (docs or ProgressDocs()).current(state, at)
+    meta, rest = _meta_and_rest(state, blob_refs, position, at)
+    return {"meta": {"1": meta}, "progress": _table(progress), **rest}
+
+
+def encode(
+    state: RunState,
+    blob_refs: list[tuple[str, int, str]],
+    position: dict[str, Any],
+    docs: ProgressDocs,
+    at: float | None = None,
+) -> bytes:
+    """_dumps(to_data(...)), the same bytes, with the `progress` table from the
+    documents' kept encodings (ProgressDocs.table_parts), in one copy."""
+    at = time.time() if at is None else at
+    table = docs.table_parts(state, at)
+    meta, rest = _meta_and_rest(state, blob_refs, position, at)
+    parts = [b'{"meta":', _dumps({"1": meta}), b',"progress":{', *table, b"}"]
+    for name, value in rest.items():
+        parts += [b',"%s":' % name.encode(), _dumps(value)]
+    parts.append(b"}")
+    return b"".join(parts)
+
+
+def _meta_and_rest(
+    state: RunState, blob_refs: list[tuple[str, int, str]], position: dict[str, Any], at: float
+) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The meta document, and the tables after `progress` (decisions, pending, host_keys)."""
     decisions = [d.as_record() for d in state.decisions]
     meta = dict(
         position,
@@ -247,9 +312,7 @@ def to_data(
         blobs=[list(b) for b in blob_refs],
         pending_keys=[list(k) for k in state.pending],
     )
-    return {
-        "meta": {"1": meta},
-        "progress": _table(progress),
+    return meta, {
         "decisions": _table(decisions),
         "pending": _table(list(state.pending.values())),
         "host_keys": _table([dict(v, host=h) for h, v in state.host_keys.items()]),

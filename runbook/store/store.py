@@ -372,8 +372,8 @@ class Store(StoreQueries):
             began = time.monotonic()
             pos = dict(self._fed, run_id=self.directory.name)
             try:
-                progress.ProgressStorage(self.progress_path).write(
-                    progress.to_data(self.state, self._blob_refs, pos, docs=self._docs)
+                progress.ProgressStorage(self.progress_path).write_payload(
+                    progress.encode(self.state, self._blob_refs, pos, self._docs)
                 )
                 progress.write_atomic(
                     self.directory / HEAD_NAME,

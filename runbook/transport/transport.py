@@ -50,11 +50,13 @@ from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.connect import Connector
 from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget, TargetResolver
+from runbook.transport.packets import lighter_packets
 from runbook.transport.pool import ConnectionPool
 from runbook.transport.result import CommandResult, ConnectFailed
 from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, TIMEOUT_PREFIX, OnLine, Outcome, execute
 
 log = logging.getLogger(__name__)
+lighter_packets()  # no padding IGNORE before each packet with AES-GCM, one AESGCM per key
 
 _WAIT_BACK_PROBE_TIMEOUT = 10.0
 # Read-only commands in flight at once: unbounded until connections drop
