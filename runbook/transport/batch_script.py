@@ -1,0 +1,130 @@
+"""Several read-only commands of one host as ONE shell script, and the script's
+output split back into each command's own stdout, stderr and exit status.
+
+    script = BatchScript(["nvidia-smi -q", "ofed_info -s"])
+    ... run script.text in one exec channel; feed what arrives:
+    script.feed(0, data)   # stdout bytes        script.feed(1, data)   # stderr bytes
+    script.done            # how many commands have finished (both markers seen)
+    script.result(i)       # (stdout, stderr, exit_status) of command i, once done
+
+Each command runs as the login shell runs an exec request: `"$SHELL" -c CMD`
+with $0 the shell's name (sshd's argv[0]), so `exit`, `set -e`, `cd`, a syntax
+error or a failing command stay inside it and its messages read as they would
+from its own channel. After each one the script writes a marker line on stdout
+AND on stderr: a newline, a per-script random token (`secrets`), the command's
+index and its exit status. The newline before the token is the script's, not
+the command's, so output without a trailing newline comes back byte-exact.
+
+The token is never in the script as one word: it is printed as two halves
+(`printf '%s%s' A B`), so a command that shows the script's own command line
+(ps, /proc/*/cmdline, a tool echoing its parent) cannot print a marker. Any
+marker that is not the next one expected (wrong index, a status that is not a
+number) stops the split: what is not finished is the caller's to run alone.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shlex
+
+# A status above 128 is what the script's shell sees from a command killed by a
+# signal; from its own channel that command would have had no exit status
+# ("killed by signal ...", unknown). The two cannot be told apart here: such a
+# command is the caller's to run again alone (it is read-only).
+SIGNALLED = 128
+
+
+def build(commands: list[str], token: str) -> str:
+    half = len(token) // 2
+    a, b = token[:half], token[half:]
+    lines = ['__rb_sh="${SHELL:-/bin/sh}"']
+    for i, command in enumerate(commands):
+        lines.append(f'"$__rb_sh" -c {shlex.quote(command)} "${{__rb_sh##*/}}"')
+        mark = f"printf '\\n%s%s {i} %d\\n' {a} {b} \"$__rb_s\""
+        lines.append(f"__rb_s=$?; {mark}; {mark} >&2")
+    return "\n".join(lines) + "\n"
+
+
+class _Stream:
+    """One of stdout/stderr: bytes in, finished segments out (one per command)."""
+
+    def __init__(self, marker: bytes):
+        self.marker = marker
+        self.buf = bytearray()
+        self.start = 0  # where the current command's output begins in buf
+        self.scan = 0  # where to look for the next marker from
+        self.segments: list[bytes] = []
+        self.statuses: list[int] = []
+        self.bad = False
+
+    def feed(self, data: bytes) -> None:
+        self.buf += data
+        while not self.bad:
+            at = self.buf.find(self.marker, self.scan)
+            if at < 0:
+                self.scan = max(self.start, len(self.buf) - len(self.marker) + 1)
+                return
+            end = self.buf.find(b"\n", at + len(self.marker))
+            if end < 0:
+                self.scan = at  # the marker's line is not complete yet
+                return
+            fields = bytes(self.buf[at + len(self.marker) : end]).split(b" ")
+            index = len(self.segments)
+            if len(fields) != 2 or fields[0] != str(index).encode() or not fields[1].isdigit():
+                self.bad = True
+                return
+            self.segments.append(bytes(self.buf[self.start : at]))
+            self.statuses.append(int(fields[1]))
+            self.start = self.scan = end + 1
+
+    def pending(self) -> bytes:
+        """The output of the command still running (no marker yet)."""
+        return bytes(self.buf[self.start :])
+
+
+class BatchScript:
+    def __init__(self, commands: list[str], token: str | None = None):
+        self.commands = list(commands)
+        self.token = token or secrets.token_hex(16)
+        self.text = build(self.commands, self.token)
+        marker = b"\n" + self.token.encode() + b" "
+        self._streams = (_Stream(marker), _Stream(marker))
+
+    def feed(self, stream: int, data: bytes) -> None:
+        """stream 0 stdout, 1 stderr."""
+        self._streams[stream].feed(data)
+
+    @property
+    def done(self) -> int:
+        """Commands finished: both their markers seen, with the same status."""
+        out, err = self._streams
+        n = min(len(out.segments), len(err.segments))
+        for i in range(n):
+            if out.statuses[i] != err.statuses[i]:
+                return i
+        return n
+
+    @property
+    def broken(self) -> bool:
+        """A marker that was not the one expected: nothing after it is trusted."""
+        out, err = self._streams
+        return out.bad or err.bad or self.done < min(len(out.segments), len(err.segments))
+
+    def result(self, i: int) -> tuple[str, str, int]:
+        out, err = self._streams
+        return (
+            out.segments[i].decode("utf-8", "replace"),
+            err.segments[i].decode("utf-8", "replace"),
+            out.statuses[i],
+        )
+
+    def partial(self, i: int) -> tuple[str, str]:
+        """What command i, still in flight, has written so far (after a timeout)."""
+        texts = []
+        for s in self._streams:
+            data = s.segments[i] if len(s.segments) > i else s.pending()
+            texts.append(data.decode("utf-8", "replace"))
+        return texts[0], texts[1]
+
+    def kept(self) -> int:
+        return sum(len(s.buf) for s in self._streams)
