@@ -1,7 +1,7 @@
 """Several read-only commands of one host as ONE shell script, and the script's
 output split back into each command's own stdout, stderr and exit status.
 
-    script = BatchScript(["nvidia-smi -q", "ofed_info -s"])
+    script = BatchScript(["nvidia-smi -q", "ofed_info -s"], token)
     ... run script.text in one exec channel; feed what arrives:
     script.feed(0, data)   # stdout bytes        script.feed(1, data)   # stderr bytes
     script.done            # how many commands have finished (both markers seen)
@@ -11,15 +11,17 @@ Each command runs as the login shell runs an exec request: `"$SHELL" -c CMD`
 with $0 the shell's name (sshd's argv[0]), so `exit`, `set -e`, `cd`, a syntax
 error or a failing command stay inside it and its messages read as they would
 from its own channel. After each one the script writes a marker line on stdout
-AND on stderr: a newline, a per-script random token (`secrets`), the command's
-index and its exit status. The newline before the token is the script's, not
-the command's, so output without a trailing newline comes back byte-exact.
+(a newline, the token, the command's index and its exit status) and on stderr
+(the same without the status). The newline before the token is the script's,
+not the command's, so output without a trailing newline comes back byte-exact.
 
-The token is never in the script as one word: it is printed as two halves
-(`printf '%s%s' A B`), so a command that shows the script's own command line
-(ps, /proc/*/cmdline, a tool echoing its parent) cannot print a marker. Any
-marker that is not the next one expected (wrong index, a status that is not a
-number) stops the split: what is not finished is the caller's to run alone.
+The token is random (`secrets`, one per transport: a run) and never in the
+script as one word (it is put together from two halves in a variable the
+commands cannot see), so a command that shows the script's own command line
+(ps, /proc/*/cmdline) cannot print a marker. A marker that is not the next
+one expected stops the split: what is not finished is the caller's to run
+alone. The same commands make the same script in a run (the simulator's shell
+keeps the parse of a text it has seen: runbook/sim/shell/parser.py).
 """
 
 from __future__ import annotations
@@ -35,21 +37,26 @@ SIGNALLED = 128
 
 
 def build(commands: list[str], token: str) -> str:
+    """The script. Short per command: the simulator's shell (and any sshd log)
+    reads every character of it. Its variables are not exported: the commands,
+    each in a shell of its own, cannot see them."""
     half = len(token) // 2
-    a, b = token[:half], token[half:]
-    lines = ['__rb_sh="${SHELL:-/bin/sh}"']
+    lines = [
+        f'_rbS="${{SHELL:-/bin/sh}}";_rbN="${{_rbS##*/}}";_rbA={token[:half]};_rbT="$_rbA"{token[half:]}'
+    ]
     for i, command in enumerate(commands):
-        lines.append(f'"$__rb_sh" -c {shlex.quote(command)} "${{__rb_sh##*/}}"')
-        mark = f"printf '\\n%s%s {i} %d\\n' {a} {b} \"$__rb_s\""
-        lines.append(f"__rb_s=$?; {mark}; {mark} >&2")
+        lines.append(f'"$_rbS" -c {shlex.quote(command)} "$_rbN"')
+        lines.append(f"printf '\\n%s {i} %d\\n' \"$_rbT\" $?;printf '\\n%s {i}\\n' \"$_rbT\" >&2")
     return "\n".join(lines) + "\n"
 
 
 class _Stream:
-    """One of stdout/stderr: bytes in, finished segments out (one per command)."""
+    """One of stdout/stderr: bytes in, finished segments out (one per command).
+    Stdout's markers carry the exit status, stderr's only the index."""
 
-    def __init__(self, marker: bytes):
+    def __init__(self, marker: bytes, with_status: bool):
         self.marker = marker
+        self.fields = 2 if with_status else 1
         self.buf = bytearray()
         self.start = 0  # where the current command's output begins in buf
         self.scan = 0  # where to look for the next marker from
@@ -70,11 +77,11 @@ class _Stream:
                 return
             fields = bytes(self.buf[at + len(self.marker) : end]).split(b" ")
             index = len(self.segments)
-            if len(fields) != 2 or fields[0] != str(index).encode() or not fields[1].isdigit():
+            if len(fields) != self.fields or fields[0] != str(index).encode() or not fields[-1].isdigit():
                 self.bad = True
                 return
             self.segments.append(bytes(self.buf[self.start : at]))
-            self.statuses.append(int(fields[1]))
+            self.statuses.append(int(fields[-1]))
             self.start = self.scan = end + 1
 
     def pending(self) -> bytes:
@@ -84,11 +91,12 @@ class _Stream:
 
 class BatchScript:
     def __init__(self, commands: list[str], token: str | None = None):
+        """`token`: hex, at least 32 digits; a fresh one when not given."""
         self.commands = list(commands)
         self.token = token or secrets.token_hex(16)
         self.text = build(self.commands, self.token)
         marker = b"\n" + self.token.encode() + b" "
-        self._streams = (_Stream(marker), _Stream(marker))
+        self._streams = (_Stream(marker, True), _Stream(marker, False))
 
     def feed(self, stream: int, data: bytes) -> None:
         """stream 0 stdout, 1 stderr."""
@@ -96,19 +104,13 @@ class BatchScript:
 
     @property
     def done(self) -> int:
-        """Commands finished: both their markers seen, with the same status."""
-        out, err = self._streams
-        n = min(len(out.segments), len(err.segments))
-        for i in range(n):
-            if out.statuses[i] != err.statuses[i]:
-                return i
-        return n
+        """Commands finished: both their markers seen."""
+        return min(len(s.segments) for s in self._streams)
 
     @property
     def broken(self) -> bool:
         """A marker that was not the one expected: nothing after it is trusted."""
-        out, err = self._streams
-        return out.bad or err.bad or self.done < min(len(out.segments), len(err.segments))
+        return any(s.bad for s in self._streams)
 
     def result(self, i: int) -> tuple[str, str, int]:
         out, err = self._streams

@@ -91,7 +91,7 @@ async def run_many(
 
 
 async def _batch(transport, conn, host, commands, first, begin, on_result, line_sink, retries) -> BatchEnd:
-    script = BatchScript([c for c, _ in commands])
+    script = BatchScript([c for c, _ in commands], transport.batch_token)
 
     def finished(k: int, stdout: str, stderr: str, status: int, began: float, ended: float) -> None:
         i = first + k

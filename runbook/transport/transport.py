@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -102,6 +103,7 @@ class Transport:
         self.hosts = hosts
         self.policy = policy
         self.output_cap = output_cap
+        self.batch_token = secrets.token_hex(16)  # the markers of run_many's scripts (batch_script.py)
         if ssh_config is None:
             default = Path("~/.ssh/config").expanduser()
             ssh_config = [default] if default.is_file() else []
