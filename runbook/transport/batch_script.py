@@ -70,19 +70,23 @@ class _Stream:
             at = self.buf.find(self.marker, self.scan)
             if at < 0:
                 self.scan = max(self.start, len(self.buf) - len(self.marker) + 1)
-                return
+                break
             end = self.buf.find(b"\n", at + len(self.marker))
             if end < 0:
                 self.scan = at  # the marker's line is not complete yet
-                return
+                break
             fields = bytes(self.buf[at + len(self.marker) : end]).split(b" ")
             index = len(self.segments)
             if len(fields) != self.fields or fields[0] != str(index).encode() or not fields[-1].isdigit():
                 self.bad = True
-                return
+                break
             self.segments.append(bytes(self.buf[self.start : at]))
             self.statuses.append(int(fields[-1]))
             self.start = self.scan = end + 1
+        if self.start:  # what is split off is not kept twice
+            del self.buf[: self.start]
+            self.scan -= self.start
+            self.start = 0
 
     def pending(self) -> bytes:
         """The output of the command still running (no marker yet)."""
@@ -113,12 +117,13 @@ class BatchScript:
         return any(s.bad for s in self._streams)
 
     def result(self, i: int) -> tuple[str, str, int]:
+        """Command i's output and status, once; its bytes are let go."""
         out, err = self._streams
-        return (
-            out.segments[i].decode("utf-8", "replace"),
-            err.segments[i].decode("utf-8", "replace"),
-            out.statuses[i],
-        )
+        texts = []
+        for stream in (out, err):
+            texts.append(stream.segments[i].decode("utf-8", "replace"))
+            stream.segments[i] = b""
+        return texts[0], texts[1], out.statuses[i]
 
     def partial(self, i: int) -> tuple[str, str]:
         """What command i, still in flight, has written so far (after a timeout)."""
@@ -129,4 +134,5 @@ class BatchScript:
         return texts[0], texts[1]
 
     def kept(self) -> int:
+        """Bytes of output held that no finished command has taken."""
         return sum(len(s.buf) for s in self._streams)

@@ -9,7 +9,8 @@ timeout, start and end.
 
 Only on a connection that is already open: the first command of a host that
 has none runs alone (it connects, with every retry rule of `Transport.run`),
-the others then share one channel. Whatever the channel leaves unfinished runs
+the others then share one channel (several, one after the other, if one
+script would be too long). Whatever a channel leaves unfinished runs
 alone, one after the other, as before: after a command's timeout (the
 connection is then on probation, and the next command waits for its verdict,
 as it would have), after a marker out of place, a signal, the output cap, or a
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shlex
 import time
 from collections.abc import Callable
 
@@ -30,6 +32,8 @@ from .result import CommandResult
 from .session import LOST_MID_COMMAND, OnLine, Outcome
 
 log = logging.getLogger(__name__)
+
+SCRIPT_LIMIT = 64 * 1024
 
 
 def deliver_lines(on_line: OnLine | None, stream: str, text: str) -> BaseException | None:
@@ -68,9 +72,10 @@ async def run_many(
             on_start(i)
 
     i = 0
-    tried = False  # one batch per call: what it leaves runs alone
+    stopped = False  # a batch ended early: what is left runs alone
     while i < n:
-        conn = None if tried or n - i < 2 else transport._pool.peek(host)
+        take = 0 if stopped else _fitting(commands[i:])
+        conn = transport._pool.peek(host) if take > 1 else None
         if conn is None:
             cmd, timeout = commands[i]
             begin(i)
@@ -79,8 +84,10 @@ async def run_many(
             on_result(i, res)
             i += 1
             continue
-        tried = True
-        end = await _batch(transport, conn, host, commands[i:], i, begin, on_result, line_sink, retries)
+        end = await _batch(
+            transport, conn, host, commands[i : i + take], i, begin, on_result, line_sink, retries
+        )
+        stopped = not end.complete
         i += end.finished
         if end.in_flight is not None:
             on_result(
@@ -88,6 +95,18 @@ async def run_many(
                 await _go_on(transport, host, commands[i], end.in_flight, started[i], line_sink(i), retries),
             )
             i += 1
+
+
+def _fitting(commands: list[tuple[str, float]]) -> int:
+    """How many of the commands, from the first, make a script of at most
+    SCRIPT_LIMIT bytes: the script is one argument of the login shell, and
+    Linux takes at most 128 KiB in one argument of execve (MAX_ARG_STRLEN)."""
+    size = 0
+    for k, (command, _) in enumerate(commands):
+        size += len(shlex.quote(command).encode()) + 96  # + the command's marker lines
+        if size > SCRIPT_LIMIT:
+            return k
+    return len(commands)
 
 
 async def _batch(transport, conn, host, commands, first, begin, on_result, line_sink, retries) -> BatchEnd:

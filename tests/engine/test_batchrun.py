@@ -4,8 +4,11 @@ still gets its own HostStarted/HostFinished, and that the verdicts and results
 are those of one channel per step. The transport double runs each command of a
 batch as `run` would; the real channel is tested in tests/transport."""
 
+import asyncio
+
 import pytest
 
+from runbook.definition.model import Status
 from runbook.definition.targets import ordered
 from runbook.engine.batchrun import batching_enabled
 from runbook.engine.runner import Engine
@@ -182,3 +185,36 @@ def test_the_switch():
     for off in ("0", "off", "no", "false", " OFF "):
         assert batching_enabled({"RUNBOOK_BATCH_VERIFY": off}) is False
     assert batching_enabled({"RUNBOOK_BATCH_VERIFY": "1"}) is True
+
+
+async def test_stopped_mid_round_trip_then_resumed_reaches_the_same_verdicts(world):
+    rb, inv = world
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n2"].slow = {"version b": 30}  # n2 is in b, the second command of its first round trip
+    state = RunState()
+    engine = Engine(rb, inv, BatchingFake(hosts), state, batch_verifies=True)
+
+    async def consume():
+        async for _batch in engine.run(ordered(rb), "verify"):
+            pass
+
+    task = asyncio.create_task(consume())
+    for _ in range(300):
+        await asyncio.sleep(0.01)
+        if state.status("b", "n2") == Status.RUNNING:
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    engine.drain()
+    assert state.status("a", "n2") == Status.PASS  # in before the stop
+    assert state.status("b", "n2") == Status.INTERRUPTED  # started, never ended
+    assert state.status("fleet", "n2") == Status.PENDING  # never started
+    hosts["n2"].slow = {}
+    resumed = Engine(rb, inv, BatchingFake(hosts), state, batch_verifies=True)
+    async for _batch in resumed.run(ordered(rb), "verify"):
+        pass
+    whole, _events, _t = await verify(rb, inv, {h: FakeHost() for h in inv.hosts}, batch_verifies=True)
+    for step in rb.steps:
+        for host in inv.hosts:
+            assert state.status(step.id, host) == whole.status(step.id, host), (step.id, host)

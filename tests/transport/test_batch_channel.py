@@ -180,3 +180,23 @@ async def test_sim_connection_lost_under_the_batch(sim_transport, retries):
     else:
         assert (a.exit_status, a.unknown_reason, a.attempts) == (None, LOST_MID_COMMAND, 1)
     assert [(r.stdout, r.attempts) for r in (b, c)] == [("b\n", 1), ("c\n", 1)]
+
+
+@pytest.mark.sshd
+async def test_sshd_commands_too_long_for_one_script_go_in_several(sshd_transport, monkeypatch):
+    from runbook.transport import batched
+
+    t = sshd_transport
+    await t.run("n1", "true", timeout=10)
+    scripts = []
+    real = batched.execute_batch
+
+    async def counted(conn, script, *a, **kw):
+        scripts.append(len(script.text))
+        return await real(conn, script, *a, **kw)
+
+    monkeypatch.setattr(batched, "execute_batch", counted)
+    big = [(f"printf %s {c * 30000} | wc -c", 10) for c in "abcdef"]  # 180 KB: over execve's 128 KiB
+    together, _ = await run_many(t, big)
+    assert [seen(r) for r in together] == [(0, "30000\n", "", None)] * 6
+    assert len(scripts) == 3 and max(scripts) <= batched.SCRIPT_LIMIT
