@@ -283,8 +283,20 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         else:
             launch = kinds.launch(c.add, sid, node["launch"])
     exclusive = node.get("exclusive", False)
-    if not isinstance(exclusive, bool):
-        c.add(node.line_of("exclusive"), f"step {sid}: exclusive must be true or false, found {exclusive!r}")
+    exclusive_scope = "fleet"
+    if exclusive == "node":  # alone on each of its hosts, not on the fleet (docs/steps.md)
+        exclusive, exclusive_scope = True, "node"
+        if present:
+            c.add(
+                node.line_of("exclusive"),
+                f"step {sid}: exclusive: node is for a step that runs on each host alone; "
+                "run_on, pairs and launch steps always run alone on the fleet",
+            )
+    elif not isinstance(exclusive, bool):
+        c.add(
+            node.line_of("exclusive"),
+            f"step {sid}: exclusive must be true, false or node, found {exclusive!r}",
+        )
         exclusive = False
     if exclusive and manual:
         c.add(node.line_of("exclusive"), f"step {sid}: a manual step runs nothing, so it cannot be exclusive")
@@ -312,6 +324,7 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
         pairs=pairs,
         launch=launch,
         exclusive=exclusive,
+        exclusive_scope=exclusive_scope,
     )
 
 

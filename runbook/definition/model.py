@@ -205,6 +205,9 @@ class Step:
     # "Steps side by side"); part of the definition, so of sha256 too (the signed
     # log's step_definition_json hashes the definition as written)
     exclusive: bool = False
+    # `exclusive: node` (exclusive is then True): nothing else runs on each host
+    # while the step runs there; the other hosts go on (engine/scheduler.py)
+    exclusive_scope: str = "fleet"
 
     @property
     def kind(self) -> str:

@@ -11,7 +11,11 @@ bench/results/pipeline.md). What stays ordered:
 - a fleet criterion (criteria/fleet.py) is judged once every host of its step
   has answered: the hosts' verdicts are held till then, the hosts go on;
 - a step that must not overlap anything (`barrier`) runs alone: everything
-  before it is finished first, nothing after it starts until it is.
+  before it is finished first, nothing after it starts until it is; one that
+  must only have its host to itself (`exclusive: node`) has it, as every
+  step does here: a host runs one step at a time (steps that share a round
+  trip, batchrun.py, run one after the other in it; an exclusive step never
+  shares one).
 
 Apply and rollback keep the runner's step-by-step order (runner.py); so does a
 run of one step. The events are the runner's own (StepStarted when the first
@@ -37,9 +41,16 @@ from .pacing import start_paced
 def barrier(step: Step) -> bool:
     """Steps that must not overlap other work: the fabric-wide and multi-host
     kinds (run_on: one, pairs, launch), long detached jobs (burn-in, diagnostics)
-    and any step marked `exclusive: true` (bandwidth and NCCL tests)."""
-    if step.kind != "each" or step.exclusive:
+    and any step marked `exclusive: true` (bandwidth and NCCL tests).
+
+    A step marked `exclusive: node` (a test of one node's own GPUs, PCIe or
+    NIC) is no barrier: it is pipelined, and a host walks its steps one at a
+    time (Pipeline._walk), so nothing else runs on that host beside it while
+    the other hosts go on with theirs."""
+    if step.kind != "each":
         return True
+    if step.exclusive:
+        return step.exclusive_scope != "node"
     return bool(step.verify and step.verify.detach)
 
 

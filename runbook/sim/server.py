@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
-from .coalesce import coalesce
+from ..transport.coalesce import coalesce
 from .machine import Machine
 from .session import exec_channel, run_line
 
@@ -35,7 +35,7 @@ class _Tracker(asyncssh.SSHServer):
     def connection_made(self, conn) -> None:
         self.conn = conn
         self.node.conns.add(conn)
-        coalesce(conn)  # one socket write per loop turn, not one per SSH packet (sim/coalesce.py)
+        coalesce(conn)  # one socket write per loop turn, not one per SSH packet (transport/coalesce.py)
 
     def connection_lost(self, exc) -> None:
         self.node.conns.discard(self.conn)

@@ -13,6 +13,7 @@ from asyncssh.encryption import get_default_encryption_algs
 from asyncssh.public_key import get_default_certificate_algs, get_default_public_key_algs
 
 from runbook.transport.adaptive import AdaptiveLimit
+from runbook.transport.coalesce import coalesce
 from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget
 from runbook.transport.pool import ConnectionPool
@@ -36,6 +37,7 @@ class _Client(asyncssh.SSHClient):
 
     def connection_made(self, conn) -> None:
         self.contact.set()  # TCP is up (before the key exchange): Connector.first_contact
+        coalesce(conn)  # one socket write per loop turn, not one per SSH packet (coalesce.py)
 
     def validate_host_public_key(self, host, addr, port, key) -> bool:
         return self.check.validate(key)

@@ -17,7 +17,7 @@ from runbook.transport.result import CommandResult
 def load_world(directory, steps: str, inventory: str):
     """(runbook, inventory) written to `directory` from YAML texts: one steps
     file and one inventory, loaded as the CLI loads them."""
-    (directory / "steps").mkdir()
+    (directory / "steps").mkdir(parents=True)
     (directory / "steps" / "10-p.yaml").write_text(steps)
     (directory / "inv.yaml").write_text(inventory)
     return load_runbook(directory / "steps"), load_inventory(directory / "inv.yaml")

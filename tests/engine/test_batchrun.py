@@ -218,3 +218,18 @@ async def test_stopped_mid_round_trip_then_resumed_reaches_the_same_verdicts(wor
     for step in rb.steps:
         for host in inv.hosts:
             assert state.status(step.id, host) == whole.status(step.id, host), (step.id, host)
+
+
+async def test_an_exclusive_node_step_never_shares_a_round_trip(tmp_path):
+    steps = STEPS.replace("verify: {run: version b}", "exclusive: node\n    verify: {run: version b}")
+    rb, inv = load_world(tmp_path, steps, INVENTORY)
+    assert rb.step("b").exclusive_scope == "node"
+    hosts = {h: FakeHost() for h in inv.hosts}
+    state, events, t = await verify(rb, inv, hosts, batch_verifies=True)
+    assert all("version b" not in cmds for _, cmds in t.groups)
+    # a runs alone (b, next, may not join it), b alone, then fleet with c and d
+    assert [cmds for host, cmds in t.groups if host == "n1"] == [
+        ["version f", "version c", "fail d"],
+        ["version e", "version g"],
+    ]
+    assert all(state.status("b", h).value == "pass" for h in inv.hosts)

@@ -226,9 +226,85 @@ async def test_same_verdicts_as_step_after_step(world):
             )
 
 
+class OneAtATime(FakeTransport):
+    """Records every command that starts on a host while another one runs there."""
+
+    def __init__(self, hosts):
+        super().__init__(hosts)
+        self.running: dict[str, set[str]] = {}
+        self.overlaps: list[tuple[str, str, tuple[str, ...]]] = []
+
+    async def run(self, host, command, **kw):
+        mine = self.running.setdefault(host, set())
+        if mine:
+            self.overlaps.append((host, command, tuple(sorted(mine))))
+        mine.add(command)
+        try:
+            return await super().run(host, command, **kw)
+        finally:
+            mine.discard(command)
+
+
+async def test_a_node_exclusive_step_has_its_host_alone_and_the_others_go_on(tmp_path):
+    rb, inv = load_world(tmp_path, STEPS.replace("exclusive: true", "exclusive: node"), INVENTORY)
+    x = rb.step("x")
+    assert x.exclusive and x.exclusive_scope == "node" and not barrier(x)
+    assert [[s.id for s in seg] for seg in segments(rb.steps)] == [
+        ["a", "b", "c", "fleet", "sm1", "d", "x", "e"]
+    ]
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n4"].slow = {"version d": 0.3}
+    hosts["n1"].slow = {"version x": 0.1}
+    transport = OneAtATime(hosts)
+    state, events = RunState(), []
+    async for batch in Engine(rb, inv, transport, state).run(ordered(rb), "verify"):
+        events.extend(batch)
+    # n1 is in x (and done with it) while n4 is still in d: no fleet barrier ...
+    assert first(events, HostFinished, "x", "n1") < first(events, HostFinished, "d", "n4")
+    # ... but nothing else ran on any host beside another command, x included,
+    # and x ran as its own command
+    assert transport.overlaps == []
+    assert all(hosts[h].log.count("version x") == 1 for h in ("n1", "n2", "n3", "n4"))
+    assert all(state.status("x", h) == Status.PASS for h in ("n1", "n2", "n3", "n4"))
+
+
+def test_a_detached_step_is_a_barrier_unless_it_only_needs_its_node(tmp_path):
+    detached = STEPS.replace(
+        "    exclusive: true\n    verify: {run: version x}", "    verify: {run: version x, detach: true}"
+    )
+    rb, _inv = load_world(tmp_path / "fleet", detached, INVENTORY)
+    assert barrier(rb.step("x"))
+    node = detached.replace(
+        "    verify: {run: version x, detach: true}",
+        "    exclusive: node\n    verify: {run: version x, detach: true}",
+    )
+    rb, _inv = load_world(tmp_path / "node", node, INVENTORY)
+    assert not barrier(rb.step("x"))
+
+
 def test_exclusive_is_linted(tmp_path):
     (tmp_path / "10-p.yaml").write_text(STEPS.replace("exclusive: true", "exclusive: yes please"))
-    with pytest.raises(InputError, match="exclusive must be true or false"):
+    with pytest.raises(InputError, match=r"10-p.yaml:\d+: .*exclusive must be true, false or node"):
+        load_runbook(tmp_path)
+
+
+def test_only_a_per_host_step_can_be_node_exclusive(tmp_path):
+    pairs = """\
+phase: p
+title: P
+steps:
+  - id: pb
+    title: pairs
+    why: w
+    hosts: compute
+    exclusive: node
+    pairs: {plan: rail, server: srv, ready: Waiting}
+    verify: {run: cli}
+"""
+    (tmp_path / "10-p.yaml").write_text(pairs)
+    with pytest.raises(
+        InputError, match=r"10-p.yaml:8: step pb: exclusive: node is for a step that runs on each host"
+    ):
         load_runbook(tmp_path)
 
 

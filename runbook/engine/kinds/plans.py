@@ -81,10 +81,12 @@ def plan(
         first = lambda h: _key(nics(h)[0]) if nics(h) else ()
         return [PairTest(a, b, first(a), first(b)) for a, b in explicit]
     rails = rails_of(hosts, nics)
-    tests: list[PairTest] = []
+    by_rail: list[list[PairTest]] = []
     numbers = list(rails)
     for idx, rail in enumerate(numbers):
         members = list(rails[rail])
+        tests: list[PairTest] = []
+        by_rail.append(tests)
         if kind == "rail":
             tests += [
                 PairTest(a, b, _key(rails[rail][a]), _key(rails[rail][b]))
@@ -110,7 +112,18 @@ def plan(
                     tests.append(PairTest(a, b, _key(rails[rail][a]), _key(rails[other][b])))
         else:
             raise ValueError(f"unknown pair plan {kind!r}")
-    return tests
+    return _interleaved(by_rail)
+
+
+def _interleaved(by_rail: list[list[PairTest]]) -> list[PairTest]:
+    """The rails' tests taken in turn (1st of each rail, then 2nd, ...): the scheduler
+    starts tests in this order, so the `concurrency` tests running at once are spread
+    over the rails' leaves (and, across rails, over their uplinks) instead of all
+    loading the first rail's leaf."""
+    out: list[PairTest] = []
+    for i in range(max((len(t) for t in by_rail), default=0)):
+        out += [t[i] for t in by_rail if i < len(t)]
+    return out
 
 
 def retest(end: tuple[str, dict], test: PairTest, partner: str, partner_nic: dict) -> PairTest:

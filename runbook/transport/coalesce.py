@@ -1,4 +1,5 @@
-"""One socket write per turn of the event loop for an SSH connection.
+"""One socket write per turn of the event loop for an SSH connection (the sim's
+server side, sim/server.py, and the client's, transport/connect.py).
 
 asyncssh hands every packet to its transport at once (connection.py `_send`),
 and an asyncio socket transport with nothing queued sends it at once: a command

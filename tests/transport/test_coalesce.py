@@ -1,11 +1,12 @@
-"""CoalescedWrites (sim/coalesce.py): the same bytes in the same order, one
-transport write per turn of the event loop."""
+"""CoalescedWrites (transport/coalesce.py, on the sim's server and the client's
+connections): the same bytes in the same order, one transport write per turn
+of the event loop."""
 
 from __future__ import annotations
 
 import asyncio
 
-from runbook.sim.coalesce import CoalescedWrites
+from runbook.transport.coalesce import CoalescedWrites
 
 
 class Recorder:
