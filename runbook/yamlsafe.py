@@ -4,7 +4,8 @@ PyYAML silently keeps the last of two duplicate keys (yaml/pyyaml#165); in a
 runbook that hides a mistake, so it is an error here. Mappings and sequences
 come back as `LineDict` / `LineList`, plain dict/list subclasses that also know
 the 1-based line of themselves and of each key or item, so every later check
-can report `FILE:LINE: message`.
+can report `FILE:LINE: message`. The trees' types are in runbook/yaml_tree.py, the
+parser itself in runbook/yaml_parse.py (imported only when a text is parsed).
 """
 
 from __future__ import annotations
@@ -12,165 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import InputError, Problem
+from .yaml_tree import MAX_EXPANDED_NODES, LineDict, LineList
 
-
-class LineDict(dict):
-    line: int = 0
-    file: str = ""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.key_lines: dict[Any, int] = {}
-
-    def line_of(self, key: Any) -> int:
-        return self.key_lines.get(key, self.line)
-
-
-class LineList(list):
-    line: int = 0
-    file: str = ""
-
-    def __init__(self, *a, **kw):
-        super().__init__(*a, **kw)
-        self.item_lines: list[int] = []
-
-    def line_of(self, index: int) -> int:
-        if 0 <= index < len(self.item_lines):
-            return self.item_lines[index]
-        return self.line
-
-
-# libyaml's parser when present (several times faster on large inventories);
-# the constructors below are Python either way, so behaviour is identical.
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _StrictLoader(_Base):
-    """SafeLoader + duplicate-key rejection + line tracking."""
-
-    file = "<yaml>"
-
-
-class _StrictPyLoader(yaml.SafeLoader):
-    """The same in pure Python: for text libyaml would crash on (it recurses in C
-    on deeply nested flow collections and takes the process down)."""
-
-    file = "<yaml>"
-
-
-_MAX_C_FLOW_DEPTH = 500
-
-
-def _flow_depth(text: str) -> int:
-    """An upper bound of the nesting of `[` / `{` (quotes not parsed: it may overcount)."""
-    depth = deepest = 0
-    for ch in text:
-        if ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-    return deepest
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    result = LineDict()
-    result.line = node.start_mark.line + 1
-    result.file = loader.file
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"unhashable key {key!r}", key_node.start_mark
-            ) from None
-        if key in result:
-            raise yaml.constructor.ConstructorError(
-                None,
-                None,
-                f"duplicate key {key!r} (first at line {result.key_lines[key]})",
-                key_node.start_mark,
-            )
-        result[key] = loader.construct_object(value_node, deep=True)
-        result.key_lines[key] = key_node.start_mark.line + 1
-    return result
-
-
-def _construct_sequence(loader: _StrictLoader, node: yaml.SequenceNode) -> LineList:
-    result = LineList()
-    result.line = node.start_mark.line + 1
-    result.file = loader.file
-    for item in node.value:
-        result.append(loader.construct_object(item, deep=True))
-        result.item_lines.append(item.start_mark.line + 1)
-    return result
-
-
-for _loader in (_StrictLoader, _StrictPyLoader):
-    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-    _loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
-
-
-# Values a document may stand for once its aliases are expanded. A real step
-# file or inventory has thousands; an alias bomb ("billion laughs": each level
-# repeats the one before nine times) has billions and exhausts memory the
-# first time the value is copied or hashed.
-MAX_EXPANDED_NODES = 1_000_000
-
-
-def _expanded_sizes(root: yaml.Node) -> dict[int, int]:
-    """Every node's size with aliases expanded (by id), computed once per node."""
-    sizes: dict[int, int] = {}
-
-    def size(node: yaml.Node) -> int:
-        known = sizes.get(id(node))
-        if known is not None:
-            return known
-        sizes[id(node)] = 1  # a recursive alias counts once, PyYAML builds it as a cycle
-        total = 1
-        if isinstance(node, yaml.SequenceNode):
-            total += sum(size(n) for n in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            total += sum(size(k) + size(v) for k, v in node.value)
-        sizes[id(node)] = total
-        return total
-
-    size(root)
-    return sizes
-
-
-def _check_expansion(root: yaml.Node | None, file: str) -> None:
-    if root is None:
-        return
-    sizes = _expanded_sizes(root)
-    if sizes[id(root)] <= MAX_EXPANDED_NODES:
-        return
-    node = root  # the innermost value that alone is too big: the line to look at
-    while True:
-        children = (
-            node.value
-            if isinstance(node, yaml.SequenceNode)
-            else [n for kv in node.value for n in kv]
-            if isinstance(node, yaml.MappingNode)
-            else []
-        )
-        big = next((c for c in children if sizes[id(c)] > MAX_EXPANDED_NODES), None)
-        if big is None:
-            break
-        node = big
-    raise InputError(
-        Problem(
-            file,
-            node.start_mark.line + 1,
-            f"YAML: aliases expand this value to {sizes[id(node)]} values, more "
-            f"than {MAX_EXPANDED_NODES} (an alias bomb?)",
-        )
-    )
+__all__ = ["MAX_EXPANDED_NODES", "LineDict", "LineList", "load_file", "load_text", "text_cache"]
 
 
 # Parsed trees by text (workspace/load_cache.py), set while a state directory's
@@ -191,26 +37,11 @@ def load_text(text: str, file: str = "<yaml>") -> Any:
 
 
 def _parse(text: str, file: str) -> Any:
-    deep = ("[" in text or "{" in text) and _flow_depth(text) > _MAX_C_FLOW_DEPTH
-    loader = _StrictPyLoader(text) if deep else _StrictLoader(text)
-    loader.file = file
-    try:
-        root = loader.get_single_node()
-        _check_expansion(root, file)
-        return loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else None
-        what = exc.problem or exc.context or "invalid YAML"
-        raise InputError(Problem(file, line, f"YAML: {what}")) from None
-    except yaml.YAMLError as exc:  # pragma: no cover - defensive
-        raise InputError(Problem(file, None, f"YAML: {exc}")) from None
-    except RecursionError:
-        raise InputError(Problem(file, None, "YAML: nested too deeply")) from None
-    finally:
-        dispose = getattr(loader, "dispose", None)
-        if dispose:
-            dispose()
+    # PyYAML is imported only when a text is parsed: a run whose files are all in the
+    # load cache (workspace/load_cache.py) never needs it (bench/cold_phases.py)
+    from .yaml_parse import parse
+
+    return parse(text, file)
 
 
 def load_file(path: str | Path) -> Any:

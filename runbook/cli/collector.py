@@ -11,6 +11,8 @@ every 10,000 allocations instead of 700 (most objects are freed by reference
 counting before they are ever walked) and a full collection waits for 100
 young-generation-1 ones instead of 10. Reference counting frees as before;
 only reference cycles wait longer. Everything is put back afterwards.
+`runbook run` as a program holds it back from its start (cli/main.py): its imports,
+project load and first handshakes come before the work runs.
 (The TUI has its own policy: runbook/tui/heap.py.)
 """
 

@@ -286,10 +286,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
-    rc = _main(args)
     if argv is None and args.command == "run":  # the program, not a caller in-process
+        # the collector held back from here (cli/collector.py), not only while the
+        # work runs: the imports, the project's load and the first handshakes before
+        # it took ~35 ms of full and middle collections at 48 hosts (raw asyncssh's
+        # whole run: ~12 ms; bench/README.md, goal 2, branch cold3)
+        from .collector import fewer_collections
+
+        with fewer_collections():
+            rc = _main(args)
         _leave_now(rc)
-    return rc
+        return rc
+    return _main(args)
 
 
 def _leave_now(rc: int) -> None:

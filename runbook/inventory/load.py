@@ -37,7 +37,7 @@ from typing import Any
 
 from ..definition.model import Group, Host, Inventory
 from ..errors import InputError, Problem, UsageError
-from ..yamlsafe import load_text
+from ..yamlsafe import LineDict, LineList, load_text
 from .graph import InventoryGraph
 from .hostpattern import is_ip_address
 from .hostsel import HostSelectionError, fold, select_hosts
@@ -149,13 +149,22 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 def _plain(value: Any) -> Any:
     """LineDict/LineList -> dict/list, so the model holds ordinary data."""
-    if type(value) in _SCALARS:  # most values: no ABC check (every host's merged vars pass here)
+    t = type(value)
+    if t in _SCALARS:  # most values: no ABC check (every host's merged vars pass here)
         return value
+    if t in _DICTS:  # (the ABC check below costs more than the copy of a small dict)
+        return {k: v if type(v) in _SCALARS else _plain(v) for k, v in value.items()}
+    if t in _LISTS:
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value
+
+
+_DICTS = frozenset((dict, LineDict))
+_LISTS = frozenset((list, LineList))
 
 
 # -- ansible-inventory output ----------------------------------------------

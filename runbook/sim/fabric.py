@@ -247,12 +247,16 @@ class Fabric:
     def pkeys(self, node: NodeState, nic: Nic) -> list[int]:
         """The port's PKey table (what sysfs pkeys/N and smpquery show): status()'s
         answer with the master asked once (a `cat pkeys/*` reads 128 per port)."""
+        return list(self.pkey_table(node, nic))
+
+    def pkey_table(self, node: NodeState, nic: Nic) -> tuple[int, ...]:
+        """pkeys() without the copy, for one slot's read (sysfs pkeys/N)."""
         if node.link_type(nic) != IB:
-            return []
+            return ()
         master = self.master()
         if not self.link_up(node, nic) or master is None or not master.lid:  # not Active
-            return [0xFFFF]
-        return list(_pkey_table(master.partitions, nic.guid, master.node is node))
+            return (0xFFFF,)
+        return _pkey_table(master.partitions, nic.guid, master.node is node)
 
     def ipoib_mtu(self, pkey: int) -> int:
         """Datagram-mode IPoIB MTU on a partition: its broadcast group's IB MTU

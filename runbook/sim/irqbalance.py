@@ -10,25 +10,41 @@ devices (the sim reads the script's text rather than running it)."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .hardware import Irq, NodeState
 
 
 def _args(node: NodeState) -> str:
+    return _args_in(node.files.get("/etc/sysconfig/irqbalance", ""))
+
+
+# Every IRQ's smp_affinity_list asks (a `cat /proc/irq/*/smp_affinity_list` reads
+# dozens): the file's text is parsed once per text.
+@functools.lru_cache(maxsize=256)
+def _args_in(text: str) -> str:
     value = ""
-    for line in node.files.get("/etc/sysconfig/irqbalance", "").splitlines():
+    for line in text.splitlines():
         m = re.match(r"^\s*IRQBALANCE_ARGS=(.*)$", line)
         if m:
             value = m.group(1).strip().strip("\"'")
     return value
 
 
+@functools.lru_cache(maxsize=256)
+def _bans(args: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the --banirq numbers, the --policyscript paths) of IRQBALANCE_ARGS."""
+    return frozenset(re.findall(r"--banirq[= ](\d+)", args)), tuple(
+        re.findall(r"--policyscript[= ](\S+)", args)
+    )
+
+
 def banned(node: NodeState, irq: Irq) -> bool:
-    args = _args(node)
-    if str(irq.number) in re.findall(r"--banirq[= ](\d+)", args):
+    irqs, scripts = _bans(_args(node))
+    if str(irq.number) in irqs:
         return True
-    for script in re.findall(r"--policyscript[= ](\S+)", args):
+    for script in scripts:
         text = node.files.get(script, "")
         if "ban=true" in text and "mlx5" in text and irq.dev.startswith("mlx5"):
             return True

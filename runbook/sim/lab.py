@@ -10,6 +10,7 @@ await lab.stop()
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import time
@@ -45,6 +46,8 @@ class Lab:
         self._state_key: dict | None = None
         self._save_task: asyncio.Task | None = None
         self._save_seconds = 0.0  # CPU of the last debounced save (save_delay)
+        self._texts = persist.NodeTexts()  # each node's JSON, kept between saves
+        self._full_save_at: float | None = None  # time.monotonic() of the last save of every node
         self.save_state = True
         self.load_faults = LoadFaults()  # overload, not node faults (loadfaults.py)
 
@@ -133,7 +136,7 @@ class Lab:
         machines: dict[str, Machine] = {}
         for name in names:
             machine = Machine(self.cluster, self.cluster.nodes[name], peers=machines.get)
-            machine.on_change = self.mark_dirty
+            machine.on_change = functools.partial(self.mark_dirty, name)
             machines[name] = machine
         try:
             for name, addr in zip(names, addresses):
@@ -195,7 +198,7 @@ class Lab:
         if self._save_task and not self._save_task.done():
             self._save_task.cancel()
         if self.save_state and self._state_key is not None:
-            self.save()
+            self.save(full=True)
 
     # ---- access ---------------------------------------------------------------------
     def node(self, name: str) -> SimNode:
@@ -205,14 +208,23 @@ class Lab:
         return [n for n, s in self.cluster.nodes.items() if kind is None or s.kind == kind]
 
     # ---- persistence --------------------------------------------------------------
-    def save(self) -> None:
+    def save(self, full: bool = False) -> None:
+        """Write the lab's state: the nodes marked changed encoded again, or every node
+        when `full` or when the last full save is FULL_SAVE_SECONDS old (a change made
+        without Machine.changed() is saved by then, as it was by the next save before)."""
+        now = time.monotonic()
+        if full or self._full_save_at is None or now - self._full_save_at >= FULL_SAVE_SECONDS:
+            self._texts.mark(None)
+            self._full_save_at = now
         try:
-            persist.save(self.state_file, self._state_key or {}, self.cluster.nodes)
+            self._texts.save(self.state_file, self._state_key or {}, self.cluster.nodes)
         except OSError as exc:  # a full disk must not take the lab down
             log.warning("could not save %s: %s", self.state_file, exc)
 
-    def mark_dirty(self) -> None:
-        """Save soon (debounced): a restarted sim continues from the last state."""
+    def mark_dirty(self, name: str | None = None) -> None:
+        """Save soon (debounced): a restarted sim continues from the last state.
+        `name`: the node that changed (None: any may have)."""
+        self._texts.mark(name)
         if not self.save_state or (self._save_task and not self._save_task.done()):
             return
         try:
@@ -229,6 +241,7 @@ class Lab:
 
 SAVE_DELAY = 1.0  # s after the first change; a sim killed meanwhile loses at most that
 SAVE_SHARE = 0.1  # of the sim's CPU at most, spent in saves
+FULL_SAVE_SECONDS = 30.0  # every node encoded again at least this often (Lab.save)
 
 
 def save_delay(last_save_seconds: float) -> float:

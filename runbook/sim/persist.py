@@ -54,8 +54,39 @@ def encode(key: dict[str, Any], nodes: dict[str, NodeState]) -> str:
 
 
 def save(path: Path, key: dict[str, Any], nodes: dict[str, NodeState]) -> None:
+    _write(path, encode(key, nodes).encode("ascii"))  # json.dumps escapes all but ASCII
+
+
+class NodeTexts:
+    """The saved file, built from each node's JSON kept between saves: a save
+    encodes again only the nodes marked changed since the one before (the
+    whole lab's JSON was 0.15 s of CPU at 384 nodes, 0.3 s at 1,000, at every
+    save). The bytes are encode()'s (tests/sim/test_persist.py)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, bytes] = {}
+        self._stale: set[str] | None = None  # None: every node
+
+    def mark(self, name: str | None = None) -> None:
+        """Node `name` changed (None: any of them may have)."""
+        if name is None:
+            self._stale = None
+        elif self._stale is not None:
+            self._stale.add(name)
+
+    def save(self, path: Path, key: dict[str, Any], nodes: dict[str, NodeState]) -> None:
+        texts, stale = self._texts, self._stale
+        for name, state in nodes.items():
+            if stale is None or name in stale or name not in texts:
+                texts[name] = json.dumps(state, default=_fields, check_circular=False).encode("ascii")
+        self._stale = set()
+        head = json.dumps({"format": FORMAT, "key": key}).encode("ascii")[:-1]  # without its "}"
+        _write(path, b"".join((head, b', "nodes": [', b", ".join(texts[n] for n in nodes), b"]}")))
+
+
+def _write(path: Path, data: bytes) -> None:
     tmp = path.with_suffix(".tmp")
-    tmp.write_text(encode(key, nodes), encoding="utf-8")
+    tmp.write_bytes(data)
     os.replace(tmp, path)  # atomic: a killed sim never leaves half a file
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from ..transport.coalesce import coalesce
+from .lean_ssh import lean
 from .machine import Machine
 from .session import exec_channel, run_line
 
@@ -36,6 +37,7 @@ class _Tracker(asyncssh.SSHServer):
         self.conn = conn
         self.node.conns.add(conn)
         coalesce(conn)  # one socket write per loop turn, not one per SSH packet (transport/coalesce.py)
+        lean(conn)  # no SSH_MSG_IGNORE before every packet, no unwanted log messages (sim/lean_ssh.py)
 
     def connection_lost(self, exc) -> None:
         self.node.conns.discard(self.conn)
@@ -143,7 +145,7 @@ class SimNode:
         await asyncio.sleep(self.lab.reboot_seconds)
         self.lab.cluster.boot(self.state)
         await self._boot_units()
-        self.lab.mark_dirty()
+        self.lab.mark_dirty(self.name)
         await self.start()
 
     async def _boot_units(self) -> None:

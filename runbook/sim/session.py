@@ -146,7 +146,10 @@ async def exec_channel(node, process) -> None:
         stdin = await process.stdin.read()
     shell = Shell(node.machine)
     conn = process.channel.get_extra_info("connection")
-    shell.hung_up = lambda: process.is_closing() or conn not in node.conns
+    # the channel's own is_closing, looked up once: asyncssh's process and line-editor
+    # wrappers delegate on every call, and the shell asks before every command of a loop
+    closing = process.channel.is_closing
+    shell.hung_up = lambda: closing() or conn not in node.conns
     live_out, live_err = _Live(process), _Live(process, "stderr")
     out, err, status = await run_line(node.machine, command, stdin, shell=shell, out=live_out, err=live_err)
     live_out.flush()  # what the last turn printed, before the exit status

@@ -49,7 +49,7 @@ def table(cluster: Cluster, node: NodeState):
             return fab.status(node, nic)
 
         def pkey_slot(path: str, nic=nic) -> str:
-            return _pkey(fab.pkeys(node, nic), int(path[path.rfind("/") + 1 :]))
+            return _pkey(fab.pkey_table(node, nic), int(path[path.rfind("/") + 1 :]))
 
         files[f"{port}/link_layer"] = lambda _p, st=st: st().layer + "\n"
         files[f"{port}/state"] = lambda _p, st=st: STATE_TEXT[st().state] + "\n"
@@ -178,7 +178,7 @@ def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) ->
         files[f"{net}/operstate"] = up
 
 
-def _pkey(table: list[int], index: int) -> str:
+def _pkey(table: tuple[int, ...], index: int) -> str:
     return f"0x{table[index]:04x}\n" if index < len(table) else "0x0000\n"
 
 

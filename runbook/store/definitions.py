@@ -20,7 +20,9 @@ Three kinds of object:
 
 Objects are durable (file fsync, rename, directory fsync) before the versions
 line that names them, and both before the session runs anything, so every
-step hash or inventory hash the journal records has its object here.
+step hash or inventory hash the journal records has its object here. An object
+an earlier run of the state directory holds with the same bytes is a hard link
+to that file (made durable when that run wrote it), not written again.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from typing import Any
 
 from ..definition.model import Group, Host, Inventory, Phase, Runbook, Step
 from ..inventory.secrets import is_secret_name, is_secret_value
+from ..owned_files import ours, trusted_file
 from .canonical import CanonicalError, canonical_bytes
 from .errors import StoreCorrupt, StoreError
 from .nofollow import DIR_MODE, open_fd
+from .runs import JOURNAL_NAME
 from .storage import fsync_dir
 
 DIR_NAME = "definitions"
@@ -215,9 +219,10 @@ class RunDefinitions:
             return
         self.directory.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
         self.objects.mkdir(mode=DIR_MODE, exist_ok=True)
+        new = self._link_from_earlier_runs(new)
         if len(new) == 1:
             self._put_one(*next(iter(new.items())))
-        else:
+        elif new:
             # A new run writes every step of the runbook (~60 files): one fsync after
             # another costs ~3 ms each on a busy disk, ~0.2 s in all before the first
             # command; at once, the file system commits them together (os.fsync lets go
@@ -230,6 +235,35 @@ class RunDefinitions:
                     pass
         fsync_dir(self.objects)
         fsync_dir(self.directory)
+
+    def _link_from_earlier_runs(self, new: dict[str, bytes]) -> dict[str, bytes]:
+        """The objects an earlier run of the same state directory holds with exactly
+        these bytes are linked into this run (a hard link: the same file, already made
+        durable before the rename that gave it its name), not written and fsynced once
+        more: a new run of the same runbook would otherwise write ~60 files again, the
+        slowest part of creating a run (bench/cold_phases.py). An object is linked
+        only when the earlier run's file is this user's, not a link, not writable by
+        others, and its bytes are the ones to record; what is not linked (no earlier
+        run, another file system, anything amiss) is returned, to be written."""
+        earlier = _earlier_object_dirs(self.directory.parent)
+        if not earlier:
+            return new
+        rest = {}
+        for name, data in new.items():
+            if not any(self._link_one(d / f"{name}.json", name, data) for d in earlier):
+                rest[name] = data
+        return rest
+
+    def _link_one(self, source: Path, name: str, data: bytes) -> bool:
+        if trusted_file(source) != data:  # (also: missing, a link, not ours)
+            return False
+        try:
+            os.link(source, self.objects / f"{name}.json", follow_symlinks=False)
+        except FileExistsError:
+            return (self.objects / f"{name}.json").is_file()
+        except OSError:
+            return False
+        return True
 
     def _put_one(self, name: str, data: bytes) -> None:
         tmp = self.objects / f".tmp-{name}-{os.getpid()}"
@@ -363,6 +397,38 @@ class RunDefinitions:
                 Phase(name=p["name"], title=p.get("title", ""), file=p.get("file", ""), steps=tuple(steps))
             )
         return Runbook(phases=tuple(phases), sha256=record.get("sha256", ""))
+
+
+# The latest runs only: the run before this one is almost always the one that has them.
+_EARLIER_RUNS_LOOKED_AT = 3
+
+
+def _earlier_object_dirs(run_dir: Path) -> list[Path]:
+    return latest_object_dirs(run_dir.parent, _EARLIER_RUNS_LOOKED_AT, besides=run_dir.name)
+
+
+def latest_object_dirs(state_dir: Path, limit: int, besides: str | None = None) -> list[Path]:
+    """The definitions/objects/ directories of the latest `limit` runs (directories with
+    a journal) of the state directory that have one of this user's, private (latest
+    first: run ids begin with their start time; sorted by name only, as a state
+    directory keeps many runs)."""
+    try:
+        names = sorted(os.listdir(state_dir), reverse=True)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name == besides or name.startswith("."):
+            continue
+        objects = state_dir / name / DIR_NAME / OBJECTS
+        try:
+            if ours(os.lstat(objects), directory=True) and os.path.isfile(state_dir / name / JOURNAL_NAME):
+                out.append(objects)
+        except OSError:
+            continue
+        if len(out) == limit:
+            break
+    return out
 
 
 def inventory_from_record(record: dict) -> Inventory:

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from ..definition.model import Inventory
 from ..owned_files import trusted_file
-from .definitions import DIR_NAME, OBJECTS, sha256_hex
+from .definitions import latest_object_dirs, sha256_hex
 from .errors import StoreError
 from .nofollow import DIR_MODE, open_fd
-from .runs import run_dirs
 
 
 class InventoryRecords:
@@ -30,7 +29,7 @@ class InventoryRecords:
     `marshal`'s exact form: ~20 ms at 1,000 hosts) and of the code that makes it
     (_CODE): the same values through the same code give the same bytes. The bytes are
     then read from a run that has the object, and used only when they hash to its name;
-    the new run writes its own copy as ever. Anything amiss (no such file, a link, a file
+    the new run keeps its own file as ever (RunDefinitions._put: a link to that run's file). Anything amiss (no such file, a link, a file
     another user could have written, a damaged object, a value marshal cannot write) is
     a miss: the record is made as before."""
 
@@ -66,13 +65,8 @@ class InventoryRecords:
         name = trusted_file(self.dir / key)
         if name is None or not re.fullmatch(rb"[0-9a-f]{64}", name):
             return None
-        try:
-            runs = run_dirs(self.state_dir)
-        except OSError:
-            return None
-        # run ids begin with their start time: the latest first
-        for run in sorted(runs, key=lambda p: p.name, reverse=True)[: self._RUNS_LOOKED_AT]:
-            data = trusted_file(run / DIR_NAME / OBJECTS / f"{name.decode()}.json")
+        for objects in latest_object_dirs(self.state_dir, self._RUNS_LOOKED_AT):
+            data = trusted_file(objects / f"{name.decode()}.json")
             if data is not None and sha256_hex(data).encode() == name:
                 return data
         return None

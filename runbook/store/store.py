@@ -33,6 +33,7 @@ import time
 import zlib
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from pathlib import Path
 from typing import Any
 
@@ -143,8 +144,12 @@ class Store(StoreQueries):
         tool_version: str,
         inventory_sha256: str,
         runbook_sha256: str,
+        definitions: tuple[Any, Any] | None = None,
     ) -> Store:
-        """Start a new run (appends RunStarted) and hold the state directory's lock."""
+        """Start a new run (appends RunStarted) and hold the state directory's lock.
+        `definitions` (runbook, inventory): recorded in the run (record_definitions) in a
+        worker thread while the journal and the first checkpoint are written, their
+        fsyncs side by side rather than one after another; both durable on return."""
         state_dir = Path(state_dir)
         with os_errors(state_dir):
             state_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
@@ -170,16 +175,29 @@ class Store(StoreQueries):
                 "created": event["time"],
                 "tool_version": tool_version,
             }
-            with os_errors(run_dir):
-                create_journal(
-                    run_dir / JOURNAL_NAME,
-                    header,
-                    encode_batch([make_entry(1, header_genesis(header), event)]),
-                )
-                lock.note_run(run_id)
-                store = cls(run_dir, read_only=False, lock=lock)
-                store._load(fresh=True)
-                store.checkpoint()
+            recording = _record_alongside(run_dir, definitions) if definitions is not None else None
+            try:
+                with os_errors(run_dir):
+                    create_journal(
+                        run_dir / JOURNAL_NAME,
+                        header,
+                        encode_batch([make_entry(1, header_genesis(header), event)]),
+                    )
+                    lock.note_run(run_id)
+                    store = cls(run_dir, read_only=False, lock=lock)
+                    store._load(fresh=True)
+                    if store._checkpointed_at[0] != store._fed["events"]:  # (_load wrote it)
+                        store.checkpoint()
+            except BaseException:
+                if recording is not None:  # it writes in the run's directory: done before unlocking
+                    futures_wait([recording])
+                raise
+            if recording is not None:
+                try:
+                    recording.result()
+                except BaseException:
+                    store.close()
+                    raise
             return store
         except BaseException:
             lock.release()  # (a store that failed to load has no writer yet)
@@ -618,3 +636,13 @@ def _blob_refs(entry: dict[str, Any]) -> list[tuple[str, int, str]]:
         (sha, seq, f"{name} of event {seq}: {ev['action']} of step {ev['step_id']} on {ev['host']}")
         for name, sha in blob_refs(ev)
     ]
+
+
+def _record_alongside(run_dir: Path, definitions: tuple[Any, Any]) -> Future:
+    """RunDefinitions(run_dir).record(runbook, inventory) in a worker thread of its own."""
+    runbook, inventory = definitions
+    pool = ThreadPoolExecutor(1, thread_name_prefix="runbook-definitions")
+    try:
+        return pool.submit(RunDefinitions(run_dir).record, runbook, inventory)
+    finally:
+        pool.shutdown(wait=False)

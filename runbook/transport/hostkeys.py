@@ -79,15 +79,19 @@ def _revoked_only(text: str) -> SSHKnownHosts:
     return asyncssh.import_known_hosts("\n".join(lines) + "\n") if lines else SSHKnownHosts()
 
 
-def _load_file(path: Path) -> tuple[SSHKnownHosts, SSHKnownHosts]:
+def _load_file(path: Path) -> tuple[SSHKnownHosts | None, SSHKnownHosts | None]:
+    """The file's entries and its @revoked entries (None: it has none of them)."""
     problems = known_hosts_problems(path)
     if problems:
         raise InputError(problems)
     text = path.read_text(encoding="utf-8", errors="replace")
+    entries = any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
     try:
-        return asyncssh.import_known_hosts(text), _revoked_only(text)
+        known = asyncssh.import_known_hosts(text) if entries else None
+        revoked = _revoked_only(text) if "@revoked" in text else None
     except ValueError as e:
         raise InputError(Problem(str(path), None, f"bad known_hosts file: {e}")) from None
+    return known, revoked
 
 
 class HostKeyPolicy:
@@ -98,8 +102,12 @@ class HostKeyPolicy:
         self.pin_file = Path(pin_file) if pin_file is not None else None
         if trust_new and self.pin_file is None:
             raise ValueError("trust_new needs a pin_file to record the pinned keys in")
-        self._files: list[tuple[Path, SSHKnownHosts]] = []
+        self._files: list[tuple[Path, SSHKnownHosts | None]] = []  # None: no entries
         self._revoked: list[tuple[Path, SSHKnownHosts]] = []
+        # lookup()'s answers by endpoint, until a key is pinned or a file added: each
+        # connection asks twice (connect.py's key types, asyncssh's known_hosts
+        # callable), and each ask matches every file (~35 us per host at 1,000)
+        self._lookups: dict[tuple[str, str, int | None], tuple[list, list, list]] = {}
         self._seen: set[Path] = set()
         # the names already added, as given: every host of an inventory names the same
         # file, and resolving it (a few lstat calls) for each of 1,000 hosts showed
@@ -117,6 +125,7 @@ class HostKeyPolicy:
                 )
             self.add_known_hosts(self.pin_file)
         self._pinned = SSHKnownHosts()  # keys pinned by this process, not yet re-read from disk
+        self._pinned_any = False
         self._unwritten: list[str] = []
 
     def add_known_hosts(self, path: Path | str) -> None:
@@ -133,7 +142,9 @@ class HostKeyPolicy:
         if p.is_file():
             known, revoked = _load_file(p)
             self._files.append((p, known))
-            self._revoked.append((p, revoked))
+            if revoked is not None:
+                self._revoked.append((p, revoked))
+            self._lookups.clear()
 
     @property
     def files(self) -> list[Path]:
@@ -142,11 +153,19 @@ class HostKeyPolicy:
     def lookup(self, host: str, addr: str, port: int | None):
         """Known host keys for this endpoint as [(key, file)], plus CA keys and
         revoked keys, also as [(key, file)]."""
+        endpoint = (host, addr, port)
+        found = self._lookups.get(endpoint)
+        if found is None:
+            found = self._lookups[endpoint] = self._lookup(host, addr, port)
+        keys, ca, revoked = found
+        return list(keys), list(ca), list(revoked)
+
+    def _lookup(self, host: str, addr: str, port: int | None):
         keys: list[tuple[SSHKey, Path]] = []
         ca: list[tuple[SSHKey, Path]] = []
         revoked: list[tuple[SSHKey, Path]] = []
-        sources = list(self._files)
-        if self.pin_file is not None:
+        sources = [(path, kh) for path, kh in self._files if kh is not None]
+        if self.pin_file is not None and self._pinned_any:
             sources.append((self.pin_file, self._pinned))
         for path, kh in sources:
             k, c, *_ = kh.match(host, addr, port)
@@ -203,6 +222,8 @@ class HostKeyPolicy:
         blob = key.export_public_key("openssh").decode().split()
         line = f"{known_hosts_name(host, port)} {blob[0]} {blob[1]}\n"
         self._pinned.load(line)
+        self._pinned_any = True
+        self._lookups.clear()
         self._unwritten.append(line)
 
     def flush(self) -> None:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..definition.model import Inventory, Runbook
-from ..inventory.load import host_vars
 
 if TYPE_CHECKING:
     from ..transport import Transport
@@ -34,9 +33,15 @@ def known_hosts_files(inventory: Inventory) -> list[Path]:
     user = Path.home() / ".ssh" / "known_hosts"
     if user.exists():
         files.append(user)
-    for h in inventory.hosts:
-        kh = host_vars(inventory, h).get("runbook_known_hosts")  # a path or a list of paths
+    named: set[str] = set()  # as written: every host of an inventory names the same file
+    for host in inventory.hosts.values():
+        # a path or a list of paths; from the merged vars (host_vars would copy all of
+        # them, per host, to add magic vars that never have this name)
+        kh = host.vars.get("runbook_known_hosts")
         for f in kh if isinstance(kh, (list, tuple)) else [kh] if kh else []:
+            if str(f) in named:
+                continue
+            named.add(str(f))
             path = Path(str(f)).expanduser()
             if path not in files:
                 files.append(path)

@@ -3,7 +3,7 @@
 about half of loading them (bench/cold_phases.py shows the phase).
 
 One file per YAML text, named by the SHA-256 of the text and of the parsing code
-(runbook/yamlsafe.py and this module): a changed byte in either is another name, so
+(runbook/yamlsafe.py, yaml_tree.py, yaml_parse.py and this module): a changed byte in any is another name, so
 a stale entry is never found. The trees are stored as plain data with `marshal`
 (str, int, float, bool, None, bytes, in lists and tuples), never pickled; a tree with
 anything else (a YAML timestamp, a value reached through two aliases) is simply
@@ -36,7 +36,8 @@ class _Uncacheable(Exception):
 def _code_digest() -> bytes:
     here = Path(__file__).resolve()
     digest = hashlib.sha256(_FORMAT)
-    for path in (here.parent.parent / "yamlsafe.py", here):
+    package = here.parent.parent
+    for path in (package / "yamlsafe.py", package / "yaml_tree.py", package / "yaml_parse.py", here):
         digest.update(path.read_bytes())
     return digest.digest()
 

@@ -99,7 +99,9 @@ class Session:
     def _create_store(
         runbook: Runbook, inventory: Inventory, state_dir: Path, operator: str, run_id: str | None
     ) -> Store:
-        store = Store.create(
+        # the run keeps what it runs with: its state stands on its own (recorded while
+        # the journal is made, both durable before anything runs)
+        return Store.create(
             state_dir,
             run_id,
             site=site_of(inventory),
@@ -107,13 +109,8 @@ class Session:
             tool_version=__version__,
             inventory_sha256=inventory.sha256,
             runbook_sha256=runbook.sha256,
+            definitions=(runbook, inventory),
         )
-        try:  # the run keeps what it runs with: its state stands on its own
-            store.record_definitions(runbook, inventory)
-        except BaseException:
-            store.close()
-            raise
-        return store
 
     @classmethod
     def open(

@@ -51,3 +51,23 @@ def test_run_path_imports_no_tui_export_or_sim(tmp_path):
     assert loaded == []
     early = [m for m in doc["modules"] if any(m == f or m.startswith(f + ".") for f in AFTER_CONNECTING)]
     assert early == []
+
+
+def test_a_run_whose_files_are_all_in_the_load_cache_does_not_import_pyyaml(tmp_path):
+    """The parser (runbook/yaml_parse.py, PyYAML) is imported only on a load-cache miss:
+    the second load of the same files from the same state directory parses nothing."""
+    state = tmp_path / "s"
+    state.mkdir()  # (a state directory that exists: the caches are written into it)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    args = ["run", "--steps", str(REPO / "steps"), "--inventory", str(REPO / "inventory")]
+    args += ["--state", str(state)]
+    modules = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROBE, *args], env=env, capture_output=True, text=True, timeout=120
+        )
+        doc = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert doc["rc"] == 2 and "say what to run" in proc.stderr, proc.stderr
+        modules.append(doc["modules"])
+    assert "yaml" in modules[0] and "runbook.yaml_parse" in modules[0]  # parsed, then cached
+    assert [m for m in modules[1] if m == "yaml" or m.startswith(("yaml.", "runbook.yaml_parse"))] == []

@@ -269,6 +269,36 @@ async def test_the_journal_records_the_commands_filled_in(tmp_path, step_id):
         assert any(e.command == "srv mA" for e in started)
 
 
+async def test_a_launch_jobs_command_is_filled_once_per_job_not_per_host(tmp_path, monkeypatch):
+    """Each fill of a job's command holds every node's name: filled per host, a
+    job over the fleet costs the square of its size (engine/kinds/common.py
+    running_as_one_job). The journal still names it on every host."""
+    from runbook.engine.kinds.common import Ctx
+    from runbook.run.events import HostStarted
+
+    fills: list[str] = []
+    real = Ctx.render
+
+    def counted(self, template, on, extra=None):
+        fills.append(template)
+        return real(self, template, on, extra)
+
+    monkeypatch.setattr(Ctx, "render", counted)
+    rb, inv = world(tmp_path)
+    fabric = PairFabric(slow_hosts={"n06"})  # split into smaller jobs until n06 is named
+    engine = Engine(rb, inv, fabric, RunState())
+    started = []
+    async for batch in engine.run([rb.step("job")]):
+        started += [e for e in batch if isinstance(e, HostStarted)]
+    job_fills = [t for t in fills if t.startswith("job ")]
+    assert len(fabric.jobs) > 1  # the whole job, then the split ones
+    # one fill runs each job; one more names the first job in the journal, for
+    # every host at once (later jobs' hosts have all started already)
+    assert len(job_fills) == len(fabric.jobs) + 1
+    assert {e.host for e in started} == set(HOSTS)
+    assert {e.command for e in started} == {"job " + " ".join(HOSTS)}
+
+
 async def test_a_launch_job_runs_under_its_marker_after_a_sweep_of_the_launchers(tmp_path):
     """Before its first job the step ends what a killed run of it left on every
     launcher candidate; each job runs under a directory of its run, step and hosts

@@ -67,3 +67,39 @@ def test_a_change_is_saved_after_a_second_or_later_when_saves_are_long():
     wait = save_delay(long_save)
     assert wait > 1.0
     assert long_save / (wait + long_save) <= SAVE_SHARE + 1e-9  # saves take a tenth of the CPU at most
+
+
+def test_a_save_encodes_again_only_the_nodes_marked_changed(tmp_path, design):
+    cluster = Cluster.build(design, 3)
+    scenarios.apply(cluster, scenarios.DEFAULT, strict=False)
+    path, key = tmp_path / "state.json", {"nodes": 3}
+    texts = persist.NodeTexts()
+    texts.save(path, key, cluster.nodes)
+    assert path.read_text() == persist.encode(key, cluster.nodes)  # the same bytes as one json.dumps
+    cluster.nodes["gpu02"].files["/root/a"] = "marked\n"
+    texts.mark("gpu02")
+    cluster.nodes["gpu03"].files["/root/b"] = "not marked\n"
+    texts.save(path, key, cluster.nodes)
+    saved = persist.load(path, key)
+    assert saved["gpu02"].files["/root/a"] == "marked\n"
+    assert "/root/b" not in saved["gpu03"].files  # kept from the save before
+    texts.mark(None)
+    texts.save(path, key, cluster.nodes)
+    assert path.read_text() == persist.encode(key, cluster.nodes)
+
+
+async def test_a_lab_saves_what_a_command_changed_and_everything_on_stop(tmp_path):
+    lab = await Lab.start(tmp_path / "lab", nodes=2, scenario=None, base_address=next_base())
+    try:
+        _, err, status = await lab.node("gpu02").run("echo hi > /root/note")
+        assert status == 0, err
+        lab.node("gpu01").state.files["/root/quiet"] = "no changed()\n"
+        lab.save()  # the debounced save: gpu02 marked by its command's write
+        saved = persist.load(lab.state_file, lab._state_key)
+        assert saved["gpu02"].files["/root/note"] == "hi\n"
+        assert "/root/quiet" not in saved["gpu01"].files
+    finally:
+        await lab.stop()
+    saved = persist.load(lab.state_file, lab._state_key)
+    assert saved["gpu01"].files["/root/quiet"] == "no changed()\n"  # the stop saves every node
+    assert lab.state_file.read_text() == persist.encode(lab._state_key, lab.cluster.nodes)

@@ -116,3 +116,19 @@ async def test_stdin_over_ssh_feeds_cat_into_a_file(make_lab):
         assert result.stdout == "2\n"
         result = await conn.run("hostname")  # no stdin needed: answers without waiting for EOF
         assert result.stdout == "sm01\n"
+
+
+async def test_a_loop_stops_once_its_channel_is_closed(make_lab):
+    """sim/session.py: the shell asks the channel before every command (hung_up)."""
+    lab = await make_lab(1)
+    node = lab.node("gpu01")
+    kw = dict(username="root", client_keys=[str(lab.client_key)], known_hosts=str(lab.known_hosts))
+    async with asyncssh.connect(node.address, node.port, **kw) as conn:
+        process = await conn.create_process("while true; do echo tick >> /tmp/t; sleep 0.05; done")
+        await asyncio.sleep(0.3)
+        process.close()
+        await asyncio.sleep(0.2)
+        before, _, _ = await node.run("wc -l < /tmp/t")
+        await asyncio.sleep(0.3)
+        after, _, _ = await node.run("wc -l < /tmp/t")
+    assert int(before) > 0 and after == before

@@ -105,3 +105,30 @@ def test_parents_cut_at_slashes_equal_dirname():
             "".join(rng.choice("ab/") for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 4))
         ]
         assert _parents(paths) == _parents_by_dirname(paths), paths
+
+
+async def test_files_and_directories_added_extend_the_index_without_a_rebuild(machine_of, sh, monkeypatch):
+    from runbook.sim import vfs
+
+    gpu01 = machine_of(2)("gpu01")
+    fs = gpu01.fs
+    fs.listdir("/")  # the index built
+    rebuilds = []
+    entries = vfs._entries
+    monkeypatch.setattr(vfs, "_entries", lambda paths, dirs: rebuilds.append(1) or entries(paths, dirs))
+    # what a detached job's script does (engine/detached.py): a directory, then files in it
+    job = "d=/var/tmp/runbook-jobs/r1.step; mkdir -p $d/x/y && echo 1 > $d/pid && echo ok > $d/x/y/out"
+    _, err, status = await sh(
+        gpu01, f"{job}; echo 0 >> $d/rc; mkdir $d/z; [ -f $d/pid ] && echo 2 > $d/x/more"
+    )
+    assert status == 0, err
+    assert rebuilds == []
+    assert_index_matches_scan(fs)
+    assert fs.listdir("/var/tmp/runbook-jobs/r1.step") == ["pid", "rc", "x", "z"]
+    own_dirs, own_children = set(fs._own_dirs), dict(fs._own_children)
+    fs._own_of = ()  # a rebuild from scratch gives the same index
+    fs._index()
+    assert fs._own_dirs == own_dirs
+    assert {d: sorted(n) for d, n in fs._own_children.items()} == {
+        d: sorted(n) for d, n in own_children.items()
+    }

@@ -11,7 +11,7 @@ import pytest
 
 from runbook.inventory.load import select_hosts
 from runbook.store.definitions import RunDefinitions
-from runbook.store.errors import StoreCorrupt
+from runbook.store.errors import StoreCorrupt, StoreError
 from runbook.workspace.project import load_project
 
 REPO = Path(__file__).resolve().parents[2]
@@ -151,7 +151,8 @@ def _new_run(state: Path, run_id: str) -> RunDefinitions:
 def test_a_new_run_of_the_same_inventory_takes_its_record_from_a_run_before(tmp_path, shipped, monkeypatch):
     """Serialising every host's merged vars again is what a new run of the same
     inventory does not do (store/inventory_records.py InventoryRecords): the object comes out of
-    the earlier run, byte for byte what the record would be, and the run keeps its own copy."""
+    the earlier run, byte for byte what the record would be, and the run keeps its own file
+    (a hard link to the earlier run's: the run stands on its own when that one is gone)."""
     from runbook.store import definitions
 
     first = _new_run(tmp_path, "20261201-100000-aaaa")
@@ -163,7 +164,6 @@ def test_a_new_run_of_the_same_inventory_takes_its_record_from_a_run_before(tmp_
     assert second.latest().inventory == made
     copy = second.objects / f"{made}.json"
     assert copy.read_bytes() == (first.objects / f"{made}.json").read_bytes()
-    assert copy.stat().st_ino != (first.objects / f"{made}.json").stat().st_ino  # a copy, not a link
     shutil.rmtree(first.directory.parent)  # the run stands on its own
     assert second.current()[1].sha256 == shipped.inventory.sha256
 
@@ -206,3 +206,68 @@ def test_an_inventory_edited_without_changing_a_value_is_recorded_under_its_new_
     second = _new_run(tmp_path, "20261201-110000-bbbb")
     second.record(edited.runbook, edited.inventory)
     assert second.object(second.latest().inventory)["sha256"] == edited.inventory.sha256
+
+
+def test_a_new_run_links_the_objects_an_earlier_run_wrote_with_the_same_bytes(tmp_path, shipped, monkeypatch):
+    """A new run of the same runbook does not write and fsync its ~60 objects again
+    (store/definitions.py _link_from_earlier_runs): each is a hard link to the earlier
+    run's file with exactly its bytes; an earlier file that differs (damaged), is a
+    symbolic link, or is missing is not used, and that object is written as ever."""
+    import os
+
+    first = _new_run(tmp_path, "20261201-100000-aaaa")
+    first.record(shipped.runbook, shipped.inventory)
+    names = sorted(p.name for p in first.objects.iterdir())
+    damaged, linked_away, gone = names[0], names[1], names[2]
+    (first.objects / damaged).write_bytes((first.objects / damaged).read_bytes() + b" ")
+    elsewhere = tmp_path / "elsewhere.json"
+    os.replace(first.objects / linked_away, elsewhere)
+    (first.objects / linked_away).symlink_to(elsewhere)
+    (first.objects / gone).unlink()
+
+    written = []
+    real_put_one = RunDefinitions._put_one
+    monkeypatch.setattr(
+        RunDefinitions, "_put_one", lambda self, n, d: (written.append(f"{n}.json"), real_put_one(self, n, d))
+    )
+    second = _new_run(tmp_path, "20261201-110000-bbbb")
+    assert second.record(shipped.runbook, shipped.inventory) is True
+    assert sorted(written) == sorted([damaged, linked_away, gone])
+    assert sorted(p.name for p in second.objects.iterdir()) == names
+    for name in names:
+        mine = second.objects / name
+        assert not mine.is_symlink() and hashlib.sha256(mine.read_bytes()).hexdigest() == name[:-5]
+        if name not in written:
+            assert mine.stat().st_ino == (first.objects / name).stat().st_ino
+    shutil.rmtree(first.directory.parent)  # the run stands on its own
+    assert second.current()[0].sha256 == shipped.runbook.sha256
+    assert second.current()[1].sha256 == shipped.inventory.sha256
+
+
+def test_a_new_store_records_its_definitions_alongside_its_journal(tmp_path, shipped, monkeypatch):
+    """Store.create(definitions=...) (what a session creating a run uses): the run's
+    definitions are recorded while its journal is made, there when create returns;
+    when recording them fails, the error is create's, the store is closed and the
+    state directory's lock free again."""
+    from runbook.store import Store
+    from runbook.store.lock import StateLock
+    from tests.store.helpers import new_store
+
+    store = new_store(tmp_path, "run-1", definitions=(shipped.runbook, shipped.inventory))
+    try:
+        runbook, inventory = store.recorded_definitions()
+        assert runbook.sha256 == shipped.runbook.sha256 and inventory.sha256 == shipped.inventory.sha256
+        assert store.run_info()["events"] == 1
+    finally:
+        store.close()
+
+    def broken(self, runbook, inventory):
+        raise StoreError(f"{self.directory}: cannot record the definitions: disk full")
+
+    monkeypatch.setattr(RunDefinitions, "record", broken)
+    with pytest.raises(StoreError, match="disk full"):
+        new_store(tmp_path, "run-2", definitions=(shipped.runbook, shipped.inventory))
+    lock = StateLock(tmp_path)
+    lock.acquire()  # free: nobody holds it
+    lock.release()
+    assert isinstance(Store.open(tmp_path, "run-1", read_only=True), Store)

@@ -181,3 +181,45 @@ def test_pins_of_a_burst_are_written_together_and_appended(tmp_path, keys):
     assert [ln.split()[0] for ln in lines] == ["#", "[h0]:2222", "[h1]:2222", "h2"]
     known, _, _ = HostKeyPolicy([pins]).lookup("h1", "", 2222)
     assert [k.public_data for k, _ in known] == [keys.host.public_data]
+
+
+def _line(host: str, key) -> str:
+    return f"{host} " + " ".join(key.export_public_key("openssh").decode().split()[:2]) + "\n"
+
+
+def test_a_lookup_is_answered_again_from_memory_until_a_key_is_pinned_or_a_file_added(
+    tmp_path, keys, monkeypatch
+):
+    """Each connection asks for its endpoint's keys twice (connect.py, then asyncssh):
+    the second answer is the first one, not every file matched again, and a key pinned
+    or a known_hosts file added in between is in the next answer. A file with no entry
+    (only comments) is not matched at all."""
+    site = tmp_path / "known_hosts"
+    site.write_text(_line("[node1]:2222", keys.host) + "@revoked " + _line("*", keys.stranger))
+    empty = tmp_path / "empty_known_hosts"
+    empty.write_text("# nothing here yet\n\n")
+    policy = HostKeyPolicy([site, empty], trust_new=True, pin_file=tmp_path / "pins")
+    matched = []
+    real_match = asyncssh.SSHKnownHosts.match
+    monkeypatch.setattr(
+        asyncssh.SSHKnownHosts, "match", lambda kh, *a: (matched.append(a), real_match(kh, *a))[1]
+    )
+    first = policy.lookup("node1", "10.0.0.1", 2222)
+    assert [k.public_data for k, _ in first[0]] == [keys.host.public_data]
+    assert [k.public_data for k, _ in first[2]] == [keys.stranger.public_data]
+    assert len(matched) == 2  # the site file and its @revoked lines; not the empty file
+    assert policy.lookup("node1", "10.0.0.1", 2222) == first and len(matched) == 2
+    first[0].clear()  # an answer is the caller's own: changing it changes no later one
+    assert policy.lookup("node1", "10.0.0.1", 2222)[0]
+
+    assert policy.lookup("node2", "10.0.0.2", 2222)[0] == []
+    policy.pin("node2", 2222, keys.host2)  # trusted on first use by another connection
+    known = policy.lookup("node2", "10.0.0.2", 2222)[0]
+    assert [(k.public_data, p) for k, p in known] == [(keys.host2.public_data, tmp_path / "pins")]
+
+    other = tmp_path / "more_known_hosts"
+    other.write_text(_line("[node3]:2222", keys.host2))
+    assert policy.lookup("node3", "10.0.0.3", 2222)[0] == []
+    policy.add_known_hosts(other)
+    assert [k.public_data for k, _ in policy.lookup("node3", "10.0.0.3", 2222)[0]] == [keys.host2.public_data]
+    assert policy.files == [site, empty, other]

@@ -67,6 +67,23 @@ class Ctx:
             command = template
         self.running(host, command)
 
+    def running_as_one_job(
+        self, hosts: list[str], template: str, on: str, extra: dict[str, Any] | None = None
+    ) -> None:
+        """running_as for hosts that take part in one command (a launch job, a sweep): the
+        command is filled once, and only if a host starts with it. Filled per host,
+        a job over every node cost the square of the fleet (each fill holds every
+        node's name): ~1.5 s of CPU per launch step at 1,000 nodes."""
+        todo = [h for h in hosts if h in self.selected and h not in self.open]
+        if not todo:
+            return
+        try:
+            command = self.render(template, on, extra)
+        except TemplateError:
+            command = template
+        for h in todo:
+            self.running(h, command)
+
     def partners(self) -> list[str]:
         """Targets that may take part: the hosts judged now and those already satisfied
         (a blocked or unselected host never serves as a partner)."""

@@ -31,11 +31,12 @@ async def run_launch(ctx: Ctx, hosts: list[str]) -> None:
         done = [h for h in ctx.partners() if h not in members]
         members += done[:1]
 
+    judged = set(hosts)
+
     async def probe(group: list[str]) -> tuple[Status, Any]:
         extra = launch_variables(group, ctx.vars)  # launch_ranks: one rank per GPU of its nodes
-        for h in group:
-            if h in hosts and launchers:
-                ctx.running_as(h, verify.run, launchers[0], extra)  # the job as its launcher runs it
+        if launchers:  # the job as its launcher runs it
+            ctx.running_as_one_job([h for h in group if h in judged], verify.run, launchers[0], extra)
         while launchers:
             launcher = launchers[0]
             res = await _job(ctx, launcher, group, extra, judge_vars={**ctx.vars(launcher), **extra})

@@ -19,6 +19,7 @@ from typing import Any
 from ...criteria.paths import select
 from ...criteria.verdict import Verdict
 from ...definition.model import Action, Status
+from ...definition.template import TemplateError
 from .common import Ctx, HostOutcome
 from .plans import PairTest, end_label, plan, retest
 
@@ -127,16 +128,22 @@ def port_of(nic: dict[str, Any]) -> int:
     return BASE_PORT + int(nic.get("rail") or 0)
 
 
-async def cleanup(ctx: Ctx, host: str, nic: dict[str, Any]) -> None:
-    """Stop a server left on `host`'s port for `nic` (by the step's `cleanup:`), best effort."""
+async def cleanup(ctx: Ctx, host: str, *nics: dict[str, Any]) -> None:
+    """Stop the servers left on `host`'s ports for `nics` (by the step's `cleanup:`,
+    filled in for each), in one command: best effort, nothing judged."""
     spec = ctx.step.pairs
     if not spec.cleanup:
         return
-    action = Action(run=spec.cleanup, timeout=30.0)
+    lines = []
+    for nic in nics:
+        try:
+            lines.append(ctx.render(spec.cleanup, host, {"nic": nic, "port": port_of(nic)}))
+        except TemplateError:  # the test itself reports it when its command is built
+            continue
+    if not lines:
+        return
     try:
-        await asyncio.wait_for(
-            ctx.run(host, spec.cleanup, {"nic": nic, "port": port_of(nic)}, action=action), 35
-        )
+        await asyncio.wait_for(ctx.engine.transport.run(host, "\n".join(lines), timeout=30.0), 35)
     except (TimeoutError, OSError):
         pass
 
@@ -188,9 +195,13 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     # Resume: only the tests with a host still to do; their partners may be done hosts.
     wanted = set(hosts)
     tests = [t for t in plan(spec.plan, all_hosts, nics, spec.pairs) if {t.client, t.server} & wanted]
-    # A run killed mid-test may have left servers listening: stop them by their port first.
-    servers = {(t.server, t.server_nic): t for t in tests}
-    await asyncio.gather(*(cleanup(ctx, t.server, t.snic) for t in servers.values()))
+    # A run killed mid-test may have left servers listening: stop them by their port
+    # first, one command per host for all its server ports (500 commands, not 2,000,
+    # on 1,000 nodes of 4 rails).
+    servers: dict[str, dict[tuple, dict[str, Any]]] = {}
+    for t in tests:
+        servers.setdefault(t.server, {})[t.server_nic] = t.snic
+    await asyncio.gather(*(cleanup(ctx, host, *nics.values()) for host, nics in servers.items()))
     results = await schedule(ctx, tests, spec.concurrency)
 
     slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}

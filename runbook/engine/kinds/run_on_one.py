@@ -62,9 +62,8 @@ async def run_on_one(ctx: Ctx, hosts: list[str]) -> None:
     candidates = (ctx.select(spec.run_from) if spec.run_from else []) or list(
         ctx.engine._all_targets(ctx.step)
     )
-    for h in hosts:
-        if candidates:
-            ctx.running_as(h, verify.run, candidates[0])  # the command as the first runner runs it
+    if candidates:  # the command as the first runner runs it
+        ctx.running_as_one_job(hosts, verify.run, candidates[0])
     tried: list[str] = []
     res: HostOutcome | None = None
     # The whole output is judged on its exit status and parse only; the criteria are per item.

@@ -86,30 +86,34 @@ def grep(ctx: Ctx, args, io) -> int:
     many = len(inputs) > 1 and not opts.get("h") or opts.get("H")
     limit = int(opts["m"]) if "m" in opts else None
     after = int(opts.get("A") or opts.get("C") or 0)
+    # the options, asked once rather than on every line (a `grep . pkeys/*` reads a thousand files)
+    invert, quiet, counting, listing = bool(opts.get("v")), opts.get("q"), opts.get("c"), opts.get("l")
+    only, numbered = opts.get("o") and not invert, opts.get("n")
+    single = compiled[0].search if len(compiled) == 1 else None
     found = False
     for name, text in inputs:
         label = "(standard input)" if name == "-" else name
         count, tail = 0, 0
         for n, line in enumerate(text.splitlines(), 1):
-            hit = any(c.search(line) for c in compiled) != bool(opts.get("v"))
-            if not hit:
-                if tail and not opts.get("c") and not opts.get("q") and not opts.get("l"):
+            hit = single(line) is not None if single else any(c.search(line) for c in compiled)
+            if hit == invert:
+                if tail and not counting and not quiet and not listing:
                     io.out.write((f"{label}-" if many else "") + line + "\n")
                     tail -= 1
                 continue
             found = True
             count += 1
             tail = after
-            if opts.get("q"):
+            if quiet:
                 return 0
-            if opts.get("c") or opts.get("l"):
+            if counting or listing:
                 pass
-            elif opts.get("o") and not opts.get("v"):
+            elif only:
                 for c in compiled:
                     for m in c.finditer(line):
                         io.out.write((f"{label}:" if many else "") + m.group(0) + "\n")
             else:
-                prefix = (f"{label}:" if many else "") + (f"{n}:" if opts.get("n") else "")
+                prefix = (f"{label}:" if many else "") + (f"{n}:" if numbered else "")
                 io.out.write(prefix + line + "\n")
             if limit is not None and count >= limit:
                 break
