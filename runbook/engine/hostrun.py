@@ -66,6 +66,11 @@ async def run_on_host(
     # a detached job is never started twice
     more = {"retries": retries} if retries and not action.detach else {}
     res = await transport.run(host, sent, timeout=action.timeout, on_line=on_line, **more)
+    return judge_result(host, command, action, variables, res)
+
+
+def judge_result(host: str, command: str, action: Action, variables: dict[str, Any], res) -> HostOutcome:
+    """One command's CommandResult (transport/result.py) parsed and judged."""
     common = dict(
         exit_status=res.exit_status,
         stdout=res.stdout,

@@ -49,6 +49,7 @@ from ..run.events import (
 from ..run.state import RunState
 from . import become, detached
 from .approval import approval_reason
+from .batchrun import batching_enabled
 from .hostrun import HostOutcome, command_for, run_on_host
 from .pacing import start_paced
 
@@ -89,8 +90,12 @@ class Engine:
         feeds_state: bool = True,
         run_id: str = "",
         verify_retries: int = VERIFY_RETRIES,
+        batch_verifies: bool | None = None,
     ):
         self.runbook = runbook
+        # several ready verifies of a host in one SSH channel (batchrun.py); None: the
+        # environment says (RUNBOOK_BATCH_VERIFY=0 turns it off)
+        self.batch_verifies = batching_enabled() if batch_verifies is None else batch_verifies
         self.verify_retries = max(0, int(verify_retries))  # `runbook run --verify-retries`
         self.run_id = run_id  # names the node-side job directory of detached commands
         self.inventory = inventory
@@ -341,15 +346,6 @@ class Engine:
     async def _one(
         self, step: Step, action_name: str, action, host: str, before: dict | None = None
     ) -> HostOutcome:
-        # stream_output may also be a predicate (step_id, host) -> bool asked per line:
-        # a UI that shows one host at a time takes that host's lines only.
-        wanted = self.stream_output if callable(self.stream_output) else None
-
-        def stream(stream: str, line: str, _h=host) -> None:
-            if wanted is None or wanted(step.id, _h):
-                self._queue.put_nowait(HostOutput(step.id, action_name, _h, stream, line))
-
-        on_line = stream if self.stream_output else None
         return await run_on_host(
             self.transport,
             host,
@@ -357,7 +353,7 @@ class Engine:
             self._vars[host],
             before=before,
             on_start=lambda cmd: self._emit(HostStarted(step.id, action_name, host, cmd)),
-            on_line=on_line,
+            on_line=self._line_sink(step, action_name, host),
             # (the host's status is asked only for a detached action: it is judged afresh)
             detach_key=(
                 (self.run_id, step.id, action_name, self.state.status(step.id, host) in DETACHED_RESUME)
@@ -366,6 +362,20 @@ class Engine:
             ),
             retries=self.verify_retries if action_name == "verify" else 0,
         )
+
+    def _line_sink(self, step: Step, action_name: str, host: str) -> Callable[[str, str], None] | None:
+        """Where a command's output lines go while it runs (None: nowhere)."""
+        if not self.stream_output:
+            return None
+        # stream_output may also be a predicate (step_id, host) -> bool asked per line:
+        # a UI that shows one host at a time takes that host's lines only.
+        wanted = self.stream_output if callable(self.stream_output) else None
+
+        def stream(stream: str, line: str) -> None:
+            if wanted is None or wanted(step.id, host):
+                self._queue.put_nowait(HostOutput(step.id, action_name, host, stream, line))
+
+        return stream
 
     def _finish(
         self,

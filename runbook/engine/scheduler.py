@@ -13,7 +13,9 @@ bench/results/pipeline.md). What stays ordered:
 - a step that must not overlap anything (`barrier`) runs alone: everything
   before it is finished first, nothing after it starts until it is; one that
   must only have its host to itself (`exclusive: node`) has it, as every
-  step does here: a host runs one step at a time.
+  step does here: a host runs one step at a time (steps that share a round
+  trip, batchrun.py, run one after the other in it; an exclusive step never
+  shares one).
 
 Apply and rollback keep the runner's step-by-step order (runner.py); so does a
 run of one step. The events are the runner's own (StepStarted when the first
@@ -31,6 +33,7 @@ from ..definition.model import Status, Step
 from ..inventory.load import select_hosts
 from ..run import rules
 from ..run.events import HostFinished, StepStarted
+from .batchrun import MAX_BATCH, batchable, can_batch, verify_together
 from .hostrun import HostOutcome
 from .pacing import start_paced
 
@@ -118,34 +121,78 @@ class Pipeline:
 
     # --- one host through the steps ------------------------------------
     async def _walk(self, host: str) -> None:
-        for step in self.steps:
+        steps = self.steps
+        i = 0
+        while i < len(steps):
+            step = steps[i]
+            i += 1
             r = self.runs[step.id]
             if host not in r.host_done:
                 continue
             await self._wait_for_needs(step, host)
-            self._open(r)
-            why = None
-            if step.needs:
-                await self.engine._settle()  # statuses read below are durable ones
-                why = rules.blocked_reason(
-                    step,
-                    host,
-                    self.engine.runbook,
-                    self.engine.inventory,
-                    self.engine.state.status,
-                    self.gating,
-                )
-            if why:
-                self.engine._emit(HostFinished(step.id, "verify", host, Status.BLOCKED.value, why))
-                self._answered(r, host)
+            if await self._blocked(r, host):
                 continue
-            outcome = await self.engine._one(step, "verify", step.verify, host)
-            if r.fleet and outcome.assessed:
-                r.held[host] = outcome  # judged with the fleet once all are in (_close)
-                self._answered(r, host, final=False)
+            if not (batchable(step) and can_batch(self.engine, host)):
+                self._post(step, host, await self.engine._one(step, "verify", step.verify, host))
+                continue
+            ready = [step]
+            while i < len(steps) and len(ready) < MAX_BATCH:
+                nxt = steps[i]
+                rn = self.runs[nxt.id]
+                if host in rn.host_done:
+                    if not (batchable(nxt) and self._needs_in(nxt, host)):
+                        break  # it waits for a step still to run: the next round trip
+                    if not await self._blocked(rn, host):
+                        ready.append(nxt)
+                i += 1
+            if len(ready) == 1:
+                self._post(step, host, await self.engine._one(step, "verify", step.verify, host))
             else:
-                self.engine._finish(step, "verify", outcome)
-                self._answered(r, host)
+                await verify_together(self.engine, host, ready, lambda s, o: self._post(s, host, o))
+
+    async def _blocked(self, r: _StepRun, host: str) -> bool:
+        """The step has begun for this host: StepStarted (once), and when a `needs`
+        is not satisfied, the host answered `blocked`."""
+        step = r.step
+        self._open(r)
+        if not step.needs:
+            return False
+        await self.engine._settle()  # statuses read below are durable ones
+        why = rules.blocked_reason(
+            step,
+            host,
+            self.engine.runbook,
+            self.engine.inventory,
+            self.engine.state.status,
+            self.gating,
+        )
+        if why:
+            self.engine._emit(HostFinished(step.id, "verify", host, Status.BLOCKED.value, why))
+            self._answered(r, host)
+        return bool(why)
+
+    def _post(self, step: Step, host: str, outcome: HostOutcome) -> None:
+        r = self.runs[step.id]
+        if r.fleet and outcome.assessed:
+            r.held[host] = outcome  # judged with the fleet once all are in (_close)
+            self._answered(r, host, final=False)
+        else:
+            self.engine._finish(step, "verify", outcome)
+            self._answered(r, host)
+
+    def _needs_in(self, step: Step, host: str) -> bool:
+        """Whatever `_wait_for_needs` would wait for is in already."""
+        for need in step.needs:
+            pre = self.runs.get(need)
+            if pre is None:
+                continue
+            if host in self._hosts_of(need):
+                ev = pre.host_done.get(host)
+                if ev is not None and not ev.is_set():
+                    return False
+            elif not pre.done.is_set():
+                return False
+        return True
 
     async def _wait_for_needs(self, step: Step, host: str) -> None:
         for need in step.needs:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -104,6 +105,7 @@ class Transport:
         self.hosts = hosts
         self.policy = policy
         self.output_cap = output_cap
+        self.batch_token = secrets.token_hex(16)  # the markers of run_many's scripts (batch_script.py)
         if ssh_config is None:
             default = Path("~/.ssh/config").expanduser()
             ssh_config = [default] if default.is_file() else []
@@ -208,13 +210,17 @@ class Transport:
         timeout: float,
         on_line: OnLine | None,
         retries: int = 0,
+        *,
+        notes: list[str] | None = None,
+        attempts: int = 0,
     ) -> tuple[Outcome | ConnectFailed, int]:
         """Connect (pooled) and execute, trying twice only when nothing started;
         a read-only command (`retries` > 0) is also tried again, up to `retries`
         more times with a growing pause, when its connection dropped mid-command
-        or its handshake timed out: under load those say nothing about the host."""
-        attempts = 0
-        notes: list[str] = []
+        or its handshake timed out: under load those say nothing about the host.
+        `notes`/`attempts`: what earlier attempts met, when this goes on from them
+        (a batch's connection lost mid-command, batched.py)."""
+        notes = list(notes or [])
         while True:
             attempts += 1
             try:
@@ -292,6 +298,30 @@ class Transport:
             o.reason,
             o.started_remote,
             attempts,
+        )
+
+    async def run_many(
+        self,
+        host: str,
+        commands: list[tuple[str, float]],
+        *,
+        on_start: Callable[[int], None],
+        on_result: Callable[[int, CommandResult], None],
+        on_line_for: Callable[[int], OnLine | None] | None = None,
+        retries: int = 0,
+    ) -> None:
+        """Read-only commands of one host, (command, timeout) each, in one channel
+        where that is possible (batched.py); each reported as `run` would."""
+        from .batched import run_many
+
+        await run_many(
+            self,
+            host,
+            commands,
+            on_start=on_start,
+            on_result=on_result,
+            on_line_for=on_line_for,
+            retries=retries,
         )
 
     async def reboot(self, host: str, command: str = "reboot", *, timeout: float = 60.0) -> CommandResult:

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Read-only verifies of one host in one SSH channel (engine/batchrun.py), off
+vs on, paired: `runbook run --all --new-run --json` from this checkout with
+RUNBOOK_BATCH_VERIFY=0 and =1, alternating which goes first, against one
+running lab. Prints per run the wall, the client's CPU (getrusage of the child)
+and the lab's CPU (its process group), the medians, and whether both found the
+same per-step per-host status, reason (exact, and with numbers masked) and
+exit status. Keeps each run's per-step breakdown (bench/step_breakdown.py).
+
+    python bench/batch_paired.py --nodes 48 --pairs 5 --time-scale 0 \\
+        -o bench/results/batch-48.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from lab import COMPLIANT, DEMO, Lab  # noqa: E402
+from measure import ServerCPU  # noqa: E402
+from pipeline import differ, verdicts  # noqa: E402
+from step_breakdown import breakdown, run_dir  # noqa: E402
+
+MODES = {"off": "0", "on": "1"}
+
+
+def run_once(mode: str, inventory: Path, state: Path, server: ServerCPU) -> dict:
+    argv = [sys.executable, "-m", "runbook", "run", "--steps", str(REPO / "steps")]
+    argv += ["--inventory", str(inventory), "--state", str(state), "--all", "--new-run", "--json"]
+    env = dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_BATCH_VERIFY=MODES[mode])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lab0 = server.total()
+    t0 = time.monotonic()
+    p = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
+    bd = breakdown(run_dir(state, None) / "journal.jsonl") if state.exists() else {}
+    return {
+        "wall": round(wall, 2),
+        "cpu": round(cpu, 3),
+        "lab_cpu": round(server.total() - lab0, 2),
+        "rc": p.returncode,
+        "doc": doc,
+        "breakdown": bd,
+        "stderr_tail": p.stderr[-800:] if not doc else "",
+    }
+
+
+def exit_statuses(doc: dict) -> dict:
+    return {
+        (s["id"], h): v.get("exit_status")
+        for s in doc.get("steps", [])
+        for h, v in s.get("hosts", {}).items()
+    }
+
+
+def markdown(out: dict) -> str:
+    L = [
+        f"# Batched verifies off vs on: whole runbook, verify only, {out['nodes']} nodes "
+        f"({out['scenario']} lab, time scale {out['time_scale'] if out['time_scale'] is not None else 1})",
+        "",
+        "| pair | mode | order | wall s | client CPU s | lab CPU s | rc | load1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for i in range(out["pairs"]):
+        for mode in ("off", "on"):
+            r = out["runs"][mode][i]
+            first = ("off" if i % 2 == 0 else "on") == mode
+            L.append(
+                f"| {i} | {mode} | {'first' if first else 'second'} | {r['wall']:.2f} | {r['cpu']:.2f} "
+                f"| {r['lab_cpu']:.2f} | {r['rc']} | {r['load1']} |"
+            )
+    for mode in ("off", "on"):
+        m = out["median"][mode]
+        L.append(f"| **median** | {mode} | | {m['wall']:.2f} | {m['cpu']:.2f} | {m['lab_cpu']:.2f} | | |")
+    L += ["", "Verdicts compared in each pair (per step and host: status, reason, exit status):", ""]
+    for c in out["compared"]:
+        L.append(
+            f"- pair {c['pair']}: {c['entries']} entries; differ: {len(c['differ_exact'])} exactly, "
+            f"{len(c['differ_masked'])} with numbers masked, {len(c['exit_differ'])} exit statuses"
+        )
+    return "\n".join(L) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--nodes", type=int, default=48)
+    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
+    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
+    ap.add_argument("-o", "--out", type=Path)
+    a = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="batch-bench-"))
+    scenario = COMPLIANT if a.scenario == "compliant" else DEMO
+    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+    server = ServerCPU(lab.pids())
+    runs: dict[str, list[dict]] = {"off": [], "on": []}
+    compared = []
+    try:
+        for i in range(a.pairs):
+            docs = {}
+            for mode in ("off", "on") if i % 2 == 0 else ("on", "off"):
+                state = work / f"state-{mode}-{i}"
+                r = run_once(mode, lab.inventory, state, server)
+                shutil.rmtree(state, ignore_errors=True)
+                docs[mode] = r.pop("doc")
+                r["load1"] = round(os.getloadavg()[0], 2)
+                runs[mode].append(r)
+                print(
+                    f"pair {i} {mode:3}: wall {r['wall']:.2f}s client cpu {r['cpu']:.2f}s "
+                    f"lab cpu {r['lab_cpu']:.2f}s rc {r['rc']} load1 {r['load1']} {r['stderr_tail']}",
+                    flush=True,
+                )
+            exact = differ(verdicts(docs["off"], False), verdicts(docs["on"], False))
+            masked = differ(verdicts(docs["off"], True), verdicts(docs["on"], True))
+            ex = differ(exit_statuses(docs["off"]), exit_statuses(docs["on"]))
+            n = len(verdicts(docs["off"], False))
+            compared.append(
+                {
+                    "pair": i,
+                    "entries": n,
+                    "differ_exact": exact[:20],
+                    "differ_masked": masked[:20],
+                    "exit_differ": ex[:20],
+                }
+            )
+            print(
+                f"pair {i}: {n} verdicts, {len(exact)} differ exactly, {len(masked)} masked, {len(ex)} exit",
+                flush=True,
+            )
+    finally:
+        lab.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    med = {
+        k: {m: statistics.median(r[m] for r in v) for m in ("wall", "cpu", "lab_cpu")}
+        for k, v in runs.items()
+    }
+    out = {
+        "nodes": a.nodes,
+        "scenario": a.scenario,
+        "time_scale": a.time_scale,
+        "pairs": a.pairs,
+        "median": med,
+        "compared": compared,
+        "runs": runs,
+        "python": sys.executable,
+    }
+    print(json.dumps(med))
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
+        a.out.with_suffix(".md").write_text(markdown(out))
+
+
+if __name__ == "__main__":
+    main()
