@@ -14,15 +14,10 @@ exit status. Keeps each run's per-step breakdown (bench/step_breakdown.py).
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,34 +25,14 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from lab import COMPLIANT, DEMO, Lab  # noqa: E402
 from measure import ServerCPU  # noqa: E402
-from pipeline import differ, verdicts  # noqa: E402
-from step_breakdown import breakdown, run_dir  # noqa: E402
+from pipeline import differ, publish, verdicts  # noqa: E402
+from pipeline import run_once as pipeline_run  # noqa: E402
 
 MODES = {"off": "0", "on": "1"}
 
 
 def run_once(mode: str, inventory: Path, state: Path, server: ServerCPU) -> dict:
-    argv = [sys.executable, "-m", "runbook", "run", "--steps", str(REPO / "steps")]
-    argv += ["--inventory", str(inventory), "--state", str(state), "--all", "--new-run", "--json"]
-    env = dict(os.environ, PYTHONPATH=str(REPO), RUNBOOK_BATCH_VERIFY=MODES[mode])
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    lab0 = server.total()
-    t0 = time.monotonic()
-    p = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=1800)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else {}
-    bd = breakdown(run_dir(state, None) / "journal.jsonl") if state.exists() else {}
-    return {
-        "wall": round(wall, 2),
-        "cpu": round(cpu, 3),
-        "lab_cpu": round(server.total() - lab0, 2),
-        "rc": p.returncode,
-        "doc": doc,
-        "breakdown": bd,
-        "stderr_tail": p.stderr[-800:] if not doc else "",
-    }
+    return pipeline_run(REPO, inventory, state, server, {"RUNBOOK_BATCH_VERIFY": MODES[mode]})
 
 
 def exit_statuses(doc: dict) -> dict:
@@ -145,25 +120,7 @@ def main() -> None:
     finally:
         lab.stop()
         shutil.rmtree(work, ignore_errors=True)
-    med = {
-        k: {m: statistics.median(r[m] for r in v) for m in ("wall", "cpu", "lab_cpu")}
-        for k, v in runs.items()
-    }
-    out = {
-        "nodes": a.nodes,
-        "scenario": a.scenario,
-        "time_scale": a.time_scale,
-        "pairs": a.pairs,
-        "median": med,
-        "compared": compared,
-        "runs": runs,
-        "python": sys.executable,
-    }
-    print(json.dumps(med))
-    if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
-        a.out.with_suffix(".md").write_text(markdown(out))
+    publish(a, runs, compared, markdown)
 
 
 if __name__ == "__main__":

@@ -35,10 +35,14 @@ from step_breakdown import breakdown, run_dir  # noqa: E402
 _NUM = re.compile(r"\d+(\.\d+)?")
 
 
-def run_once(checkout: Path, inventory: Path, state: Path, server: ServerCPU) -> dict:
+def run_once(
+    checkout: Path, inventory: Path, state: Path, server: ServerCPU, env_extra: dict[str, str] | None = None
+) -> dict:
+    """One `runbook run --all --new-run --json` of `checkout` (its own steps/), with
+    `env_extra` in its environment (bench/batch_paired.py: a switch)."""
     argv = [sys.executable, "-m", "runbook", "run", "--steps", str(checkout / "steps")]
     argv += ["--inventory", str(inventory), "--state", str(state), "--all", "--new-run", "--json"]
-    env = dict(os.environ, PYTHONPATH=str(checkout))
+    env = dict(os.environ, PYTHONPATH=str(checkout), **(env_extra or {}))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     lab0 = server.total()
     t0 = time.monotonic()
@@ -122,6 +126,30 @@ def markdown(out: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def publish(a, runs: dict[str, list[dict]], compared: list[dict], to_markdown) -> None:
+    """The medians printed; the runs, comparisons and medians to OUT.json and
+    `to_markdown` of them to OUT.md (also bench/batch_paired.py's)."""
+    med = {
+        k: {m: statistics.median(r[m] for r in v) for m in ("wall", "cpu", "lab_cpu")}
+        for k, v in runs.items()
+    }
+    out = {
+        "nodes": a.nodes,
+        "scenario": a.scenario,
+        "time_scale": a.time_scale,
+        "pairs": a.pairs,
+        "median": med,
+        "compared": compared,
+        "runs": runs,
+        "python": sys.executable,
+    }
+    print(json.dumps(med))
+    if a.out:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
+        a.out.with_suffix(".md").write_text(to_markdown(out))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="the baseline checkout (a worktree of main)")
@@ -171,25 +199,7 @@ def main() -> None:
     finally:
         lab.stop()
         shutil.rmtree(work, ignore_errors=True)
-    med = {
-        k: {m: statistics.median(r[m] for r in v) for m in ("wall", "cpu", "lab_cpu")}
-        for k, v in runs.items()
-    }
-    out = {
-        "nodes": a.nodes,
-        "scenario": a.scenario,
-        "time_scale": a.time_scale,
-        "pairs": a.pairs,
-        "median": med,
-        "compared": compared,
-        "runs": runs,
-        "python": sys.executable,
-    }
-    print(json.dumps(med))
-    if a.out:
-        a.out.parent.mkdir(parents=True, exist_ok=True)
-        a.out.write_text(json.dumps(out, indent=1, default=str) + "\n")
-        a.out.with_suffix(".md").write_text(markdown(out))
+    publish(a, runs, compared, markdown)
 
 
 if __name__ == "__main__":
