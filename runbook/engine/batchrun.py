@@ -9,7 +9,8 @@ HostStarted (when its command starts), its own result (output, exit status,
 timeout, times) and its own verdict, judged as `run_on_host` judges
 (hostrun.py): the journal, the state and a resume see what separate channels
 would have given. Never an apply or rollback, never a step kind, a detached
-job or an `exclusive` step: those are not in a pipelined segment at all.
+job or an `exclusive` step: most are not in a pipelined segment at all, and an
+`exclusive: node` one, which is, has its host to itself (`batchable`).
 
 RUNBOOK_BATCH_VERIFY=0 (or `Engine(batch_verifies=False)`) runs one channel
 per step, as before.
