@@ -48,7 +48,7 @@ def load_project(*a, **kw):  # what cmd_run calls first: before any SSH, asyncss
 
 project.load_project = load_project
 from runbook.cli.main import main
-sys.argv = ["runbook", *sys.argv[1:]]
+sys.argv[0] = "runbook"  # the program's name in its messages, as `python -m runbook` has it
 main()  # as the program runs it (argv None): exits the process itself
 """
 
