@@ -46,7 +46,7 @@ NOTES = {
     "inventory and runbook load, lint, new store, connect, run, parse, judge, store, JSON)",
     "raw-asyncssh-cold": "bench/raw_asyncssh.py: fresh process, connect + run + close per host; same "
     "ciphers (aes128-gcm first), key, strict known_hosts, 64 handshakes",
-    BASELINE_CLIENT: "runbook-cold of the --baseline-tree (the same steps, inventory and options)",
+    BASELINE_CLIENT: "runbook-cold of the --baseline-tree (its own steps/, the same inventory, step and options)",
     "runbook-warm": "bench/runbook_warm.py: Session API in one process; a first verify opens the "
     "connections, the timed one re-verifies every host (`again`) on them",
     "raw-asyncssh-warm": "bench/raw_asyncssh.py --mode warm: connect all, run once, time the next "
@@ -74,6 +74,9 @@ def _argv(
     ]
     state = work / (f"state-{client}" if KEEP_STATE and client in TREES else f"state-{client}-{run_no}")
     if client in TREES:
+        # the baseline tree loads its own steps/: this checkout's may use what it
+        # does not know yet (a new key, a new value); the fanned-out step is the same
+        steps = TREES[client] / "steps" if client == BASELINE_CLIENT else STEPS
         return [
             PY,
             "-P",
@@ -81,7 +84,7 @@ def _argv(
             "runbook",
             "run",
             "--steps",
-            str(STEPS),
+            str(steps),
             "--inventory",
             str(lab.inventory),
             "--state",
