@@ -14,18 +14,14 @@ exit status. Keeps each run's per-step breakdown (bench/step_breakdown.py).
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from lab import COMPLIANT, DEMO, Lab  # noqa: E402
 from measure import ServerCPU  # noqa: E402
-from pipeline import differ, publish, verdicts  # noqa: E402
+from pipeline import compare_verdicts, differ, paired_runs, publish  # noqa: E402
 from pipeline import run_once as pipeline_run  # noqa: E402
 
 MODES = {"off": "0", "on": "1"}
@@ -71,6 +67,14 @@ def markdown(out: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def compare(i: int, off: dict, on: dict) -> dict:
+    """pipeline.py's comparison, and the hosts' exit statuses too."""
+    c = compare_verdicts(i, off, on)
+    ex = differ(exit_statuses(off), exit_statuses(on))
+    print(f"pair {i}: {len(ex)} exit statuses differ", flush=True)
+    return {**c, "exit_differ": ex[:20]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3)
@@ -79,47 +83,7 @@ def main() -> None:
     ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
     ap.add_argument("-o", "--out", type=Path)
     a = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="batch-bench-"))
-    scenario = COMPLIANT if a.scenario == "compliant" else DEMO
-    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
-    server = ServerCPU(lab.pids())
-    runs: dict[str, list[dict]] = {"off": [], "on": []}
-    compared = []
-    try:
-        for i in range(a.pairs):
-            docs = {}
-            for mode in ("off", "on") if i % 2 == 0 else ("on", "off"):
-                state = work / f"state-{mode}-{i}"
-                r = run_once(mode, lab.inventory, state, server)
-                shutil.rmtree(state, ignore_errors=True)
-                docs[mode] = r.pop("doc")
-                r["load1"] = round(os.getloadavg()[0], 2)
-                runs[mode].append(r)
-                print(
-                    f"pair {i} {mode:3}: wall {r['wall']:.2f}s client cpu {r['cpu']:.2f}s "
-                    f"lab cpu {r['lab_cpu']:.2f}s rc {r['rc']} load1 {r['load1']} {r['stderr_tail']}",
-                    flush=True,
-                )
-            exact = differ(verdicts(docs["off"], False), verdicts(docs["on"], False))
-            masked = differ(verdicts(docs["off"], True), verdicts(docs["on"], True))
-            ex = differ(exit_statuses(docs["off"]), exit_statuses(docs["on"]))
-            n = len(verdicts(docs["off"], False))
-            compared.append(
-                {
-                    "pair": i,
-                    "entries": n,
-                    "differ_exact": exact[:20],
-                    "differ_masked": masked[:20],
-                    "exit_differ": ex[:20],
-                }
-            )
-            print(
-                f"pair {i}: {n} verdicts, {len(exact)} differ exactly, {len(masked)} masked, {len(ex)} exit",
-                flush=True,
-            )
-    finally:
-        lab.stop()
-        shutil.rmtree(work, ignore_errors=True)
+    runs, compared = paired_runs(a, ("off", "on"), run_once, compare)
     publish(a, runs, compared, markdown)
 
 

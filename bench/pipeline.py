@@ -126,6 +126,49 @@ def markdown(out: dict) -> str:
     return "\n".join(L) + "\n"
 
 
+def compare_verdicts(i: int, first: dict, second: dict) -> dict:
+    """Pair i's two `--json` documents: per step and host, status and reason,
+    exactly and with numbers masked (printed, and returned for the results)."""
+    exact = differ(verdicts(first, False), verdicts(second, False))
+    masked = differ(verdicts(first, True), verdicts(second, True))
+    n = len(verdicts(first, False))
+    print(f"pair {i}: {n} step/host verdicts, {len(exact)} differ exactly, {len(masked)} masked", flush=True)
+    return {"pair": i, "entries": n, "differ_exact": exact[:20], "differ_masked": masked[:20]}
+
+
+def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, list[dict]], list[dict]]:
+    """A lab of a.nodes (a.scenario, a.time_scale); a.pairs pairs of `run(label,
+    inventory, state, server)`, alternating which label goes first, each in a state
+    of its own; each pair's two documents given to `compare(i, first, second)` in
+    the labels' order. Also bench/batch_paired.py's."""
+    work = Path(tempfile.mkdtemp(prefix="paired-bench-"))
+    scenario = COMPLIANT if a.scenario == "compliant" else DEMO
+    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+    server = ServerCPU(lab.pids())
+    runs: dict[str, list[dict]] = {label: [] for label in labels}
+    compared = []
+    try:
+        for i in range(a.pairs):
+            docs = {}
+            for label in labels if i % 2 == 0 else labels[::-1]:
+                state = work / f"state-{label}-{i}"
+                r = run(label, lab.inventory, state, server)
+                shutil.rmtree(state, ignore_errors=True)
+                docs[label] = r.pop("doc")
+                r["load1"] = round(os.getloadavg()[0], 2)
+                runs[label].append(r)
+                print(
+                    f"pair {i} {label:6}: wall {r['wall']:.2f}s client cpu {r['cpu']:.2f}s "
+                    f"lab cpu {r['lab_cpu']:.2f}s rc {r['rc']} load1 {r['load1']} {r['stderr_tail']}",
+                    flush=True,
+                )
+            compared.append(compare(i, docs[labels[0]], docs[labels[1]]))
+    finally:
+        lab.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return runs, compared
+
+
 def publish(a, runs: dict[str, list[dict]], compared: list[dict], to_markdown) -> None:
     """The medians printed; the runs, comparisons and medians to OUT.json and
     `to_markdown` of them to OUT.md (also bench/batch_paired.py's)."""
@@ -164,41 +207,14 @@ def main() -> None:
     if a.md_only:
         a.out.with_suffix(".md").write_text(markdown(json.loads(a.out.read_text())))
         return
-    work = Path(tempfile.mkdtemp(prefix="pipeline-bench-"))
-    scenario = COMPLIANT if a.scenario == "compliant" else DEMO
-    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
-    server = ServerCPU(lab.pids())
-    runs: dict[str, list[dict]] = {"base": [], "change": []}
-    compared = []
-    try:
-        for i in range(a.pairs):
-            order = ["base", "change"] if i % 2 == 0 else ["change", "base"]
-            docs = {}
-            for which in order:
-                state = work / f"state-{which}-{i}"
-                r = run_once(a.base if which == "base" else a.change, lab.inventory, state, server)
-                shutil.rmtree(state, ignore_errors=True)
-                docs[which] = r.pop("doc")
-                r["load1"] = round(os.getloadavg()[0], 2)
-                runs[which].append(r)
-                print(
-                    f"pair {i} {which:6}: wall {r['wall']:.2f}s client cpu {r['cpu']:.2f}s "
-                    f"lab cpu {r['lab_cpu']:.2f}s rc {r['rc']} load1 {r['load1']}",
-                    flush=True,
-                )
-            exact = differ(verdicts(docs["base"], False), verdicts(docs["change"], False))
-            masked = differ(verdicts(docs["base"], True), verdicts(docs["change"], True))
-            n = len(verdicts(docs["base"], False))
-            compared.append(
-                {"pair": i, "entries": n, "differ_exact": exact[:20], "differ_masked": masked[:20]}
-            )
-            print(
-                f"pair {i}: {n} step/host verdicts, {len(exact)} differ exactly, {len(masked)} masked",
-                flush=True,
-            )
-    finally:
-        lab.stop()
-        shutil.rmtree(work, ignore_errors=True)
+    runs, compared = paired_runs(
+        a,
+        ("base", "change"),
+        lambda which, inventory, state, server: run_once(
+            a.base if which == "base" else a.change, inventory, state, server
+        ),
+        compare_verdicts,
+    )
     publish(a, runs, compared, markdown)
 
 
