@@ -18,11 +18,8 @@ slower, never wrong.
 
 from __future__ import annotations
 
-from asyncssh.constants import MSG_IGNORE
-
+from ..transport.packets import is_padding_ignore
 from ..transport.quiet_log import skip_unwanted_messages
-
-_EMPTY_STRING = b"\x00\x00\x00\x00"  # asyncssh.packet.String(b"")
 
 
 def lean(conn) -> None:
@@ -37,7 +34,7 @@ def lean(conn) -> None:
         return
 
     def send_packet(pkttype: int, *args: bytes, handler=None) -> None:
-        if pkttype == MSG_IGNORE and args == (_EMPTY_STRING,):
+        if is_padding_ignore(pkttype, args):
             return
         send(conn, pkttype, *args, handler=handler)
 

@@ -34,6 +34,14 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 _EMPTY = (b"\0\0\0\0",)  # String(b""): the payload of asyncssh's padding IGNORE
+
+
+def is_padding_ignore(pkttype: int, args: tuple) -> bool:
+    """The empty SSH_MSG_IGNORE asyncssh's send_packet puts before every packet
+    (also what the simulator's nodes leave out: sim/lean_ssh.py)."""
+    return pkttype == MSG_IGNORE and args == _EMPTY
+
+
 _GCM_TAG = 16  # bytes of the GCM authentication tag
 # Send ciphers without a chained IV (encryption.py's classes for AES-GCM and chacha20-poly1305).
 _AEAD = tuple(c for c in (getattr(encryption, n, None) for n in ("GCMEncryption", "ChachaEncryption")) if c)
@@ -79,11 +87,7 @@ def lighter_packets() -> None:
         return
 
     def send_without_padding(self, pkttype: int, *args: bytes, handler=None) -> None:
-        if (
-            pkttype == MSG_IGNORE
-            and args == _EMPTY
-            and isinstance(getattr(self, "_send_encryption", None), _AEAD)
-        ):
+        if is_padding_ignore(pkttype, args) and isinstance(getattr(self, "_send_encryption", None), _AEAD):
             return
         send_packet(self, pkttype, *args, handler=handler)
 
