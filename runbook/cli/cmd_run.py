@@ -6,16 +6,17 @@ connections are under way; what only other commands use is imported in them."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import sys
 import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, UsageError
 from ..inventory.load import fold
+from ..workspace.connecting import makes_new_run
 from ..workspace.project import eprint, load_project
 from ..workspace.selection import choose_hosts, choose_steps, first_hosts
 from .collector import fewer_collections
@@ -40,6 +41,8 @@ def print_reasons(console: Console, doc: dict, runbook) -> None:
 
 def _confirm_factory(args, console: Console, progress: RunProgress | None = None):
     async def confirm(step, action: str, hosts: list[str], commands: dict[str, str]) -> bool:
+        import asyncio
+
         ask = not args.yes and sys.stdin.isatty()
         by_cmd: dict[str, list[str]] = {}
         for h, c in commands.items():
@@ -100,10 +103,22 @@ def cmd_run(args) -> int:
         if args.rerun_failed
         else first_hosts(project.runbook, project.inventory, steps, args.action, hosts)
     )
-    return asyncio.run(_cmd_run(args, project, steps, hosts, first))
+    predialed = None
+    if first and makes_new_run(Path(args.state), getattr(args, "run", None), getattr(args, "new_run", False)):
+        # their TCP connects now, while asyncssh is imported (transport/predial.py)
+        from ..transport.predial import predial
+
+        predialed = predial(project.inventory, first, args.max_handshakes)
+    import asyncio  # after the connects above: they need only the standard library
+
+    try:
+        return asyncio.run(_cmd_run(args, project, steps, hosts, first, predialed))
+    finally:
+        if predialed is not None:
+            predialed.close()  # the sockets no connect took
 
 
-async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
+async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None) -> int:
     # A new run connects to the hosts of its first step before the session's own
     # modules are imported and while its store is created (workspace/connecting.py);
     # the output's modules are imported meanwhile, off the loop.
@@ -120,6 +135,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str]) -> int:
         trust_new_hosts=getattr(args, "trust_new_hosts", False),
         max_handshakes=args.max_handshakes,
         meanwhile=_import_output_modules,
+        predialed=predialed,
         **(
             {"verify_retries": args.verify_retries}
             if getattr(args, "verify_retries", None) is not None
@@ -210,6 +226,8 @@ def _interrupted(session: Session) -> dict[str, list[str]]:
 
 
 async def _run(session: Session, steps, args, hosts, progress: RunProgress, console: Console) -> int | None:
+    import asyncio
+
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     stopped = []

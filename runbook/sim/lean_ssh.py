@@ -11,14 +11,18 @@
 2. asyncssh describes every packet for its log before asking whether the
    log wants it (runbook/transport/quiet_log.py: the client's copy of the
    fix, which this process shares).
+3. asyncssh makes a new AES-GCM object for every packet; one per key does
+   (runbook/transport/packets.py lighter_packets, applied here explicitly: the
+   transport applies it when it is imported, and the simulator imports only
+   some of the transport's modules).
 
-Both are asyncssh internals: an asyncssh without them is left as it is,
+All are asyncssh internals: an asyncssh without them is left as it is,
 slower, never wrong.
 """
 
 from __future__ import annotations
 
-from ..transport.packets import is_padding_ignore
+from ..transport.packets import is_padding_ignore, lighter_packets
 from ..transport.quiet_log import skip_unwanted_messages
 
 
@@ -29,6 +33,7 @@ def lean(conn) -> None:
     inserts, so an instance attribute catches it; connections of clients in
     the same process (tests) are not touched."""
     skip_unwanted_messages()
+    lighter_packets()
     send = getattr(type(conn), "send_packet", None)
     if send is None or "send_packet" in vars(conn):
         return

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncssh
 from asyncssh.encryption import get_default_encryption_algs
@@ -18,6 +19,9 @@ from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget
 from runbook.transport.pool import ConnectionPool
 from runbook.transport.result import ConnectFailed
+
+if TYPE_CHECKING:
+    from runbook.transport.predial import PreDialed
 
 # AES-GCM first where both ends offer it: with AES-NI it costs the client
 # ~15% less CPU per handshake and ~40% less per command than chacha20-poly1305
@@ -56,8 +60,11 @@ class Connector:
         keepalive_interval: float,
         keepalive_count_max: int,
         on_host_key: OnHostKey | None,
+        predialed: PreDialed | None = None,
     ):
         self.policy = policy
+        # TCP connects the caller started before asyncssh was imported (predial.py)
+        self.predialed = predialed
         self.connect_timeout = connect_timeout
         self.max_handshakes = max_handshakes
         self.on_host_key = on_host_key
@@ -123,9 +130,13 @@ class Connector:
         check = HostKeyCheck(self.policy, target.name, self.on_host_key)
         async with self._handshakes:
             try:
+                sock = None
+                if self.predialed is not None and tunnel is None and not target.proxy_command:
+                    sock = await self.predialed.take(target.host, target.port, timeout)
                 conn = await asyncssh.connect(
                     target.host,
                     target.port,
+                    sock=sock,
                     tunnel=tunnel,
                     options=self._base,
                     config=[],
@@ -158,6 +169,8 @@ class Connector:
         return list(dict.fromkeys(a.decode() for a in [*first, *rest]))
 
     async def close(self) -> None:
+        if self.predialed is not None:
+            self.predialed.close()  # the ones no connect took
         await self.jumps.close()
 
 

@@ -45,16 +45,21 @@ import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runbook.definition.model import Host
 from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.connect import Connector
 from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
+from runbook.transport.limits import DEFAULT_MAX_HANDSHAKES
 from runbook.transport.options import ConnectTarget, TargetResolver
 from runbook.transport.packets import lighter_packets
 from runbook.transport.pool import ConnectionPool
 from runbook.transport.result import CommandResult, ConnectFailed
 from runbook.transport.session import LOST_MID_COMMAND, OUTPUT_CAP, TIMEOUT_PREFIX, OnLine, Outcome, execute
+
+if TYPE_CHECKING:
+    from runbook.transport.predial import PreDialed
 
 log = logging.getLogger(__name__)
 lighter_packets()  # no padding IGNORE before each packet with AES-GCM, one AESGCM per key
@@ -95,12 +100,13 @@ class Transport:
         policy: HostKeyPolicy,
         client_keys: list[str] | None = None,
         ssh_config: list[Path] | None = None,
-        max_handshakes: int = 64,
+        max_handshakes: int = DEFAULT_MAX_HANDSHAKES,
         connect_timeout: float = 15,
         keepalive_interval: float = 15,
         keepalive_count_max: int = 3,
         on_host_key: OnHostKey | None = None,
         output_cap: int = OUTPUT_CAP,
+        predialed: PreDialed | None = None,
     ):
         self.hosts = hosts
         self.policy = policy
@@ -117,6 +123,7 @@ class Transport:
             keepalive_interval=keepalive_interval,
             keepalive_count_max=keepalive_count_max,
             on_host_key=on_host_key,
+            predialed=predialed,
         )
         self._pool: ConnectionPool[str] = ConnectionPool()
         self.first_contact = self._connector.first_contact  # set at the first TCP contact (connect.py)

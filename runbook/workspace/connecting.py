@@ -1,7 +1,8 @@
 """Opening a session that connects while it opens (`runbook run`): the SSH
 connections to the first step's hosts start before the store, the engine and the
-output's modules are even imported, so a cold start reaches its first connection
-after asyncssh, the inventory and the steps and nothing else (bench/cold_phases.py).
+output's modules are even imported, so a cold start reaches its first handshake
+after asyncssh, the inventory and the steps and nothing else (bench/cold_phases.py);
+their TCP connects may have started even before asyncssh (transport/predial.py).
 
 Order for a new run: the transport (known_hosts, pins) and the connects ahead;
 then, once the first host answered TCP (Transport.first_contact, bounded), the
@@ -11,7 +12,6 @@ are durable before anything is run or recorded, as Session.open has them."""
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +21,7 @@ from ..definition.model import Inventory, Runbook
 
 if TYPE_CHECKING:
     from ..transport import Transport
+    from ..transport.predial import PreDialed
     from .session import Session
 
 # How long store creation waits for the first TCP contact before it starts anyway
@@ -70,7 +71,12 @@ class KeyRelay:
 
 
 def make_transport(
-    inventory: Inventory, state_dir: Path, trust_new_hosts: bool, max_handshakes: int | None, on_host_key
+    inventory: Inventory,
+    state_dir: Path,
+    trust_new_hosts: bool,
+    max_handshakes: int | None,
+    on_host_key,
+    predialed: PreDialed | None = None,
 ) -> Transport:
     from ..transport import HostKeyPolicy, Transport
     from ..transport.hostkeys import site_pins
@@ -82,7 +88,7 @@ def make_transport(
     kwargs: dict[str, Any] = {}
     if max_handshakes:
         kwargs["max_handshakes"] = max_handshakes
-    return Transport(inventory.hosts, policy=policy, on_host_key=on_host_key, **kwargs)
+    return Transport(inventory.hosts, policy=policy, on_host_key=on_host_key, predialed=predialed, **kwargs)
 
 
 def makes_new_run(state_dir: Path, run_id: str | None, new: bool) -> bool | None:
@@ -107,6 +113,7 @@ async def open_connecting(
     trust_new_hosts: bool = False,
     max_handshakes: int | None = None,
     meanwhile: Callable[[], Any] | None = None,
+    predialed: PreDialed | None = None,
     **kw,
 ) -> Session:
     """Session.open for a client about to run, in its event loop. When this makes a
@@ -114,7 +121,10 @@ async def open_connecting(
     contact: session.first_hosts) start at once (see the module's docstring). An
     existing run is opened as Session.open does: its state says what is left to run.
     `meanwhile`: more work of the caller's (imports), done in a worker thread
-    while another creates the store."""
+    while another creates the store. `predialed`: TCP connects to `first` the
+    caller started (transport/predial.py), taken over by the connections to them."""
+    import asyncio  # here, not above: `runbook run` asks makes_new_run before asyncio is imported
+
     state_dir = Path(state_dir)
     making = makes_new_run(state_dir, run_id, new)
     if not making or not first:
@@ -122,6 +132,8 @@ async def open_connecting(
         if making is None:
             making = not session.Store.list_runs(state_dir) and run_id is None
         if not making or not first:
+            if predialed is not None:
+                predialed.close()  # only a new run's first connects take them
             if meanwhile is not None:
                 meanwhile()
             return session.Session.open(
@@ -136,7 +148,12 @@ async def open_connecting(
                 **kw,
             )
     relay = KeyRelay()
-    transport = make_transport(inventory, state_dir, trust_new_hosts, max_handshakes, relay)
+    try:
+        transport = make_transport(inventory, state_dir, trust_new_hosts, max_handshakes, relay, predialed)
+    except BaseException:
+        if predialed is not None:
+            predialed.close()
+        raise
     transport.connect_ahead(first)
     try:
         try:  # the first handshake goes out before a thread competes with it

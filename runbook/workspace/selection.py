@@ -44,8 +44,8 @@ def first_hosts(
     step = next((s for s in steps if not s.manual), None)
     if step is None or step.verify is None or step.kind != "each":
         return []
+    from ..definition.model import Status
     from ..run.rules import blocked_reason
-    from ..run.state import Status
 
     wanted = set(limit) if limit is not None else None
     return [

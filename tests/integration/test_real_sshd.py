@@ -155,3 +155,67 @@ def test_unknown_host_key_is_refused_then_pinned_on_first_use(tmp_path, sshd_ser
     with Store.open(tmp_path / "state", read_only=True) as store:
         keys = store.host_keys()
     assert keys["real1"]["how"] == "pinned" and keys["real1"]["fingerprint"].startswith("SHA256:")
+
+
+# Records, at the first TCP connect to an internet address, whether asyncssh was imported.
+_FIRST_CONNECT_PROBE = r"""
+import json, runpy, sys
+seen = {}
+out = sys.argv.pop(1)
+def hook(event, args):
+    if event == "socket.connect" and isinstance(args[1], tuple) and "asyncssh" not in seen:
+        seen["asyncssh"] = "asyncssh" in sys.modules
+        with open(out, "w") as f:
+            json.dump(seen, f)
+sys.addaudithook(hook)
+sys.argv[0] = "runbook"
+runpy.run_module("runbook", run_name="__main__", alter_sys=True)
+"""
+
+
+def _first_connect(tmp_path, steps, inv):
+    import subprocess
+    import sys
+
+    mark = tmp_path / "first-connect.json"
+    env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
+    args = ["run", "--step", "kernel", "--json", "--steps", str(steps), "--inventory", str(inv)]
+    args += ["--state", str(tmp_path / "state"), "--new-run"]
+    proc = subprocess.run(
+        [sys.executable, "-c", _FIRST_CONNECT_PROBE, str(mark), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert hosts_of(proc)["kernel"]["status"] == "pass"
+    return json.loads(mark.read_text())
+
+
+def test_a_new_run_dials_before_asyncssh_is_imported_and_still_checks_the_host_key(tmp_path, sshd_server):
+    """transport/predial.py: the first step's TCP connects start before asyncssh is
+    imported; the handshake then runs over that socket against the real sshd, host
+    key verified as ever. With a ~/.ssh/config (which may send the host elsewhere)
+    nothing is dialled early."""
+    known = tmp_path / "known_hosts"
+    known.write_text(sshd_server.known_hosts_line())
+    steps, inv = setup(tmp_path, sshd_server, known)
+    # a site's first run lints its files, which reads known_hosts with asyncssh; the
+    # clean result is remembered in the state directory (workspace/lint_cache.py), so
+    # later runs do not
+    (tmp_path / "state").mkdir()
+    assert run(tmp_path, steps, inv, "--step", "kernel").returncode == 0
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False}
+
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "config").write_text("Host unrelated\n  Port 2222\n")
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True}
+
+    (tmp_path / ".ssh" / "config").unlink()
+    sshd_server.new_host_key()  # reinstalled: the pre-dialled connection is refused like any other
+    sshd_server.restart()
+    proc = run(tmp_path, steps, inv, "--new-run")
+    assert proc.returncode == 3, proc.stderr
+    assert all("host key" in r["reason"] for r in hosts_of(proc).values())

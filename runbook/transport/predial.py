@@ -1,0 +1,160 @@
+"""TCP connects started before asyncssh is even imported (a new `runbook run`).
+
+Importing asyncssh takes ~0.14 s (its crypto back-ends); the first step's hosts are
+known before that, once the inventory and the runbook are read. So their TCP
+connections are opened first, with the standard library only, and the SSH
+handshakes later run over them (asyncssh's `sock=`): the TCP round trip and the
+server's start on accept (OpenSSH forks and re-executes itself for every
+connection, then loads its host keys) overlap the imports instead of following
+them. bench/cold_phases.py shows the phases.
+
+Only where the address is certain without asyncssh: no ~/.ssh/config (it may
+rename the host, change its port, or put a jump host or a proxy command in front),
+no ssh arguments in the inventory (`-J`, `-o ProxyCommand=...`), and an address
+that is an IP literal (no name lookup here). The transport hands a socket over
+only to a target that resolved, by its own rules, to the same address and port
+with no jump host or proxy (connect.py): anything else connects
+as before, and the sockets nobody took are closed with the transport. Host keys
+are checked on these connections exactly as on any other: the socket only
+replaces asyncssh's own TCP connect."""
+
+from __future__ import annotations
+
+import errno
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..definition.model import Inventory
+from .limits import DEFAULT_MAX_HANDSHAKES
+
+# ansible's inventory names for the address and the port (runbook/transport/options.py
+# reads the same, in the same order)
+_ADDRESS_VARS = ("ansible_host", "ansible_ssh_host")
+_PORT_VARS = ("ansible_port", "ansible_ssh_port")
+# any of these may hold a jump host or a proxy command: such a host is left to the transport
+_SSH_ARGS_VARS = ("ansible_ssh_common_args", "ansible_ssh_extra_args")
+
+
+def _first(vars_: dict, names: tuple[str, ...]):
+    for n in names:
+        if vars_.get(n) not in (None, ""):
+            return vars_[n]
+    return None
+
+
+def direct_address(name: str, vars_: dict) -> tuple[str, int] | None:
+    """(IP, port) the transport will connect `name` to when no ssh config applies;
+    None when that is not certain from the inventory alone."""
+    if any(vars_.get(v) for v in _SSH_ARGS_VARS):
+        return None
+    address = str(_first(vars_, _ADDRESS_VARS) or name)
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    try:
+        socket.inet_pton(family, address)  # an IP literal, as the transport will connect to it
+    except (OSError, ValueError):
+        return None  # a name: resolving it here could block
+    port_var = _first(vars_, _PORT_VARS)
+    try:
+        port = 22 if port_var is None else int(port_var)
+    except (TypeError, ValueError):
+        return None  # the transport reports the bad value
+    if not 0 < port < 65536:
+        return None
+    return address, port
+
+
+def ssh_config_present() -> bool:
+    """The file the transport reads by default (Transport's ssh_config)."""
+    try:
+        return Path("~/.ssh/config").expanduser().is_file()
+    except (OSError, RuntimeError):  # no home directory: say present, so nothing is dialled
+        return True
+
+
+class PreDialed:
+    """Non-blocking TCP connects, one per address, each taken at most once."""
+
+    def __init__(self, addresses: Iterable[tuple[str, int]]):
+        self._socks: dict[tuple[str, int], socket.socket] = {}
+        for address in addresses:
+            if address in self._socks:
+                continue
+            sock = None
+            try:
+                family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+                sock = socket.socket(family, socket.SOCK_STREAM)
+                sock.setblocking(False)
+                if sock.connect_ex(address) not in (0, errno.EINPROGRESS):
+                    sock.close()  # refused at once, or no route: the transport's connect says so
+                    continue
+            except OSError:  # out of descriptors and the like: that host connects as before
+                if sock is not None:
+                    sock.close()
+                continue
+            self._socks[address] = sock
+
+    def __len__(self) -> int:
+        return len(self._socks)
+
+    async def take(self, host: str, port: int, timeout: float) -> socket.socket | None:
+        """The connected socket to (host, port), once; None when there is none, or its
+        connect failed or did not finish within `timeout` (then it is closed, and the
+        caller connects as it would have)."""
+        sock = self._socks.pop((host, port), None)
+        if sock is None:
+            return None
+        try:
+            if await _connected(sock, timeout):
+                return sock
+        except BaseException:
+            sock.close()
+            raise
+        sock.close()
+        return None
+
+    def close(self) -> None:
+        for sock in self._socks.values():
+            sock.close()
+        self._socks.clear()
+
+
+async def _connected(sock: socket.socket, timeout: float) -> bool:
+    """Whether the non-blocking connect of `sock` succeeded, waiting for it at most `timeout`."""
+    import asyncio  # here: the module is imported before asyncio is (see above)
+
+    try:
+        sock.getpeername()
+        return True
+    except OSError as e:
+        if e.errno != errno.ENOTCONN:
+            return False
+    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+        return False  # failed already
+    loop = asyncio.get_running_loop()
+    writable = loop.create_future()
+    fd = sock.fileno()
+    loop.add_writer(fd, lambda: writable.done() or writable.set_result(None))
+    try:
+        await asyncio.wait_for(writable, timeout)
+    except TimeoutError:
+        return False
+    finally:
+        loop.remove_writer(fd)
+    return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+
+
+def predial(inventory: Inventory, hosts: list[str], limit: int | None) -> PreDialed | None:
+    """Start TCP connects to the first `limit` of `hosts` (those the transport will
+    handshake with first; `limit` None: the transport's default) whose address is
+    certain; None when there is none."""
+    if ssh_config_present():
+        return None
+    addresses = []
+    for name in hosts[: limit or DEFAULT_MAX_HANDSHAKES]:
+        host = inventory.hosts.get(name)
+        address = direct_address(name, host.vars) if host is not None else None
+        if address is not None:
+            addresses.append(address)
+    dialed = PreDialed(addresses) if addresses else None
+    return dialed if dialed else None

@@ -1,0 +1,121 @@
+"""transport/predial.py: TCP connects started before asyncssh is imported, taken over
+by the transport's handshakes. Against the instrumented loopback server: the
+handshake runs over the very socket dialled early, the host key is checked as on
+any connection, a refused or mismatched dial falls back to the transport's own
+connect, and nothing dialled is left open. (tests/integration/test_real_sshd.py runs
+it through `runbook run` against a real sshd.)"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+from runbook.definition.model import Host, Inventory
+from runbook.transport import HostKeyPolicy
+from runbook.transport.predial import PreDialed, direct_address, predial
+from tests.transport.conftest import inventory, known_hosts
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _local_ports(dialed: PreDialed) -> set[int]:
+    return {s.getsockname()[1] for s in dialed._socks.values()}
+
+
+def test_only_addresses_certain_without_ssh_config_or_a_name_lookup():
+    assert direct_address("n1", {"ansible_host": "10.0.0.7"}) == ("10.0.0.7", 22)
+    assert direct_address("10.0.0.8", {"ansible_port": "2222"}) == ("10.0.0.8", 2222)
+    assert direct_address("n1", {"ansible_ssh_host": "fd00::7", "ansible_ssh_port": 22}) == ("fd00::7", 22)
+    assert direct_address("n1", {}) is None  # a name: its lookup could block
+    assert direct_address("n1", {"ansible_host": "gpu01.site"}) is None
+    assert direct_address("n1", {"ansible_host": "10.0.0.7", "ansible_port": "x"}) is None
+    assert direct_address("n1", {"ansible_host": "10.0.0.7", "ansible_port": 70000}) is None
+    jump = {"ansible_host": "10.0.0.7", "ansible_ssh_common_args": "-J bastion"}
+    assert direct_address("n1", jump) is None  # behind a jump host: not ours to dial
+    proxy = {"ansible_host": "10.0.0.7", "ansible_ssh_extra_args": "-o ProxyCommand=nc %h %p"}
+    assert direct_address("n1", proxy) is None
+
+
+def test_nothing_is_dialled_when_an_ssh_config_may_send_the_host_elsewhere(tmp_path, monkeypatch):
+    inv = Inventory(
+        hosts={"n1": Host("n1", {"ansible_host": "127.0.0.1", "ansible_port": _closed_port()})}, groups={}
+    )
+    monkeypatch.setenv("HOME", str(tmp_path))
+    dialed = predial(inv, ["n1"], None)
+    assert dialed is not None and len(dialed) == 1
+    dialed.close()
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "config").write_text("Host *\n  ProxyJump bastion\n")
+    assert predial(inv, ["n1"], None) is None
+
+
+def test_at_most_limit_hosts_are_dialled(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    port = _closed_port()
+    hosts = {
+        f"n{i}": Host(f"n{i}", {"ansible_host": f"127.0.0.{i + 1}", "ansible_port": port}) for i in range(5)
+    }
+    dialed = predial(Inventory(hosts=hosts, groups={}), list(hosts), 3)
+    try:
+        assert sorted(dialed._socks) == [(f"127.0.0.{i + 1}", port) for i in range(3)]
+    finally:
+        dialed.close()
+
+
+async def test_the_handshake_runs_over_the_socket_dialled_early(server, make_transport, tmp_path):
+    dialed = PreDialed([(server.addr, server.port)])
+    local_port = _local_ports(dialed).pop()
+    t = make_transport(
+        inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]), predialed=dialed
+    )
+    r = await t.run("n1", "echo hi", timeout=10)
+    assert (r.exit_status, r.stdout, r.attempts) == (0, "hi\n", 1)
+    assert len(dialed) == 0  # taken, once
+    assert server.stats.connections == 1 and server.stats.peers == [("127.0.0.1", local_port)]
+
+
+async def test_a_socket_dialled_early_gets_the_same_host_key_check(server, make_transport, tmp_path, keys):
+    stranger = tmp_path / "known_hosts"
+    stranger.write_text(f"[{server.addr}]:{server.port} {keys.stranger.export_public_key().decode()}")
+    dialed = PreDialed([(server.addr, server.port)])
+    t = make_transport(inventory(("n1", server)), HostKeyPolicy([stranger]), predialed=dialed)
+    r = await t.run("n1", "echo hi", timeout=10)
+    assert r.exit_status is None and r.unknown_reason.startswith("host key refused"), r.unknown_reason
+    assert len(dialed) == 0 and server.stats.execs == []
+
+
+async def test_a_refused_dial_leaves_the_transport_its_own_connect_and_message(server, make_transport):
+    hosts = inventory(("n1", server))
+    hosts["n1"].vars["ansible_port"] = port = _closed_port()
+    dialed = PreDialed([("127.0.0.1", port)])
+    t = make_transport(hosts, HostKeyPolicy([]), predialed=dialed)
+    r = await t.run("n1", "true", timeout=5)
+    assert r.unknown_reason == "unreachable: connection refused"
+    assert len(dialed) == 0
+
+
+async def test_a_dial_to_another_address_is_not_used_and_is_closed_with_the_transport(
+    server, make_transport, tmp_path
+):
+    other = await _listener()
+    try:
+        dialed = PreDialed([("127.0.0.1", other.sockets[0].getsockname()[1])])
+        sock = next(iter(dialed._socks.values()))
+        t = make_transport(
+            inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]), predialed=dialed
+        )
+        r = await t.run("n1", "echo hi", timeout=10)
+        assert r.exit_status == 0 and len(dialed) == 1  # n1 resolved elsewhere: connected as before
+        await t.close()
+        assert sock.fileno() == -1 and len(dialed) == 0
+    finally:
+        other.close()
+        await other.wait_closed()
+
+
+async def _listener():
+    return await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
