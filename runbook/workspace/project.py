@@ -20,6 +20,18 @@ class Project:
     inventory: Inventory
     steps_dir: Path
     inventory_path: Path
+    # a clean lint that could not be remembered yet: its state directory did not exist
+    # (a site's first run); remember_lint() writes it once the run has made it
+    unremembered_lint: tuple[str, dict[str, str]] | None = None
+
+    def remember_lint(self, state: str | Path) -> None:
+        if self.unremembered_lint is not None and Path(state).is_dir():
+            from . import lint_cache
+
+            k, parser_index = self.unremembered_lint
+            lint_cache.remember_clean(state, k)
+            lint_cache.remember_parser_index(state, parser_index)
+            self.unremembered_lint = None
 
 
 def load_project(
@@ -31,6 +43,7 @@ def load_project(
     their parsed YAML (workspace/load_cache.py)."""
     problems = []
     runbook = inv = None
+    pending: list = []
     if state is not None:
         _use_parser_index(state)
     with _yaml_cache(state):
@@ -43,7 +56,7 @@ def load_project(
         except InputError as exc:
             problems.extend(exc.problems)
     if runbook is not None and inv is not None and check:
-        problems.extend(_lint(runbook, inv, state))
+        problems.extend(_lint(runbook, inv, state, pending))
     if problems:
         if not Path(steps).exists() or not Path(inventory).exists():
             problems.append(
@@ -55,10 +68,10 @@ def load_project(
                 )
             )
         raise InputError(problems)
-    return Project(runbook, inv, Path(steps), Path(inventory))
+    return Project(runbook, inv, Path(steps), Path(inventory), pending[0] if pending else None)
 
 
-def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None) -> list[Problem]:
+def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None, pending: list) -> list[Problem]:
     if state is None:
         return lint(runbook, inv)
     from . import lint_cache
@@ -68,10 +81,13 @@ def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None) -> list[Pr
         return []
     problems = lint(runbook, inv)
     if not problems:
-        lint_cache.remember_clean(state, k)
         from .. import parsers
 
-        lint_cache.remember_parser_index(state, parsers.index())
+        if Path(state).is_dir():
+            lint_cache.remember_clean(state, k)
+            lint_cache.remember_parser_index(state, parsers.index())
+        elif k is not None:
+            pending.append((k, parsers.index()))
     return problems
 
 

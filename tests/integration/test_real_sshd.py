@@ -203,9 +203,9 @@ def test_a_new_run_dials_before_asyncssh_is_imported_and_still_checks_the_host_k
     known.write_text(sshd_server.known_hosts_line())
     steps, inv = setup(tmp_path, sshd_server, known)
     # a site's first run lints its files, which reads known_hosts with asyncssh; the
-    # clean result is remembered in the state directory (workspace/lint_cache.py), so
-    # later runs do not
-    (tmp_path / "state").mkdir()
+    # clean result is remembered in the state directory that run makes
+    # (workspace/lint_cache.py), so later runs do not
+    assert not (tmp_path / "state").exists()
     assert run(tmp_path, steps, inv, "--step", "kernel").returncode == 0
     assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False}
 
