@@ -7,17 +7,39 @@ Blobs are made durable (file fsync, rename, directory fsync) before the
 journal line that references them is written, so a journal entry never
 points at a blob that a crash could lose. A crash in between leaves at most
 an unreferenced blob (harmless) or a `.tmp-*` file (removed on open).
+
+A batch's new blobs are written by a few threads at once: each file's fsync
+waits for the disk, and the file system commits fsyncs that arrive together
+as one (a 1,000-node run writes ~7,000 blobs; one after the other they cost
+the batches they belong to ~0.4 ms each here). Each file is still fsynced
+before its rename, and the directory after all of them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .errors import StoreCorrupt
 from .nofollow import DIR_MODE, open_fd, read_bytes
 from .storage import fsync_dir
+
+# Writers at once for a batch's new blobs: enough for the file system to commit their
+# fsyncs together, few enough not to compete with the run for the CPU.
+WRITERS = 4
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _writers() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="runbook-blobs")
+        return _pool
 
 
 class BlobStore:
@@ -54,18 +76,27 @@ class BlobStore:
 
     def _write(self, new: list[tuple[str, bytes]]) -> None:
         self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
-        for sha, data in new:
-            tmp = self.directory / f".tmp-{sha}-{os.getpid()}"
-            fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.rename(tmp, self.path(sha))
+        if len(new) == 1:
+            self._write_one(*new[0])
+        else:
+            # every one written (or failed) before the directory's fsync; the first
+            # failure is raised, as the loop before raised it
+            futures = [_writers().submit(self._write_one, sha, data) for sha, data in new]
+            for f in futures:
+                f.result()
         fsync_dir(self.directory)
+
+    def _write_one(self, sha: str, data: bytes) -> None:
+        tmp = self.directory / f".tmp-{sha}-{os.getpid()}"
+        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(tmp, self.path(sha))
 
     def get(self, sha256: str, used_by: str = "") -> str:
         """The text of a blob, checked against its name."""

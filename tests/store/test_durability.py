@@ -141,3 +141,48 @@ def test_definitions_each_object_durable_before_its_rename_and_the_directories_a
     assert events[last_rename + 1 :][:2] == [("fsync", objects), ("fsync", str(record.directory))]
     assert not [p for p in record.objects.iterdir() if p.name.startswith(".tmp-")]
     assert record.current()[0].sha256 == shipped.runbook.sha256
+
+
+def test_a_batch_of_blobs_is_fsynced_by_several_writers_each_before_its_rename_then_the_directory(
+    tmp_path, monkeypatch
+):
+    """store/blobs.py: a batch's new blobs are written by a few threads at once (their
+    fsyncs overlap); each is still durable before its rename, the directory after all."""
+    import hashlib
+    import threading
+
+    from runbook.store.blobs import WRITERS, BlobStore
+
+    events: list[tuple[str, str]] = []
+    threads: set[str] = set()
+    real_fsync, real_rename = os.fsync, os.rename
+    both = threading.Barrier(2, timeout=5)  # the first two fsyncs wait for each other:
+    first_two = iter(range(2))  # only writers running side by side get past it
+    lock = threading.Lock()
+
+    def fsync(fd):
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if "/.tmp-" in path:
+            threads.add(threading.current_thread().name)
+            with lock:
+                wait = next(first_two, None) is not None
+            if wait:
+                both.wait()
+        real_fsync(fd)
+        events.append(("fsync", "dir" if path.endswith("/blobs") else path.rsplit("/.tmp-", 1)[1][:64]))
+
+    def rename(src, dst):
+        real_rename(src, dst)
+        events.append(("rename", str(dst).rsplit("/", 1)[1]))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", rename)
+    datas = [f"output {i}\n".encode() * 50 for i in range(20)]
+    blobs = BlobStore(tmp_path / "blobs")
+    blobs.put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
+    assert WRITERS > 1 and len(threads) > 1
+    shas = [hashlib.sha256(d).hexdigest() for d in datas]
+    for sha in shas:
+        assert events.index(("fsync", sha)) < events.index(("rename", sha))
+    assert events[-1] == ("fsync", "dir") and events.count(("fsync", "dir")) == 1
+    assert all(blobs.get(sha).encode() == d for sha, d in zip(shas, datas))
