@@ -30,7 +30,7 @@ File format: line 1 `{"runbook_progress": 1, "crc32": CRC-32 of line 2}`,
 line 2 the tinydb data as one JSON object ({table: {doc_id: document}}).
 The CRC catches damage and hand edits (then the run is rebuilt from the
 journal); it is no defence against forgery, which the journal's hash chain
-and the signed log are for. orjson, when installed, reads and writes it
+and the signed log are for. orjson (a dependency) reads and writes it
 (reopening a 100k-event run is dominated by this decode).
 """
 
@@ -76,7 +76,7 @@ def checkpoint_due(since: float, cost: float, *, urgent: bool = False, step_ende
     return since >= max(CHECKPOINT_SECONDS, spacing)
 
 
-try:  # a faster JSON codec when it is installed; the file is the same JSON either way
+try:  # orjson, a faster JSON codec; the standard library's where it has no wheel: the same JSON
     import orjson
 
     _loads = orjson.loads

@@ -69,8 +69,28 @@ def _datasync(fd: int) -> None:
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
 
+def _json(entries: list[Any]) -> bytes:
+    return json.dumps(entries, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+try:  # the same compact UTF-8 JSON, ~8x faster (a batch line per batch of results)
+    import orjson
+
+    def _payload(entries: list[Any]) -> bytes:
+        # Entries come from journal.make_entry: values with a canonical JSON form
+        # (canonical.py refuses NaN and infinities), so both encoders write the
+        # same values. orjson refuses integers beyond 64 bits: those batches go
+        # through the standard library.
+        try:
+            return orjson.dumps(entries)
+        except TypeError:
+            return _json(entries)
+except ImportError:  # pragma: no cover - a platform without orjson's wheel
+    _payload = _json
+
+
 def encode_batch(entries: list[Any]) -> bytes:
-    payload = json.dumps(entries, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    payload = _payload(entries)
     digest = hashlib.sha256(payload).hexdigest().encode()
     return _PREFIX + digest + _MID + payload + _SUFFIX
 
