@@ -179,6 +179,7 @@ def test_every_declared_dependency_is_imported():
         "pyyaml": "yaml",
         "tinydb": "tinydb",
         "clustershell": "ClusterShell",
+        "orjson": "orjson",
     }
     source = "\n".join(p.read_text() for p in (REPO / "runbook").rglob("*.py"))
     for dep in deps:
