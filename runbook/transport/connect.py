@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -130,9 +131,11 @@ class Connector:
         check = HostKeyCheck(self.policy, target.name, self.on_host_key)
         async with self._handshakes:
             try:
-                sock = None
+                sock, left = None, timeout
                 if self.predialed is not None and tunnel is None and not target.proxy_command:
+                    began = time.monotonic()
                     sock = await self.predialed.take(target.host, target.port, timeout)
+                    left = max(0.001, timeout - (time.monotonic() - began))  # one timeout in all
                 conn = await asyncssh.connect(
                     target.host,
                     target.port,
@@ -142,8 +145,8 @@ class Connector:
                     config=[],
                     client_factory=lambda: _Client(check, self.first_contact),
                     known_hosts=check.known_hosts,
-                    connect_timeout=timeout,
-                    login_timeout=timeout,
+                    connect_timeout=left,
+                    login_timeout=left,
                     **kwargs,
                 )
             except (TimeoutError, asyncssh.Error, OSError, ValueError) as e:

@@ -98,20 +98,19 @@ class PreDialed:
         return len(self._socks)
 
     async def take(self, host: str, port: int, timeout: float) -> socket.socket | None:
-        """The connected socket to (host, port), once; None when there is none, or its
-        connect failed or did not finish within `timeout` (then it is closed, and the
-        caller connects as it would have)."""
+        """The connected socket to (host, port), once; None when none was dialled. A
+        dial that failed raises what the transport's own connect would have (OSError,
+        ConnectionRefusedError, ...), one still unanswered after `timeout` raises
+        TimeoutError: a dead node costs one connect timeout, not two."""
         sock = self._socks.pop((host, port), None)
         if sock is None:
             return None
         try:
-            if await _connected(sock, timeout):
-                return sock
+            await _connected(sock, (host, port), timeout)
         except BaseException:
             sock.close()
             raise
-        sock.close()
-        return None
+        return sock
 
     def close(self) -> None:
         for sock in self._socks.values():
@@ -119,29 +118,31 @@ class PreDialed:
         self._socks.clear()
 
 
-async def _connected(sock: socket.socket, timeout: float) -> bool:
-    """Whether the non-blocking connect of `sock` succeeded, waiting for it at most `timeout`."""
+async def _connected(sock: socket.socket, address: tuple[str, int], timeout: float) -> None:
+    """Wait at most `timeout` for the non-blocking connect of `sock`; raise as asyncio's
+    own connect does when it failed (the same exception, the same words)."""
     import asyncio  # here: the module is imported before asyncio is (see above)
 
     try:
         sock.getpeername()
-        return True
+        return  # connected
     except OSError as e:
         if e.errno != errno.ENOTCONN:
-            return False
-    if sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
-        return False  # failed already
-    loop = asyncio.get_running_loop()
-    writable = loop.create_future()
-    fd = sock.fileno()
-    loop.add_writer(fd, lambda: writable.done() or writable.set_result(None))
-    try:
-        await asyncio.wait_for(writable, timeout)
-    except TimeoutError:
-        return False
-    finally:
-        loop.remove_writer(fd)
-    return sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+            raise
+    err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if not err:
+        loop = asyncio.get_running_loop()
+        writable = loop.create_future()
+        fd = sock.fileno()
+        loop.add_writer(fd, lambda: writable.done() or writable.set_result(None))
+        try:
+            await asyncio.wait_for(writable, timeout)
+        finally:
+            loop.remove_writer(fd)
+        err = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+    if err:
+        # OSError(errno, ...) is the errno's own subclass (ConnectionRefusedError, ...)
+        raise OSError(err, f"Connect call failed {address}")
 
 
 def predial(inventory: Inventory, hosts: list[str], limit: int | None) -> PreDialed | None:

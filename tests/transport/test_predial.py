@@ -1,8 +1,9 @@
 """transport/predial.py: TCP connects started before asyncssh is imported, taken over
 by the transport's handshakes. Against the instrumented loopback server: the
 handshake runs over the very socket dialled early, the host key is checked as on
-any connection, a refused or mismatched dial falls back to the transport's own
-connect, and nothing dialled is left open. (tests/integration/test_real_sshd.py runs
+any connection, a refused or unanswered dial is reported as the transport's own
+connect would report it (within one connect timeout), an address the target does
+not resolve to is not used, and nothing dialled is left open. (tests/integration/test_real_sshd.py runs
 it through `runbook run` against a real sshd.)"""
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ async def test_a_socket_dialled_early_gets_the_same_host_key_check(server, make_
     assert len(dialed) == 0 and server.stats.execs == []
 
 
-async def test_a_refused_dial_leaves_the_transport_its_own_connect_and_message(server, make_transport):
+async def test_a_refused_dial_is_reported_as_a_refused_connect(server, make_transport):
     hosts = inventory(("n1", server))
     hosts["n1"].vars["ansible_port"] = port = _closed_port()
     dialed = PreDialed([("127.0.0.1", port)])
@@ -96,6 +97,36 @@ async def test_a_refused_dial_leaves_the_transport_its_own_connect_and_message(s
     r = await t.run("n1", "true", timeout=5)
     assert r.unknown_reason == "unreachable: connection refused"
     assert len(dialed) == 0
+
+
+async def test_an_unanswered_dial_costs_one_connect_timeout_not_two(server, make_transport):
+    # a listener that never accepts, its queue full: further SYNs go unanswered
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(0)
+    port = silent.getsockname()[1]
+    fillers = []
+    try:
+        for _ in range(4):
+            f = socket.socket()
+            f.setblocking(False)
+            f.connect_ex(("127.0.0.1", port))
+            fillers.append(f)
+        hosts = inventory(("n1", server))
+        hosts["n1"].vars["ansible_port"] = port
+        dialed = PreDialed([("127.0.0.1", port)])
+        t = make_transport(hosts, HostKeyPolicy([]), predialed=dialed, connect_timeout=0.5)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        r = await t.run("n1", "true", timeout=5)
+        took = loop.time() - began
+        assert "connect timeout after 0.5s" in r.unknown_reason, r.unknown_reason
+        assert len(dialed) == 0
+    finally:
+        for f in fillers:
+            f.close()
+        silent.close()
+    assert took < 0.5 * r.attempts + 0.4, (took, r.attempts)  # each attempt waited one timeout
 
 
 async def test_a_dial_to_another_address_is_not_used_and_is_closed_with_the_transport(
