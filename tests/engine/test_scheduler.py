@@ -3,6 +3,8 @@ a slow host holds up nobody else, `needs` and fleet criteria still wait for
 what they judge, barrier steps run alone, and the verdicts are those of a run
 made step after step. Orders of events are asserted, never timings."""
 
+import asyncio
+
 import pytest
 
 from runbook.definition.loader import load_runbook
@@ -505,4 +507,44 @@ async def test_a_sweep_gives_the_verdicts_of_step_after_step(tmp_path):
             assert (state.status(s.id, h), state.reason(s.id, h)) == (
                 alone.status(s.id, h),
                 alone.reason(s.id, h),
+            )
+
+
+async def test_a_run_stopped_mid_sweep_resumes_to_the_same_verdicts(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+
+    def fleet():
+        hosts = {h: FakeHost() for h in inv.hosts}
+        hosts["n2"].version = "5.8"  # blocked in the sweep
+        hosts["n1"].slow = {"sha256sum": 0.3}  # the sweep's command, in flight when stopped
+        hosts["n4"].slow = {"version slow": 0.6}  # a walking host, in flight too
+        return hosts
+
+    whole, _ = await run_all(rb, inv, FakeTransport(fleet()))
+    state = RunState()
+    engine = Engine(rb, inv, FakeTransport(fleet()), state)
+
+    async def consume():
+        async for _batch in engine.run(ordered(rb), "verify"):
+            pass
+
+    task = asyncio.create_task(consume())
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if state.status("sw", "n3") == Status.RUNNING:
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    engine.drain()
+    assert state.status("sw", "n3") == Status.INTERRUPTED
+    assert state.status("slow", "n4") == Status.INTERRUPTED
+    assert state.status("after", "n3") == Status.PENDING  # never started before its sweep
+    async for _batch in Engine(rb, inv, FakeTransport(fleet()), state).run(ordered(rb), "verify"):
+        pass  # the resume: only what is not satisfied runs again
+    for s in rb.steps:
+        for h in inv.hosts:
+            assert (state.status(s.id, h), state.reason(s.id, h)) == (
+                whole.status(s.id, h),
+                whole.reason(s.id, h),
             )
