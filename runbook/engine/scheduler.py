@@ -32,8 +32,8 @@ the others neither disturb it nor are disturbed by it. In a segment:
 - meanwhile the hosts walk on: they skip the sweep (it is not theirs to run)
   and go on with their later steps. A later step that `needs` the sweep waits
   for it like for any prerequisite: on a host the sweep judges, until the
-  sweep is done (its HostFinished events are emitted all at once, at its
-  end), then it is gated on the sweep's verdict for that host;
+  sweep has ended (its StepFinished emitted, every host's result durable),
+  then it is gated on the sweep's verdict for that host;
 - the host that runs the sweep's command (its first reachable candidate)
   walks on too: both only read, and a host runs only one of its own steps at
   a time; but an `exclusive: node` step is promised its host alone, so it and

@@ -548,3 +548,19 @@ async def test_a_run_stopped_mid_sweep_resumes_to_the_same_verdicts(tmp_path):
                 whole.status(s.id, h),
                 whole.reason(s.id, h),
             )
+
+
+async def test_a_sweep_needing_a_step_of_other_hosts_waits_for_all_of_them(tmp_path):
+    steps = SWEEP_STEPS.replace("    needs: [a]\n", "    needs: [a, sm1]\n") + (
+        "  - id: sm1\n    title: sm\n    why: w\n    hosts: sm\n    verify: {run: version s}\n"
+    )
+    # sm1 comes last in the file: the runbook's order puts it before the sweep (its need)
+    rb, inv = sweep_world(tmp_path, steps)
+    assert [s.id for s in ordered(rb)].index("sm1") < [s.id for s in ordered(rb)].index("sw")
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["s1"].slow = {"version s": 0.3}
+    hosts["n4"].slow = {"version slow": 0.6}
+    state, events = await run_all(rb, inv, FakeTransport(hosts))
+    assert first(events, StepStarted, "sw") > first(events, StepFinished, "sm1")
+    assert first(events, StepFinished, "sw") < first(events, HostFinished, "slow", "n4")
+    assert all(state.status("sw", h) == Status.PASS for h in ("n1", "n2", "n3", "n4"))
