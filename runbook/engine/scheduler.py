@@ -37,7 +37,9 @@ the others neither disturb it nor are disturbed by it. In a segment:
 - the host that runs the sweep's command (its first reachable candidate)
   walks on too: both only read, and a host runs only one of its own steps at
   a time; but an `exclusive: node` step is promised its host alone, so it and
-  the sweep's command never overlap on one host (nodeuse.py).
+  the sweep's command never overlap on one host (nodeuse.py). A sweep that
+  waits there for such a step to end has emitted its HostStarted already, as
+  a command waiting for its connection has: the hosts show it running.
 
 A sweep that writes (resets counters), or that loads what the others measure,
 is marked `exclusive: true` and stays a barrier; so do the other kinds (pairs,
