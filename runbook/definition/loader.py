@@ -290,7 +290,7 @@ def _step(c: _Collector, node: Any, phase: str, phase_title: str) -> Step | None
             c.add(
                 node.line_of("exclusive"),
                 f"step {sid}: exclusive: node is for a step that runs on each host alone; "
-                "run_on, pairs and launch steps always run alone on the fleet",
+                "run_on, pairs and launch steps run for the fleet",
             )
     elif not isinstance(exclusive, bool):
         c.add(

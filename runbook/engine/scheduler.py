@@ -17,6 +17,34 @@ bench/results/pipeline.md). What stays ordered:
   trip, batchrun.py, run one after the other in it; an exclusive step never
   shares one).
 
+A read-only fleet sweep (`sweep`: `run_on: one`, not `exclusive`, not
+detached; iblinkinfo, ibnetdiscover, ibdiagnet without --pc) is no barrier.
+It only reads the fabric, through one host's port, so the per-host checks of
+the others neither disturb it nor are disturbed by it. In a segment:
+
+- it starts once every host it judges has its `needs` results (the same
+  waits as a host's own, `_wait_for_needs`), then runs as the runner runs it
+  (kinds/run_on_one.py through kinds.run_kind): the hosts gated exactly as
+  before (blocked_reason), StepStarted naming the runnable ones, HostStarted
+  for each as the command starts, one HostFinished per host from the sweep's
+  record, StepFinished; nothing is recorded for a host of the sweep before
+  the sweep has judged it;
+- meanwhile the hosts walk on: they skip the sweep (it is not theirs to run)
+  and go on with their later steps. A later step that `needs` the sweep waits
+  for it like for any prerequisite: on a host the sweep judges, until the
+  sweep has ended (its StepFinished emitted, every host's result durable),
+  then it is gated on the sweep's verdict for that host;
+- the host that runs the sweep's command (its first reachable candidate)
+  walks on too: both only read, and a host runs only one of its own steps at
+  a time; but an `exclusive: node` step is promised its host alone, so it and
+  the sweep's command never overlap on one host (nodeuse.py). A sweep that
+  waits there for such a step to end has emitted its HostStarted already, as
+  a command waiting for its connection has: the hosts show it running.
+
+A sweep that writes (resets counters), or that loads what the others measure,
+is marked `exclusive: true` and stays a barrier; so do the other kinds (pairs,
+launch) and detached jobs.
+
 Apply and rollback keep the runner's step-by-step order (runner.py); so does a
 run of one step. The events are the runner's own (StepStarted when the first
 host reaches the step, naming every host selected for it; StepFinished once
@@ -35,20 +63,30 @@ from ..run import rules
 from ..run.events import HostFinished, StepStarted
 from .batchrun import MAX_BATCH, batchable, can_batch, verify_together
 from .hostrun import HostOutcome
+from .nodeuse import NodeUse
 from .pacing import start_paced
 
 
+def sweep(step: Step) -> bool:
+    """A read-only fleet sweep: `run_on: one` (one host reads the fabric for
+    the step's hosts), not `exclusive`, not detached."""
+    v = step.verify
+    return step.kind == "one" and not step.exclusive and v is not None and not v.detach
+
+
 def barrier(step: Step) -> bool:
-    """Steps that must not overlap other work: the fabric-wide and multi-host
-    kinds (run_on: one, pairs, launch), long detached jobs (burn-in, diagnostics)
-    and any step marked `exclusive: true` (bandwidth and NCCL tests).
+    """Steps that must not overlap other work: the multi-host kinds (pairs,
+    launch), a `run_on: one` step marked `exclusive: true` or detached, long
+    detached jobs (burn-in, diagnostics) and any step marked `exclusive: true`
+    (bandwidth and NCCL tests).
 
     A step marked `exclusive: node` (a test of one node's own GPUs, PCIe or
     NIC) is no barrier: it is pipelined, and a host walks its steps one at a
     time (Pipeline._walk), so nothing else runs on that host beside it while
-    the other hosts go on with theirs."""
+    the other hosts go on with theirs. Nor is a read-only sweep (`sweep`):
+    it runs beside the walking hosts (Pipeline._sweep)."""
     if step.kind != "each":
-        return True
+        return not sweep(step)
     if step.exclusive:
         return step.exclusive_scope != "node"
     return bool(step.verify and step.verify.detach)
@@ -82,6 +120,7 @@ class _StepRun:
         self.step = step
         self.selected = selected
         self.fleet = fleet
+        self.sweep = sweep(step)  # run once for all its hosts (Pipeline._sweep), not walked
         self.started = False
         self.owed = set(selected)
         self.held: dict[str, HostOutcome] = {}
@@ -106,12 +145,15 @@ class Pipeline:
         }
         self.gating: dict = {}  # blocked_reason's memo: filled only with final statuses
         self._prereq_hosts: dict[str, set[str]] = {}
+        self.node_use = NodeUse()  # a sweep's command vs an `exclusive: node` step on one host
 
     async def run(self) -> None:
-        hosts = list(dict.fromkeys(h for r in self.runs.values() for h in r.selected))
-        closers = [asyncio.create_task(self._close(r)) for r in self.runs.values() if r.selected]
+        walked = [r for r in self.runs.values() if r.selected and not r.sweep]
+        hosts = list(dict.fromkeys(h for r in walked for h in r.selected))
+        closers = [asyncio.create_task(self._close(r)) for r in walked]
+        sweeps = [asyncio.create_task(self._sweep(r)) for r in self.runs.values() if r.selected and r.sweep]
         walkers = await start_paced(self._walk, hosts)
-        tasks = closers + walkers
+        tasks = closers + sweeps + walkers
         try:
             await asyncio.gather(*tasks)
         except BaseException:
@@ -127,10 +169,15 @@ class Pipeline:
             step = steps[i]
             i += 1
             r = self.runs[step.id]
-            if host not in r.host_done:
-                continue
+            if r.sweep or host not in r.host_done:
+                continue  # a sweep is not the host's to run (_sweep)
             await self._wait_for_needs(step, host)
             if await self._blocked(r, host):
+                continue
+            if step.exclusive:  # `exclusive: node` (the others are barriers): no sweep beside it
+                async with self.node_use.alone(host):
+                    outcome = await self.engine._one(step, "verify", step.verify, host)
+                self._post(step, host, outcome)
                 continue
             if not (batchable(step) and can_batch(self.engine, host)):
                 self._post(step, host, await self.engine._one(step, "verify", step.verify, host))
@@ -139,7 +186,7 @@ class Pipeline:
             while i < len(steps) and len(ready) < MAX_BATCH:
                 nxt = steps[i]
                 rn = self.runs[nxt.id]
-                if host in rn.host_done:
+                if host in rn.host_done and not rn.sweep:
                     if not (batchable(nxt) and self._needs_in(nxt, host)):
                         break  # it waits for a step still to run: the next round trip
                     if not await self._blocked(rn, host):
@@ -229,6 +276,23 @@ class Pipeline:
         r.owed.discard(host)
         if not r.owed:
             r.all_in.set()
+
+    # --- a read-only fleet sweep ----------------------------------------
+    async def _sweep(self, r: _StepRun) -> None:
+        """Once every host it judges has its `needs` results, the sweep as the
+        runner runs it (kinds.run_kind: gating, StepStarted, the hosts' results,
+        StepFinished); the steps that need it are then let through."""
+        from .kinds import run_kind
+
+        for host in r.selected:
+            await self._wait_for_needs(r.step, host)
+        r.started = True
+        await run_kind(self.engine, r.step, r.selected, on_host=self.node_use.sweep)
+        for ev in r.host_done.values():
+            ev.set()
+        r.owed.clear()
+        r.all_in.set()
+        r.done.set()
 
     # --- one step's end ------------------------------------------------
     async def _close(self, r: _StepRun) -> None:

@@ -3,6 +3,8 @@ a slow host holds up nobody else, `needs` and fleet criteria still wait for
 what they judge, barrier steps run alone, and the verdicts are those of a run
 made step after step. Orders of events are asserted, never timings."""
 
+import asyncio
+
 import pytest
 
 from runbook.definition.loader import load_runbook
@@ -11,7 +13,7 @@ from runbook.definition.targets import ordered
 from runbook.engine.runner import Engine
 from runbook.engine.scheduler import barrier, segments
 from runbook.errors import InputError
-from runbook.run.events import HostFinished, HostStarted, StepFinished, StepStarted
+from runbook.run.events import HostFinished, HostOutput, HostStarted, StepFinished, StepStarted
 from runbook.run.state import RunState
 
 from .fakes import FakeHost, FakeTransport, load_world
@@ -324,3 +326,241 @@ steps:
     (tmp_path / "10-p.yaml").write_text(manual)
     with pytest.raises(InputError, match="a manual step runs nothing"):
         load_runbook(tmp_path)
+
+
+# --- read-only fleet sweeps (run_on: one) inside a pipelined segment ----------
+
+SWEEP_STEPS = """\
+phase: p
+title: P
+steps:
+  - id: a
+    title: a
+    why: w
+    hosts: compute
+    verify:
+      run: version a
+      expect:
+        - {contains: "23"}
+  - id: x
+    title: x
+    why: w
+    hosts: compute
+    exclusive: node
+    verify: {run: version x}
+  - id: slow
+    title: slow
+    why: w
+    hosts: compute
+    verify: {run: version slow}
+  - id: sw
+    title: sweep
+    why: w
+    hosts: compute
+    run_on: one
+    needs: [a]
+    verify:
+      run: sha256sum /etc/x
+      parse: sha256sum
+      expect:
+        - {path: count, eq: 1}
+  - id: after
+    title: after
+    why: w
+    hosts: compute
+    needs: [sw]
+    verify: {run: version after}
+"""
+
+
+def sweep_world(tmp_path, steps=SWEEP_STEPS):
+    return load_world(tmp_path, steps, INVENTORY)
+
+
+async def run_all(rb, inv, transport):
+    state, events = RunState(), []
+    async for batch in Engine(rb, inv, transport, state).run(ordered(rb), "verify"):
+        events.extend(batch)
+    return state, events
+
+
+def test_a_read_only_sweep_is_no_barrier(tmp_path):
+    rb, _inv = sweep_world(tmp_path)
+    assert not barrier(rb.step("sw"))
+    assert [[s.id for s in seg] for seg in segments(rb.steps)] == [["a", "x", "slow", "sw", "after"]]
+
+
+async def test_a_sweep_starts_before_an_unrelated_slow_step_ends(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n4"].slow = {"version slow": 0.4}
+    state, events = await run_all(rb, inv, FakeTransport(hosts))
+    # the sweep needs only `a`: it does not wait for n4's slow step ...
+    assert first(events, StepStarted, "sw") < first(events, HostFinished, "slow", "n4")
+    assert first(events, StepFinished, "sw") < first(events, HostFinished, "slow", "n4")
+    # ... and a step needing the sweep runs on a host only once the sweep judged it
+    for h in ("n1", "n2", "n3", "n4"):
+        assert first(events, HostStarted, "after", h) > first(events, HostFinished, "sw", h)
+    assert hosts["n1"].log.count("sha256sum /etc/x") == 1  # one command, from the first compute node
+    assert sum(h.log.count("sha256sum /etc/x") for h in hosts.values()) == 1
+    assert all(
+        state.status(s, h) == Status.PASS
+        for s in ("a", "x", "slow", "sw", "after")
+        for h in ("n1", "n2", "n3", "n4")
+    )
+    assert "as designed, seen by n1" in state.reason("sw", "n3")
+
+
+async def test_a_sweep_waits_for_its_needs_on_every_host_and_is_gated_as_before(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n3"].slow = {"version a": 0.3}
+    hosts["n2"].version = "5.8"  # fails a: blocked in the sweep, and so in `after`
+    state, events = await run_all(rb, inv, FakeTransport(hosts))
+    started = first(events, StepStarted, "sw")
+    assert started > first(events, HostFinished, "a", "n3")
+    # before it, only the blocked host's answer (announced first, as the runner does)
+    before = [e for e in events[:started] if isinstance(e, (HostStarted, HostFinished)) and e.step_id == "sw"]
+    assert [(type(e), e.host) for e in before] == [(HostFinished, "n2")]
+    assert state.status("sw", "n2") == Status.BLOCKED and "needs a" in state.reason("sw", "n2")
+    assert events[started].hosts == ("n1", "n3", "n4")  # StepStarted names the runnable hosts
+    assert state.status("after", "n2") == Status.BLOCKED and "needs sw" in state.reason("after", "n2")
+    assert all(state.status("sw", h) == Status.PASS for h in ("n1", "n3", "n4"))
+    assert all(state.status("after", h) == Status.PASS for h in ("n1", "n3", "n4"))
+    # one StepStarted, one result per host, one StepFinished: as the runner records a sweep
+    assert sum(isinstance(e, StepStarted) and e.step_id == "sw" for e in events) == 1
+    assert sum(isinstance(e, StepFinished) and e.step_id == "sw" for e in events) == 1
+    assert sorted(e.host for e in events if isinstance(e, HostFinished) and e.step_id == "sw") == [
+        "n1",
+        "n2",
+        "n3",
+        "n4",
+    ]
+
+
+async def test_an_exclusive_sweep_still_runs_alone(tmp_path):
+    rb, inv = sweep_world(
+        tmp_path, SWEEP_STEPS.replace("    run_on: one\n", "    run_on: one\n    exclusive: true\n")
+    )
+    assert barrier(rb.step("sw"))
+    assert [[s.id for s in seg] for seg in segments(rb.steps)] == [["a", "x", "slow"], ["sw"], ["after"]]
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n4"].slow = {"version slow": 0.2}
+    _state, events = await run_all(rb, inv, FakeTransport(hosts))
+    sw_first = min(i for i, e in enumerate(events) if e.step_id == "sw" and not isinstance(e, HostOutput))
+    assert all(last(events, StepFinished, s) < sw_first for s in ("a", "x", "slow"))
+    assert last(events, StepFinished, "sw") < first(events, StepStarted, "after")
+
+
+class OverlapsOf(FakeTransport):
+    """Records each command that overlaps, on one host, a command starting with `watched`."""
+
+    def __init__(self, hosts, watched):
+        super().__init__(hosts)
+        self.watched = watched
+        self.running: dict[str, set[str]] = {}
+        self.overlaps: list[tuple[str, str, str]] = []
+
+    async def run(self, host, command, **kw):
+        mine = self.running.setdefault(host, set())
+        for other in mine:
+            if command.startswith(self.watched) or other.startswith(self.watched):
+                self.overlaps.append((host, other, command))
+        mine.add(command)
+        try:
+            return await super().run(host, command, **kw)
+        finally:
+            mine.discard(command)
+
+
+async def test_a_sweep_never_runs_beside_a_node_exclusive_step_on_its_runner(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["n1"].slow = {"version x": 0.3, "sha256sum": 0.1}  # n1 runs the sweep
+    transport = OverlapsOf(hosts, "version x")
+    state, events = await run_all(rb, inv, transport)
+    assert transport.overlaps == []
+    # the sweep waited for n1's x, while the other hosts went on
+    assert first(events, HostFinished, "sw", "n2") > first(events, HostFinished, "x", "n1")
+    assert first(events, HostFinished, "slow", "n2") < first(events, HostFinished, "x", "n1")
+    assert all(state.status("sw", h) == Status.PASS for h in ("n1", "n2", "n3", "n4"))
+
+
+async def test_a_sweep_gives_the_verdicts_of_step_after_step(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+
+    def faulty():
+        hosts = {h: FakeHost() for h in inv.hosts}
+        hosts["n2"].version = "5.8"
+        hosts["n4"].reachable = False
+        hosts["n3"].slow = {"version a": 0.1, "version slow": 0.2}
+        return hosts
+
+    state, _ = await run_all(rb, inv, FakeTransport(faulty()))
+    alone = RunState()
+    engine = Engine(rb, inv, FakeTransport(faulty()), alone)
+    for step in ordered(rb):  # one step per run: the runner's step-by-step path
+        async for _batch in engine.run([step], "verify"):
+            pass
+    for s in rb.steps:
+        for h in inv.hosts:
+            assert (state.status(s.id, h), state.reason(s.id, h)) == (
+                alone.status(s.id, h),
+                alone.reason(s.id, h),
+            )
+
+
+async def test_a_run_stopped_mid_sweep_resumes_to_the_same_verdicts(tmp_path):
+    rb, inv = sweep_world(tmp_path)
+
+    def fleet():
+        hosts = {h: FakeHost() for h in inv.hosts}
+        hosts["n2"].version = "5.8"  # blocked in the sweep
+        hosts["n1"].slow = {"sha256sum": 0.3}  # the sweep's command, in flight when stopped
+        hosts["n4"].slow = {"version slow": 0.6}  # a walking host, in flight too
+        return hosts
+
+    whole, _ = await run_all(rb, inv, FakeTransport(fleet()))
+    state = RunState()
+    engine = Engine(rb, inv, FakeTransport(fleet()), state)
+
+    async def consume():
+        async for _batch in engine.run(ordered(rb), "verify"):
+            pass
+
+    task = asyncio.create_task(consume())
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if state.status("sw", "n3") == Status.RUNNING:
+            break
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    engine.drain()
+    assert state.status("sw", "n3") == Status.INTERRUPTED
+    assert state.status("slow", "n4") == Status.INTERRUPTED
+    assert state.status("after", "n3") == Status.PENDING  # never started before its sweep
+    async for _batch in Engine(rb, inv, FakeTransport(fleet()), state).run(ordered(rb), "verify"):
+        pass  # the resume: only what is not satisfied runs again
+    for s in rb.steps:
+        for h in inv.hosts:
+            assert (state.status(s.id, h), state.reason(s.id, h)) == (
+                whole.status(s.id, h),
+                whole.reason(s.id, h),
+            )
+
+
+async def test_a_sweep_needing_a_step_of_other_hosts_waits_for_all_of_them(tmp_path):
+    steps = SWEEP_STEPS.replace("    needs: [a]\n", "    needs: [a, sm1]\n") + (
+        "  - id: sm1\n    title: sm\n    why: w\n    hosts: sm\n    verify: {run: version s}\n"
+    )
+    # sm1 comes last in the file: the runbook's order puts it before the sweep (its need)
+    rb, inv = sweep_world(tmp_path, steps)
+    assert [s.id for s in ordered(rb)].index("sm1") < [s.id for s in ordered(rb)].index("sw")
+    hosts = {h: FakeHost() for h in inv.hosts}
+    hosts["s1"].slow = {"version s": 0.3}
+    hosts["n4"].slow = {"version slow": 0.6}
+    state, events = await run_all(rb, inv, FakeTransport(hosts))
+    assert first(events, StepStarted, "sw") > first(events, StepFinished, "sm1")
+    assert first(events, StepFinished, "sw") < first(events, HostFinished, "slow", "n4")
+    assert all(state.status("sw", h) == Status.PASS for h in ("n1", "n2", "n3", "n4"))

@@ -13,10 +13,12 @@ import inspect
 from ...definition.model import Step
 
 
-async def run_kind(engine, step: Step, hosts: list[str]) -> None:
+async def run_kind(engine, step: Step, hosts: list[str], *, on_host=None) -> None:
+    """`on_host(host)`: an async context held around each command the step runs
+    on a host (a sweep beside a pipelined segment, engine/nodeuse.py)."""
     from .common import Ctx
 
-    ctx = Ctx(engine, step)
+    ctx = Ctx(engine, step, on_host)
     await _maybe(getattr(engine, "_settle", None))  # statuses read below are durable ones
     runnable = ctx.start(hosts)
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import nullcontext
 from typing import Any
 
 from ...criteria.host import judge_host, parse_output
@@ -18,9 +19,10 @@ from ..hostrun import HostOutcome
 
 
 class Ctx:
-    def __init__(self, engine, step: Step):
+    def __init__(self, engine, step: Step, on_host=None):
         self.engine = engine
         self.step = step
+        self.on_host = on_host  # host -> async context held while a command runs there
         self.open: set[str] = set()  # hosts started, not yet finished
         self.selected: set[str] = set()  # the hosts this run judges (others only serve as partners)
         self.cancelled = False
@@ -164,9 +166,13 @@ class Ctx:
                 host, template, Verdict(Status.UNKNOWN, f"cannot build the command: {exc}"), assessed=False
             )
         try:
-            res = await self.engine.transport.run(
-                host, wrap(command) if wrap else command, timeout=timeout or action.timeout, on_line=on_line
-            )
+            async with self.on_host(host) if self.on_host else nullcontext():
+                res = await self.engine.transport.run(
+                    host,
+                    wrap(command) if wrap else command,
+                    timeout=timeout or action.timeout,
+                    on_line=on_line,
+                )
         except asyncio.CancelledError:
             self.cancelled = True
             raise
