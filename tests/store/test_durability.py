@@ -151,7 +151,7 @@ def test_a_batch_of_blobs_is_fsynced_by_several_writers_each_before_its_rename_t
     import hashlib
     import threading
 
-    from runbook.store.blobs import WRITERS, BlobStore
+    from runbook.store.blobs import PARALLEL_FROM, WRITERS, BlobStore
 
     events: list[tuple[str, str]] = []
     threads: set[str] = set()
@@ -177,7 +177,7 @@ def test_a_batch_of_blobs_is_fsynced_by_several_writers_each_before_its_rename_t
 
     monkeypatch.setattr(os, "fsync", fsync)
     monkeypatch.setattr(os, "rename", rename)
-    datas = [f"output {i}\n".encode() * 50 for i in range(20)]
+    datas = [f"output {i}\n".encode() * 50 for i in range(max(20, PARALLEL_FROM))]
     blobs = BlobStore(tmp_path / "blobs")
     blobs.put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
     assert WRITERS > 1 and len(threads) > 1
@@ -186,3 +186,22 @@ def test_a_batch_of_blobs_is_fsynced_by_several_writers_each_before_its_rename_t
         assert events.index(("fsync", sha)) < events.index(("rename", sha))
     assert events[-1] == ("fsync", "dir") and events.count(("fsync", "dir")) == 1
     assert all(blobs.get(sha).encode() == d for sha, d in zip(shas, datas))
+
+
+def test_a_few_new_blobs_are_written_by_the_batch_itself(tmp_path, monkeypatch):
+    import hashlib
+    import threading
+
+    from runbook.store.blobs import PARALLEL_FROM, BlobStore
+
+    threads: set[str] = set()
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        threads.add(threading.current_thread().name)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    datas = [f"few {i}\n".encode() for i in range(PARALLEL_FROM - 1)]
+    BlobStore(tmp_path / "blobs").put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
+    assert threads == {threading.current_thread().name}
