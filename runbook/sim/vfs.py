@@ -7,6 +7,7 @@ computed files (smp_affinity_list) change the state they are computed from.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -178,6 +179,33 @@ class NodeFs:
             raise FsError("Is a directory")
         raise FsError("No such file or directory")
 
+    def read_many(self, paths: list[str]) -> list[str | FsError]:
+        """read() of each (normalised) path, in order, an FsError in the place of
+        a path that cannot be read. The reads are one command's (nothing changes
+        the node between them), so a run of paths served by one getter that
+        answers many at once (sysfiles.PkeySlots) asks it once."""
+        files = self.node.files
+        table = self._dynamic()
+        out: list[str | FsError] = []
+        i, n = 0, len(paths)
+        while i < n:
+            path = paths[i]
+            getter = None if path in files else table.get(path)
+            many = getattr(getter, "many", None)
+            if many is None:
+                try:
+                    out.append(self.read(path))
+                except FsError as exc:
+                    out.append(exc)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and paths[j] not in files and table.get(paths[j]) is getter:
+                j += 1
+            out += many(paths[i:j])
+            i = j
+        return out
+
     def write(self, path: str, text: str, append: bool = False) -> None:
         if path in DEVICES:
             return
@@ -257,30 +285,58 @@ class NodeFs:
         return sorted(set(static).union(own)) if static and own else sorted(static or own)
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
-        """Shell pathname expansion; [] when nothing matches."""
+        """Shell pathname expansion; [] when nothing matches. Each pattern part is
+        compiled once (fnmatchcase's own translation) and tried on a directory's
+        names unsorted: the matches are sorted once at the end, so the order is
+        what a sorted listing gives (a `pkeys/*` glob lists 128 names per port)."""
         absolute = pattern.startswith("/")
         parts = [p for p in pattern.split("/") if p]
         found = ["/" if absolute else cwd]
         for part in parts:
-            nxt = []
-            for base in found:
-                if not re.search(r"[*?\[]", part):
-                    cand = posixpath.join(base, part)
+            nxt: list[str] = []
+            if GLOB_CHARS.search(part) is None:
+                for base in found:
+                    cand = _join(base, part)
                     if self.exists(cand):
                         nxt.append(cand)
-                    continue
+                found = nxt
+                continue
+            match = _name_matcher(part)
+            hidden = part.startswith(".")
+            for base in found:
                 if not self.isdir(base):
                     continue
-                for name in self.listdir(base):
-                    if name.startswith(".") and not part.startswith("."):
-                        continue
-                    if fnmatch.fnmatchcase(name, part):
-                        nxt.append(posixpath.join(base, name))
+                prefix = base if base.endswith("/") else base + "/"  # posixpath.join(base, name)
+                nxt += [
+                    prefix + name
+                    for name in self._names(base)
+                    if (hidden or not name.startswith(".")) and match(name) is not None
+                ]
             found = nxt
         if not absolute:
             prefix = cwd.rstrip("/") + "/"
             found = [f[len(prefix) :] if f.startswith(prefix) else f for f in found]
         return sorted(found)
+
+    def _names(self, path: str):
+        """listdir(path) for a directory, unsorted (each name once)."""
+        key = path.rstrip("/") or "/"
+        static, own = self._static_children.get(key, ()), self._own_children.get(key, ())
+        return set(static).union(own) if static and own else static or own
+
+
+GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@functools.lru_cache(maxsize=512)
+def _name_matcher(part: str):
+    """fnmatch.fnmatchcase(name, part) as one compiled match (what fnmatchcase does per call)."""
+    return re.compile(fnmatch.translate(part)).match
+
+
+def _join(base: str, name: str) -> str:
+    """posixpath.join(base, name) for a name without "/"."""
+    return base + name if base.endswith("/") else base + "/" + name
 
 
 def _entries(paths, dirs: set[str]) -> dict[str, tuple[str, ...]]:

@@ -50,16 +50,20 @@ def read_inputs(ctx: Ctx, name: str, files: list[str], io) -> tuple[list[tuple[s
     (1 when some file could not be read; the error is already printed)."""
     if not files:
         return [("-", io.stdin.read_all())], 0
+    # the files read together (vfs.py read_many), stdin where "-" stands
+    fs, cwd = ctx.fs, ctx.shell.cwd
+    texts = iter(fs.read_many([fs.norm(f, cwd) for f in files if f != "-"]))
     out, status = [], 0
     for f in files:
         if f == "-":
             out.append(("-", io.stdin.read_all()))
             continue
-        try:
-            out.append((f, ctx.read(f)))
-        except FsError as exc:
-            io.err.write(f"{name}: {f}: {exc}\n")
+        text = next(texts)
+        if isinstance(text, FsError):
+            io.err.write(f"{name}: {f}: {text}\n")
             status = 1
+            continue
+        out.append((f, text))
     return out, status
 
 
