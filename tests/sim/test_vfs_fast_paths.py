@@ -128,3 +128,20 @@ async def test_grep_over_pkeys_with_stdin_and_missing_files_in_their_places(mach
     assert out == "".join(o for o, _ in single)
     assert err == "".join(e for _, e in single)
     assert status == 2
+
+
+async def test_nodes_of_one_shape_share_the_computed_index_and_a_changed_node_gets_its_own(machine_of, sh):
+    from tests.sim.test_vfs_index import assert_index_matches_scan
+
+    machines = machine_of(4)
+    gpu01, gpu02 = machines("gpu01"), machines("gpu02")
+    gpu01.fs._index()
+    gpu02.fs._index()
+    assert gpu01.fs._static_children is gpu02.fs._static_children  # built once for both
+    await sh(gpu01, "modprobe -r nvidia_peermem")
+    gpu01.fs._index()
+    assert gpu01.fs._static_children is not gpu02.fs._static_children
+    for fs in (gpu01.fs, gpu02.fs):
+        assert_index_matches_scan(fs)
+    assert "nvidia_peermem" not in gpu01.fs.listdir("/sys/module")
+    assert "nvidia_peermem" in gpu02.fs.listdir("/sys/module")
