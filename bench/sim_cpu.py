@@ -7,11 +7,12 @@ run and the medians, and checks that every host-command's output is the same
 in both runs (clocks, ids and addresses masked): `outputs_differ` must be 0.
 
     python bench/sim_cpu.py --baseline /work/wt-simbase [--pairs 3] [--nodes 48]
-        [--out bench/results/sim-cpu.json] [--sim-opt=--time-scale=0 ...] [--no-compare]
+        [--out bench/results/sim-cpu.json] [--time-scale 0] [--sim-opt=... ] [--no-compare]
 
 The baseline is a directory holding another checkout's runbook/ package (e.g.
 `git worktree add --detach /work/wt-simbase main`); its sim runs with that
-package first on sys.path. --sim-opt adds options to this checkout's sim only.
+package first on sys.path. --sim-opt adds options to this checkout's sim only;
+--time-scale is given to both sims (0: the long tests without their modelled waits).
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--nodes", type=int, default=48)
     ap.add_argument("--sim-opt", action="append", default=[], help="an option for this checkout's sim")
+    ap.add_argument("--time-scale", type=float, default=None, help="`runbook sim --time-scale`, both sims")
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim-cpu.json")
     ap.add_argument("--keep", action="store_true", help="keep the labs and state directories")
     ap.add_argument(
@@ -160,7 +162,8 @@ def main() -> int:
     )
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="sim-cpu-"))
-    variants = [("baseline", args.baseline.resolve(), []), ("branch", REPO, args.sim_opt)]
+    both = [] if args.time_scale is None else ["--time-scale", str(args.time_scale)]
+    variants = [("baseline", args.baseline.resolve(), both), ("branch", REPO, both + args.sim_opt)]
     runs, differ, compared = [], [], 0
     t_start = time.time()
     load0 = os.getloadavg()
@@ -194,6 +197,7 @@ def main() -> int:
         "nodes": args.nodes,
         "pairs": args.pairs,
         "sim_opts": args.sim_opt,
+        "time_scale": args.time_scale,
         "loadavg_before": load0,
         "loadavg_after": os.getloadavg(),
         "cpus": os.cpu_count(),
