@@ -145,6 +145,37 @@ class NodeFs:
         dirs |= new_dirs
         self._own_versions = self._versions()
 
+    def _index_removed(self, path: str, before: tuple) -> None:
+        """The own part of the index without one removed file, when it was current
+        before the removal: what a rebuild would give. The file's name leaves its
+        directory's entries; a directory left without entries that was not made
+        by mkdir is implied by nothing any more and goes too, up the tree. A job's
+        `mv x.tmp x` removes a file: each removal rebuilt the whole index. A path
+        that is a directory of the index too still rebuilds."""
+        files, made = self.node.files, self.node.dirs
+        own = self._own_of
+        if not own or own[0] is not files or own[1] is not made or self._own_versions != before:
+            return
+        dirs, children = self._own_dirs, self._own_children
+        if path in dirs or not path.startswith("/") or path.endswith("/"):
+            return
+        p = path
+        while True:
+            i = p.rfind("/")
+            parent, name = p[:i] or "/", p[i + 1 :]
+            rest = tuple(n for n in children.get(parent, ()) if n != name)
+            if rest:
+                children[parent] = rest
+                break
+            children.pop(parent, None)
+            if parent == "/" or parent in made:
+                break
+            dirs.discard(parent)  # it held only what was removed: nothing implies it now
+            if parent in files:  # a file of that name stays listed in its directory
+                break
+            p = parent
+        self._own_versions = self._versions()
+
     # ---- queries --------------------------------------------------------------
     @staticmethod
     def norm(path: str, cwd: str = "/root") -> str:
@@ -266,7 +297,9 @@ class NodeFs:
 
     def remove(self, path: str) -> None:
         if path in self.node.files:
+            before = self._versions()
             del self.node.files[path]
+            self._index_removed(path, before)
         elif self.exists(path):
             raise FsError(
                 "Operation not permitted" if path.startswith(("/proc", "/sys")) else "Is a directory"

@@ -145,3 +145,49 @@ async def test_nodes_of_one_shape_share_the_computed_index_and_a_changed_node_ge
         assert_index_matches_scan(fs)
     assert "nvidia_peermem" not in gpu01.fs.listdir("/sys/module")
     assert "nvidia_peermem" in gpu02.fs.listdir("/sys/module")
+
+
+async def test_files_renamed_and_removed_update_the_index_as_a_rebuild_would(machine_of, sh, monkeypatch):
+    from runbook.sim import vfs
+    from tests.sim.test_vfs_index import assert_index_matches_scan
+
+    gpu01 = machine_of(2)("gpu01")
+    fs = gpu01.fs
+    fs.listdir("/")
+    rebuilds = []
+    entries = vfs._entries
+    monkeypatch.setattr(vfs, "_entries", lambda paths, dirs: rebuilds.append(1) or entries(paths, dirs))
+    # a detached job's run.sh (engine/detached.py): pid and rc written aside, then renamed
+    d = "/var/tmp/runbook-jobs/r1.step"
+    script = (
+        f"d={d}; mkdir -p $d; echo 1 > $d/pid.tmp && mv $d/pid.tmp $d/pid; echo x > $d/out; "
+        "echo 0 > $d/rc.tmp && mv $d/rc.tmp $d/rc; rm -f $d/pid $d/how; rm $d/out"
+    )
+    _, err, status = await sh(gpu01, script)
+    assert status == 0, err
+    assert rebuilds == []
+    assert fs.listdir(d) == ["rc"]
+    assert_index_matches_scan(fs)
+    own_dirs, own_children = set(fs._own_dirs), dict(fs._own_children)
+    fs._own_of = ()  # a rebuild from scratch gives the same index
+    fs._index()
+    assert fs._own_dirs == own_dirs
+    assert {k: sorted(v) for k, v in fs._own_children.items()} == {
+        k: sorted(v) for k, v in own_children.items()
+    }
+    # the last file of directories only it implied: they go too, as in a rebuild
+    gpu01.state.files["/opt/implied/deep/x"] = "1"  # a file whose directories nothing made
+    fs._own_of = ()
+    fs._index()
+    rebuilds.clear()
+    await sh(gpu01, "echo 1 > /root/f; rm /root/f; ls /root; rm /opt/implied/deep/x")
+    assert (fs.isdir("/opt/implied"), fs.isdir("/opt"), fs.isdir("/root")) == (False, True, True)
+    assert rebuilds == []
+    assert_index_matches_scan(fs)
+    own_dirs, own_children = set(fs._own_dirs), dict(fs._own_children)
+    fs._own_of = ()
+    fs._index()
+    assert fs._own_dirs == own_dirs
+    assert {k: sorted(v) for k, v in fs._own_children.items()} == {
+        k: sorted(v) for k, v in own_children.items()
+    }
