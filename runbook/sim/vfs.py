@@ -322,19 +322,26 @@ class NodeFs:
         absolute = pattern.startswith("/")
         parts = [p for p in pattern.split("/") if p]
         found = ["/" if absolute else cwd]
+        # exists() and isdir() with their lookups done once: nothing changes the
+        # node during one expansion (`cpu*/cpufreq/scaling_governor` asks 256 times)
+        self._index()
+        files, table = self.node.files, self._table
+        dirs, own_dirs = self._static_dirs, self._own_dirs
         for part in parts:
-            nxt: list[str] = []
-            if GLOB_CHARS.search(part) is None:
-                for base in found:
-                    cand = _join(base, part)
-                    if self.exists(cand):
-                        nxt.append(cand)
-                found = nxt
+            if GLOB_CHARS.search(part) is None or ("*" not in part and "?" not in part and "]" not in part):
+                # a literal name (a "[" without a "]" is one too: fnmatch.translate
+                # escapes it; the `[` of a `[ -f x ]` test comes here)
+                found = [
+                    cand
+                    for cand in [_join(base, part) for base in found]
+                    if cand in files or cand in table or cand in DEVICES or cand in dirs or cand in own_dirs
+                ]
                 continue
             match = _name_matcher(part)
             hidden = part.startswith(".")
+            nxt: list[str] = []
             for base in found:
-                if not self.isdir(base):
+                if base not in dirs and base not in own_dirs:
                     continue
                 prefix = base if base.endswith("/") else base + "/"  # posixpath.join(base, name)
                 nxt += [

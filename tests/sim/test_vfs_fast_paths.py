@@ -63,6 +63,13 @@ PATTERNS = [
     "//etc/host*",
     "/etc/nothing/*",
     "/etc/hostname/*",
+    "[",
+    "/root/[",
+    "/root/a[b",
+    "/root/]a[",
+    "/dev/null",
+    "/dev/n*",
+    "/sys/class/infiniband/*/ports/1/state",
 ]
 
 
@@ -71,6 +78,7 @@ async def test_glob_matches_the_listing_fnmatch(machine_of, sh, pattern):
     gpu01 = machine_of(2)("gpu01")
     await sh(gpu01, "mst start; mkdir -p /var/tmp/runbook-jobs/a.b /root/jobs/x; echo 1 > /root/jobs/x/pid")
     await sh(gpu01, "echo 2 > /var/tmp/runbook-jobs/a.b/.hidden; touch /root/.profile /root/plain")
+    await sh(gpu01, "touch '/root/[' '/root/a[b' '/root/]a['")
     fs = gpu01.fs
     for cwd in ("/root", "/var/tmp", "/"):
         assert fs.glob(pattern, cwd) == glob_by_listing(fs, pattern, cwd), (pattern, cwd)
