@@ -429,12 +429,25 @@ class Shell:
                 return [value]
             if not value:
                 return []
+        parts = word.parts
+        if parts and all(quoted for _, _, quoted in parts):  # "a $b $(c)": one field, never split nor globbed
+            return [
+                "".join(
+                    [
+                        value if kind == "lit" else await self.expand_part(kind, value)
+                        for kind, value, _ in parts
+                    ]
+                )
+            ]
         fields: list[list[tuple[str, bool]]] = [[]]
         keep = [False]
-        for kind, value, quoted in word.parts:
+        glob = [False]  # whether the field holds an unquoted glob character
+        for kind, value, quoted in parts:
             if kind == "lit":
                 fields[-1].append((value, quoted))
                 keep[-1] = keep[-1] or quoted or bool(value)
+                if not quoted and value and GLOB_CHARS.search(value) is not None:
+                    glob[-1] = True
                 continue
             text = await self.expand_part(kind, value)
             if quoted or kind == "tilde":
@@ -446,16 +459,19 @@ class Shell:
                 if n:
                     fields.append([])
                     keep.append(False)
+                    glob.append(False)
                 if chunk:
                     fields[-1].append((chunk, False))
                     keep[-1] = True
+                    if GLOB_CHARS.search(chunk) is not None:
+                        glob[-1] = True
         out: list[str] = []
-        for segs, wanted in zip(fields, keep):
+        for segs, wanted, globbed in zip(fields, keep, glob):
             if not wanted:
                 continue
-            text = "".join(t for t, _ in segs)
-            if any(not q and GLOB_CHARS.search(t) for t, q in segs):
-                pattern = "".join(t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs)
+            text = "".join([t for t, _ in segs])
+            if globbed:
+                pattern = "".join([t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs])
                 matches = self.machine.fs.glob(pattern, self.cwd)
                 if matches:
                     out.extend(matches)
