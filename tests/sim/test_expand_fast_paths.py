@@ -1,7 +1,7 @@
-"""Word expansion's short paths (sim/shell/interp.py expand_fields: a word
-quoted throughout, the glob flag kept per field) give the general path's
-answer on every word of the shipped steps' commands and of the detached and
-launch wrappers the engine sends."""
+"""Word expansion's short paths (sim/shell/interp.py expansion_plan: literal
+words' fields kept, a word quoted throughout, the glob flag kept per field)
+give the general path's answer on every word of the shipped steps' commands
+and of the detached and launch wrappers the engine sends."""
 
 from __future__ import annotations
 
@@ -80,6 +80,7 @@ def scripts() -> list[str]:
     texts.append(
         'x="a b"; e=; s="*"; echo "$x" $x "$e" $e $s "$s" a"$x"b ${x:-z} "${e:-d}" ~ ~/x "$@" $@ '
         '"$(echo "p q")" $(echo "p  q") /etc/*.d "/etc/"*.d /etc/$s.d "$(ls /etc | head -1)" $((1+2)) "$((3))"'
+        " [ a[b a[c /root/[ /root//[ ./[ [/ .[ ]["
     )
     return texts
 
@@ -87,6 +88,7 @@ def scripts() -> list[str]:
 async def test_every_word_expands_as_the_general_path_does(machine_of, sh):
     gpu01 = machine_of(2)("gpu01")
     await sh(gpu01, "mkdir -p /var/tmp/runbook-jobs/r.s; echo 1 > /var/tmp/runbook-jobs/r.s/pid")
+    await sh(gpu01, "touch '/root/[' '/root/a[b'")  # names a literal pattern finds
     variables = {
         "d": "/var/tmp/runbook-jobs/r.s",
         "x": "a b",
@@ -111,5 +113,8 @@ async def test_every_word_expands_as_the_general_path_does(machine_of, sh):
             got = await fast.expand_fields(word)
             want = await expand_generally(general, word)
             assert (got, fast.status) == (want, general.status), word
+            again = Shell(gpu01)
+            again.vars.update(variables)
+            assert await again.expand_words([word, word]) == want + want, word  # with its plan now known
             checked += 1
     assert checked > 1500

@@ -40,6 +40,31 @@ VAR_SPEC = re.compile(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", re.S)
 SPECIAL_PARAMETERS = frozenset("?$#0!-@*")  # Shell.var: $? $$ $# $0 $! $- $@ $*
 
 
+QUOTED, GENERAL = "quoted", "general"  # Word.plan, besides a tuple of fields
+
+
+def expansion_plan(parts) -> tuple[str, ...] | str:
+    """What expand_fields does with a word, decided once from its parts: the
+    fields themselves when they cannot change (literal text without an unquoted
+    glob character), QUOTED for a word quoted throughout (one field, never split
+    nor globbed), else GENERAL. Each gives the general path's answer
+    (tests/sim/test_expand_fast_paths.py)."""
+    if len(parts) == 1 and parts[0][0] == "lit":
+        _, value, quoted = parts[0]
+        if quoted or (value and GLOB_CHARS.search(value) is None):
+            return (value,)
+        if not value:
+            return ()
+        if "/" not in value and "*" not in value and "?" not in value and "]" not in value:
+            # a name whose [ has no ]: a literal pattern (vfs.py glob), which gives
+            # the name itself whether or not a file has it (a test's `[`)
+            return (value,)
+        return GENERAL  # a glob: its matches change with the files
+    if parts and all(quoted for _, _, quoted in parts):
+        return QUOTED
+    return GENERAL
+
+
 _COMMANDS: tuple = ()  # (BUILTINS, lookup, Ctx) of sim/commands, imported on first use
 
 
@@ -52,6 +77,17 @@ def _import_commands() -> tuple:
 
     _COMMANDS = (BUILTINS, lookup, Ctx)
     return _COMMANDS
+
+
+def _lone_simple(pipe: Pipeline) -> Simple | None:
+    """The pipeline's command when it is one simple command, not negated: what
+    exec_pipeline and exec_command do for it is to run it (exec_simple), set
+    $? and the error sink; the callers do those steps themselves, without two
+    coroutines more for every command of a script."""
+    cmds = pipe.cmds
+    if len(cmds) == 1 and not pipe.negate and type(cmds[0]) is Simple:
+        return cmds[0]
+    return None
 
 
 class ExitShell(Exception):
@@ -127,6 +163,15 @@ class Shell:
                 self.jobs.append(asyncio.ensure_future(self._background(item, io)))
                 status = 0
                 continue
+            simple = None if item.rest else _lone_simple(item.first)
+            if (
+                simple is not None
+            ):  # one command: exec_and_or's, exec_pipeline's and exec_command's steps here
+                self._err_sink = io.err
+                status = self.status = await self.exec_simple(simple, io)
+                if status and not cond and "errexit" in self.options:
+                    raise ExitShell(status)
+                continue
             status = await self.exec_and_or(item, io, cond)
         return status
 
@@ -137,11 +182,21 @@ class Shell:
             pass
 
     async def exec_and_or(self, node: AndOr, io: Io, cond: bool = False) -> int:
-        status = await self.exec_pipeline(node.first, io)
+        simple = _lone_simple(node.first)
+        if simple is not None:  # exec_pipeline's and exec_command's steps for one command
+            self._err_sink = io.err
+            status = self.status = await self.exec_simple(simple, io)
+        else:
+            status = await self.exec_pipeline(node.first, io)
         last = node.first
         for op, pipe in node.rest:
             if (op == "&&") == (status == 0):
-                status = await self.exec_pipeline(pipe, io)
+                simple = _lone_simple(pipe)
+                if simple is not None:
+                    self._err_sink = io.err
+                    status = self.status = await self.exec_simple(simple, io)
+                else:
+                    status = await self.exec_pipeline(pipe, io)
                 last = pipe
             else:
                 last = None
@@ -411,6 +466,9 @@ class Shell:
         return value or ""
 
     async def expand_str(self, word: Word) -> str:
+        parts = word.parts
+        if len(parts) == 1 and parts[0][0] == "lit":  # literal text: itself (the loop's answer)
+            return parts[0][1]
         out = []
         for kind, value, _ in word.parts:
             out.append(value if kind == "lit" else await self.expand_part(kind, value))
@@ -419,18 +477,21 @@ class Shell:
     async def expand_words(self, words: list[Word]) -> list[str]:
         result: list[str] = []
         for word in words:
-            result.extend(await self.expand_fields(word))
+            plan = word.plan
+            if plan.__class__ is tuple:  # literal text (expand_fields' first case, without its coroutine)
+                result.extend(plan)
+            else:
+                result.extend(await self.expand_fields(word))
         return result
 
     async def expand_fields(self, word: Word) -> list[str]:
-        if len(word.parts) == 1 and word.parts[0][0] == "lit":  # most words: what the general case gives
-            _, value, quoted = word.parts[0]
-            if quoted or (value and GLOB_CHARS.search(value) is None):
-                return [value]
-            if not value:
-                return []
+        plan = word.plan
+        if plan is None:
+            plan = word.plan = expansion_plan(word.parts)
+        if plan.__class__ is tuple:  # literal text: the same fields every time
+            return list(plan)
         parts = word.parts
-        if parts and all(quoted for _, _, quoted in parts):  # "a $b $(c)": one field, never split nor globbed
+        if plan is QUOTED:  # "a $b $(c)": one field, never split nor globbed
             return [
                 "".join(
                     [

@@ -16,6 +16,10 @@ Part = tuple[str, str, bool]
 @dataclass
 class Word:
     parts: list[Part]
+    # How the interpreter expands it, worked out from the parts on first use
+    # (sim/shell/interp.py expansion_plan); trees are cached and shared, their
+    # parts never change. Not part of the word's value.
+    plan: object = field(default=None, compare=False, repr=False)
 
     def literal(self) -> str | None:
         """The text if the word is plain unquoted literal text (reserved words, NAME=)."""
