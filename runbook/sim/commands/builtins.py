@@ -6,6 +6,7 @@ import asyncio
 import re
 
 from .base import Ctx
+from .testexpr import evaluate
 
 
 def _exit(ctx: Ctx, args, io) -> int:
@@ -180,8 +181,6 @@ async def _sleep(ctx: Ctx, args, io) -> int:
 
 
 def _test(ctx: Ctx, args, io) -> int:
-    from .testexpr import evaluate
-
     return evaluate(ctx, args, io)
 
 
