@@ -73,8 +73,13 @@ def split_opts(args: list[str], with_value: str = "") -> tuple[dict[str, str | b
     opts: dict[str, str | bool] = {}
     rest: list[str] = []
     i = 0
-    while i < len(args):
+    n_args = len(args)
+    while i < n_args:
         a = args[i]
+        if a[:1] != "-":  # an operand: what the tests below come to for it
+            rest.append(a)
+            i += 1
+            continue
         if a == "--":
             rest.extend(args[i + 1 :])
             break
