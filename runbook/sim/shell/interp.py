@@ -90,6 +90,11 @@ def _lone_simple(pipe: Pipeline) -> Simple | None:
     return None
 
 
+def _never() -> bool:
+    """A shell's hung_up until sim/session.py gives it its channel's."""
+    return False
+
+
 class ExitShell(Exception):
     def __init__(self, status: int):
         self.status = status
@@ -124,7 +129,7 @@ class Shell:
         # channel (SIGPIPE); here it stops before its next command, so a killed
         # client's loop does not go on to meet the servers of the next run. Jobs
         # already started in the background run on, as real ones do.
-        self.hung_up = lambda: False
+        self.hung_up = _never
 
     @property
     def cwd(self) -> str:
@@ -300,6 +305,8 @@ class Shell:
                 io.err.write(f"bash: {exc}\n")
                 return 1
             return self.flush(writes, io, "bash", self.status_from_subst or 0)
+        if not node.redirs and not values:  # most commands: what open_redirs and flush come to without any
+            return await self.dispatch(argv, io)
         try:
             sub, writes = await self.open_redirs(node.redirs, io)
         except RedirError as exc:
