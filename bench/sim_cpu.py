@@ -8,7 +8,7 @@ in both runs (clocks, ids and addresses masked; in pair steps the rail a host's
 result came from, see RAIL_MASKS): `outputs_differ` must be 0.
 
     python bench/sim_cpu.py --baseline /work/wt-simbase [--pairs 3] [--nodes 48]
-        [--out bench/results/sim-cpu.json] [--time-scale 0] [--sim-opt=... ] [--no-compare]
+        [--out bench/results/sim-cpu.json] [--time-scale 0] [--scenario FILE] [--sim-opt=... ] [--no-compare]
 
 The baseline is a directory holding another checkout's runbook/ package (e.g.
 `git worktree add --detach /work/wt-simbase main`); its sim runs with that
@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from full_runbook import TIMEOUT, argv_all, verdict_counts
-from lab import REPO, Lab
+from lab import COMPLIANT, REPO, Lab
 from measure import ServerCPU, last_json, run_measured
 
 sys.path.insert(0, str(REPO))
@@ -115,10 +115,12 @@ def outputs(state: Path) -> dict[tuple, str]:
     return found
 
 
-def one_run(name: str, root: Path, work: Path, nodes: int, extra: list[str], rep: int) -> dict:
+def one_run(
+    name: str, root: Path, work: Path, nodes: int, extra: list[str], rep: int, scenario: Path = COMPLIANT
+) -> dict:
     os.environ["BENCH_SIM_CMD"] = sim_cmd(root)
     try:
-        lab = Lab.start(nodes, work, extra=extra, tag=f"-{name}{rep}")
+        lab = Lab.start(nodes, work, extra=extra, tag=f"-{name}{rep}", scenario=scenario)
     finally:
         del os.environ["BENCH_SIM_CMD"]
     state = work / f"state-{name}{rep}"
@@ -168,6 +170,12 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=48)
     ap.add_argument("--sim-opt", action="append", default=[], help="an option for this checkout's sim")
     ap.add_argument("--time-scale", type=float, default=None, help="`runbook sim --time-scale`, both sims")
+    ap.add_argument(
+        "--scenario",
+        type=Path,
+        default=COMPLIANT,
+        help="the labs' scenario, both sims (default: no faults; runbook/sim/scenarios/default.yaml: the demo's)",
+    )
     ap.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "sim-cpu.json")
     ap.add_argument("--keep", action="store_true", help="keep the labs and state directories")
     ap.add_argument(
@@ -186,7 +194,7 @@ def main() -> int:
         order = variants if rep % 2 == 0 else variants[::-1]  # alternate who goes first
         pair = {}
         for name, root, extra in order:
-            pair[name] = one_run(name, root, work, args.nodes, extra, rep)
+            pair[name] = one_run(name, root, work, args.nodes, extra, rep, args.scenario)
             runs.append(pair[name])
         if args.no_compare:
             continue
@@ -213,6 +221,7 @@ def main() -> int:
         "pairs": args.pairs,
         "sim_opts": args.sim_opt,
         "time_scale": args.time_scale,
+        "scenario": str(args.scenario),
         "loadavg_before": load0,
         "loadavg_after": os.getloadavg(),
         "cpus": os.cpu_count(),
