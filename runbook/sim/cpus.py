@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+
 
 def format_cpulist(cpus: list[int] | set[int]) -> str:
     """[0,1,2,3,8] -> "0-3,8" (the format of smp_affinity_list and numactl ranges)."""
+    return _format_cpulist(tuple(cpus))
+
+
+@functools.lru_cache(maxsize=1024)
+def _format_cpulist(cpus: tuple[int, ...]) -> str:
+    """format_cpulist, once per list: a node's few NUMA nodes' lists are printed
+    for every GPU row of `nvidia-smi topo -m` and read in every NIC's local_cpulist."""
     items = sorted(set(cpus))
     ranges: list[str] = []
     i = 0

@@ -8,6 +8,7 @@ seed's Gen4 slots lspci prints "Speed 16GT/s (downgraded)")."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -76,8 +77,11 @@ SPEED_ORDER = ["2.5GT/s", "5GT/s", "8GT/s", "16GT/s", "32GT/s", "64GT/s"]
 MODELS = {m.family: m for m in (CONNECTX6, CONNECTX7)}
 
 
+@functools.lru_cache(maxsize=256)
 def of_part(part: str) -> HcaModel:
-    """The model of a card by its part number (MCX75310AAS-NEAT -> ConnectX-7)."""
+    """The model of a card by its part number (MCX75310AAS-NEAT -> ConnectX-7).
+    A question of the constant MODELS alone, asked for every NIC of every
+    PCI listing (lspci, nvbandwidth, sysfs): answered once per part number."""
     for m in MODELS.values():
         if any(p == part for p, _, _ in m.parts.values()):
             return m

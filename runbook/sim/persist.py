@@ -45,6 +45,9 @@ def _fields(obj: Any) -> dict[str, Any]:
         if not dataclasses.is_dataclass(t):
             raise TypeError(f"Object of type {t.__name__} is not JSON serializable")
         names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t))
+    own = getattr(obj, "__dict__", None)
+    if own is not None and len(own) == len(names) and tuple(own) == names:
+        return own  # its fields and nothing else, in their order: the dict itself (read, not kept)
     return {n: getattr(obj, n) for n in names}
 
 

@@ -6,6 +6,7 @@ a terminal does not wait for an EOF that never comes)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 
 from .shell.interp import Shell
@@ -36,8 +37,11 @@ STDIN_READERS = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def reads_stdin(src: str) -> bool:
-    """Whether the first command of some top-level pipeline reads the channel's stdin."""
+    """Whether the first command of some top-level pipeline reads the channel's stdin.
+    A question of the text alone, asked for every exec request: answered once per
+    distinct command line (the runbook sends the same lines to every node)."""
     try:
         tree = parse(src)
     except ShellSyntaxError:

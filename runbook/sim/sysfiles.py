@@ -48,9 +48,6 @@ def table(cluster: Cluster, node: NodeState):
         def st(nic=nic):
             return fab.status(node, nic)
 
-        def pkey_slot(path: str, nic=nic) -> str:
-            return _pkey(fab.pkey_table(node, nic), int(path[path.rfind("/") + 1 :]))
-
         files[f"{port}/link_layer"] = lambda _p, st=st: st().layer + "\n"
         files[f"{port}/state"] = lambda _p, st=st: STATE_TEXT[st().state] + "\n"
         files[f"{port}/phys_state"] = lambda _p, st=st: PHYS_TEXT[st().phys] + "\n"
@@ -59,6 +56,7 @@ def table(cluster: Cluster, node: NodeState):
         files[f"{port}/sm_lid"] = lambda _p, st=st: f"0x{st().sm_lid:x}\n"
         files[f"{port}/lid_mask_count"] = lambda _p: "0\n"
         files[f"{port}/gids/0"] = lambda _p, nic=nic: ibformat.gid(nic.guid) + "\n"
+        pkey_slot = PkeySlots(fab, node, nic)
         for i in range(128):
             files[f"{port}/pkeys/{i}"] = pkey_slot
         files[f"{base}/node_guid"] = lambda _p, nic=nic: ibformat.colon_guid(nic.guid) + "\n"
@@ -180,6 +178,25 @@ def _ipoib(files, fab, node: NodeState, nic, name: str, pkey: int, mode: str) ->
 
 def _pkey(table: tuple[int, ...], index: int) -> str:
     return f"0x{table[index]:04x}\n" if index < len(table) else "0x0000\n"
+
+
+class PkeySlots:
+    """The getter of a port's 128 sysfs PKey slots (pkeys/N). `many` answers a
+    run of them with the port's table asked once: what as many single reads give
+    while nothing changes between them (NodeFs.read_many: one command's reads;
+    a `grep . pkeys/*` reads 896 slots, each asking for the master SM)."""
+
+    __slots__ = ("fab", "node", "nic")
+
+    def __init__(self, fab, node: NodeState, nic) -> None:
+        self.fab, self.node, self.nic = fab, node, nic
+
+    def __call__(self, path: str) -> str:
+        return _pkey(self.fab.pkey_table(self.node, self.nic), int(path[path.rfind("/") + 1 :]))
+
+    def many(self, paths: list[str]) -> list[str]:
+        table = self.fab.pkey_table(self.node, self.nic)
+        return [_pkey(table, int(p[p.rfind("/") + 1 :])) for p in paths]
 
 
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:

@@ -7,6 +7,7 @@ computed files (smp_affinity_list) change the state they are computed from.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import posixpath
 import re
 from collections.abc import Callable
@@ -57,7 +58,7 @@ class NodeFs:
         self._key: tuple = ()
         self._static_of: dict | None = None  # the table the computed part was built from
         self._static_systemd = False
-        self._static_dirs: set[str] = set()
+        self._static_dirs: frozenset[str] = frozenset()
         self._static_children: dict[str, tuple[str, ...]] = {}
         self._own_of: tuple = ()  # node.files, node.dirs the own part was built from
         self._own_versions: tuple = ()
@@ -78,7 +79,6 @@ class NodeFs:
         ):
             self._table, self._writers = sysfiles.table(self.cluster, node)
             self._key = (list(node.modules), node.boot_count, len(node.irqs))
-            self._dirs = _parents(self._table)
         return self._table
 
     def _all_dirs(self) -> set[str]:
@@ -99,9 +99,7 @@ class NodeFs:
         table = self._dynamic()
         systemd = node.platform.systemd
         if self._static_of is not table or self._static_systemd != systemd:
-            fixed = BASE_DIRS | (SYSTEMD_DIRS if systemd else set())
-            dirs = fixed | _parents(fixed) | self._dirs
-            self._static_dirs, self._static_children = dirs, _entries(table, dirs)
+            self._static_dirs, self._static_children = _static_index(tuple(table), systemd)
             self._static_of, self._static_systemd = table, systemd
         # the containers themselves, compared by identity (an id can be reused), and their counts
         own = self._own_of
@@ -147,6 +145,37 @@ class NodeFs:
         dirs |= new_dirs
         self._own_versions = self._versions()
 
+    def _index_removed(self, path: str, before: tuple) -> None:
+        """The own part of the index without one removed file, when it was current
+        before the removal: what a rebuild would give. The file's name leaves its
+        directory's entries; a directory left without entries that was not made
+        by mkdir is implied by nothing any more and goes too, up the tree. A job's
+        `mv x.tmp x` removes a file: each removal rebuilt the whole index. A path
+        that is a directory of the index too still rebuilds."""
+        files, made = self.node.files, self.node.dirs
+        own = self._own_of
+        if not own or own[0] is not files or own[1] is not made or self._own_versions != before:
+            return
+        dirs, children = self._own_dirs, self._own_children
+        if path in dirs or not path.startswith("/") or path.endswith("/"):
+            return
+        p = path
+        while True:
+            i = p.rfind("/")
+            parent, name = p[:i] or "/", p[i + 1 :]
+            rest = tuple(n for n in children.get(parent, ()) if n != name)
+            if rest:
+                children[parent] = rest
+                break
+            children.pop(parent, None)
+            if parent == "/" or parent in made:
+                break
+            dirs.discard(parent)  # it held only what was removed: nothing implies it now
+            if parent in files:  # a file of that name stays listed in its directory
+                break
+            p = parent
+        self._own_versions = self._versions()
+
     # ---- queries --------------------------------------------------------------
     @staticmethod
     def norm(path: str, cwd: str = "/root") -> str:
@@ -177,6 +206,33 @@ class NodeFs:
         if self.isdir(path):
             raise FsError("Is a directory")
         raise FsError("No such file or directory")
+
+    def read_many(self, paths: list[str]) -> list[str | FsError]:
+        """read() of each (normalised) path, in order, an FsError in the place of
+        a path that cannot be read. The reads are one command's (nothing changes
+        the node between them), so a run of paths served by one getter that
+        answers many at once (sysfiles.PkeySlots) asks it once."""
+        files = self.node.files
+        table = self._dynamic()
+        out: list[str | FsError] = []
+        i, n = 0, len(paths)
+        while i < n:
+            path = paths[i]
+            getter = None if path in files else table.get(path)
+            many = getattr(getter, "many", None)
+            if many is None:
+                try:
+                    out.append(self.read(path))
+                except FsError as exc:
+                    out.append(exc)
+                i += 1
+                continue
+            j = i + 1
+            while j < n and paths[j] not in files and table.get(paths[j]) is getter:
+                j += 1
+            out += many(paths[i:j])
+            i = j
+        return out
 
     def write(self, path: str, text: str, append: bool = False) -> None:
         if path in DEVICES:
@@ -241,7 +297,9 @@ class NodeFs:
 
     def remove(self, path: str) -> None:
         if path in self.node.files:
+            before = self._versions()
             del self.node.files[path]
+            self._index_removed(path, before)
         elif self.exists(path):
             raise FsError(
                 "Operation not permitted" if path.startswith(("/proc", "/sys")) else "Is a directory"
@@ -257,30 +315,77 @@ class NodeFs:
         return sorted(set(static).union(own)) if static and own else sorted(static or own)
 
     def glob(self, pattern: str, cwd: str = "/root") -> list[str]:
-        """Shell pathname expansion; [] when nothing matches."""
+        """Shell pathname expansion; [] when nothing matches. Each pattern part is
+        compiled once (fnmatchcase's own translation) and tried on a directory's
+        names unsorted: the matches are sorted once at the end, so the order is
+        what a sorted listing gives (a `pkeys/*` glob lists 128 names per port)."""
         absolute = pattern.startswith("/")
         parts = [p for p in pattern.split("/") if p]
         found = ["/" if absolute else cwd]
+        # exists() and isdir() with their lookups done once: nothing changes the
+        # node during one expansion (`cpu*/cpufreq/scaling_governor` asks 256 times)
+        self._index()
+        files, table = self.node.files, self._table
+        dirs, own_dirs = self._static_dirs, self._own_dirs
         for part in parts:
-            nxt = []
+            if GLOB_CHARS.search(part) is None or ("*" not in part and "?" not in part and "]" not in part):
+                # a literal name (a "[" without a "]" is one too: fnmatch.translate
+                # escapes it; the `[` of a `[ -f x ]` test comes here)
+                found = [
+                    cand
+                    for cand in [_join(base, part) for base in found]
+                    if cand in files or cand in table or cand in DEVICES or cand in dirs or cand in own_dirs
+                ]
+                continue
+            match = _name_matcher(part)
+            hidden = part.startswith(".")
+            nxt: list[str] = []
             for base in found:
-                if not re.search(r"[*?\[]", part):
-                    cand = posixpath.join(base, part)
-                    if self.exists(cand):
-                        nxt.append(cand)
+                if base not in dirs and base not in own_dirs:
                     continue
-                if not self.isdir(base):
-                    continue
-                for name in self.listdir(base):
-                    if name.startswith(".") and not part.startswith("."):
-                        continue
-                    if fnmatch.fnmatchcase(name, part):
-                        nxt.append(posixpath.join(base, name))
+                prefix = base if base.endswith("/") else base + "/"  # posixpath.join(base, name)
+                nxt += [
+                    prefix + name
+                    for name in self._names(base)
+                    if (hidden or not name.startswith(".")) and match(name) is not None
+                ]
             found = nxt
         if not absolute:
             prefix = cwd.rstrip("/") + "/"
             found = [f[len(prefix) :] if f.startswith(prefix) else f for f in found]
         return sorted(found)
+
+    def _names(self, path: str):
+        """listdir(path) for a directory, unsorted (each name once)."""
+        key = path.rstrip("/") or "/"
+        static, own = self._static_children.get(key, ()), self._own_children.get(key, ())
+        return set(static).union(own) if static and own else static or own
+
+
+GLOB_CHARS = re.compile(r"[*?\[]")
+
+
+@functools.lru_cache(maxsize=512)
+def _name_matcher(part: str):
+    """fnmatch.fnmatchcase(name, part) as one compiled match (what fnmatchcase does per call)."""
+    return re.compile(fnmatch.translate(part)).match
+
+
+def _join(base: str, name: str) -> str:
+    """posixpath.join(base, name) for a name without "/"."""
+    return base + name if base.endswith("/") else base + "/" + name
+
+
+@functools.lru_cache(maxsize=64)
+def _static_index(paths: tuple[str, ...], systemd: bool) -> tuple[frozenset[str], dict[str, tuple[str, ...]]]:
+    """The directories and listings of a computed-file table's paths (and the
+    fixed directories). Nodes of one design have tables of the same paths: the
+    index is built once per set of paths, not once per node (~1 ms each), and
+    shared; it is only ever read (the own part, rebuilt and extended apart, is
+    the node's own)."""
+    fixed = BASE_DIRS | (SYSTEMD_DIRS if systemd else set())
+    dirs = frozenset(fixed | _parents(fixed) | _parents(paths))
+    return dirs, _entries(paths, dirs)
 
 
 def _entries(paths, dirs: set[str]) -> dict[str, tuple[str, ...]]:

@@ -193,10 +193,14 @@ class Program:
         raise AwkError(f"syntax error near {value!r}")
 
 
+NUMBER_PREFIX = re.compile(r"\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+NUMERIC = re.compile(r"\s*-?\d+(\.\d+)?\s*")  # a value compared as a number
+
+
 def _num(v) -> float:
     if isinstance(v, float):
         return v
-    m = re.match(r"\s*[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?", str(v))
+    m = NUMBER_PREFIX.match(str(v))
     return float(m.group(0)) if m else 0.0
 
 
@@ -252,9 +256,7 @@ class Runner:
             )
         if kind == "cmp":
             a, b = self.ev(node[2]), self.ev(node[3])
-            numeric = all(
-                isinstance(x, float) or re.fullmatch(r"\s*-?\d+(\.\d+)?\s*", str(x)) for x in (a, b)
-            )
+            numeric = all(isinstance(x, float) or NUMERIC.fullmatch(str(x)) for x in (a, b))
             x, y = (_num(a), _num(b)) if numeric else (_str(a), _str(b))
             return float(
                 {"==": x == y, "!=": x != y, "<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y}[node[1]]

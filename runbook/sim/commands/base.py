@@ -50,16 +50,20 @@ def read_inputs(ctx: Ctx, name: str, files: list[str], io) -> tuple[list[tuple[s
     (1 when some file could not be read; the error is already printed)."""
     if not files:
         return [("-", io.stdin.read_all())], 0
+    # the files read together (vfs.py read_many), stdin where "-" stands
+    fs, cwd = ctx.fs, ctx.shell.cwd
+    texts = iter(fs.read_many([fs.norm(f, cwd) for f in files if f != "-"]))
     out, status = [], 0
     for f in files:
         if f == "-":
             out.append(("-", io.stdin.read_all()))
             continue
-        try:
-            out.append((f, ctx.read(f)))
-        except FsError as exc:
-            io.err.write(f"{name}: {f}: {exc}\n")
+        text = next(texts)
+        if isinstance(text, FsError):
+            io.err.write(f"{name}: {f}: {text}\n")
             status = 1
+            continue
+        out.append((f, text))
     return out, status
 
 
@@ -69,8 +73,13 @@ def split_opts(args: list[str], with_value: str = "") -> tuple[dict[str, str | b
     opts: dict[str, str | bool] = {}
     rest: list[str] = []
     i = 0
-    while i < len(args):
+    n_args = len(args)
+    while i < n_args:
         a = args[i]
+        if a[:1] != "-":  # an operand: what the tests below come to for it
+            rest.append(a)
+            i += 1
+            continue
         if a == "--":
             rest.extend(args[i + 1 :])
             break

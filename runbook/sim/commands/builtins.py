@@ -6,6 +6,7 @@ import asyncio
 import re
 
 from .base import Ctx
+from .testexpr import evaluate
 
 
 def _exit(ctx: Ctx, args, io) -> int:
@@ -125,9 +126,15 @@ def _echo(ctx: Ctx, args, io) -> int:
     return 0
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "r": "\r", "a": "\a", "0": "\0", "e": "\x1b"}
+_ESCAPE = re.compile(r"\\(.)")
+PRINTF_SPEC = re.compile(r"%([-+ 0#]*\d*(?:\.\d+)?)([sdixXfbc%])")
+
+
 def _unescape(text: str) -> str:
-    table = {"n": "\n", "t": "\t", "\\": "\\", "r": "\r", "a": "\a", "0": "\0", "e": "\x1b"}
-    return re.sub(r"\\(.)", lambda m: table.get(m.group(1), "\\" + m.group(1)), text)
+    if "\\" not in text:  # nothing to replace: the text itself
+        return text
+    return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text)
 
 
 def _printf(ctx: Ctx, args, io) -> int:
@@ -135,7 +142,7 @@ def _printf(ctx: Ctx, args, io) -> int:
         io.err.write("printf: usage: printf [-v var] format [arguments]\n")
         return 2
     fmt, values = args[0], args[1:]
-    spec = re.compile(r"%([-+ 0#]*\d*(?:\.\d+)?)([sdixXfbc%])")
+    spec = PRINTF_SPEC
     out = []
     while True:
         used = 0
@@ -180,8 +187,6 @@ async def _sleep(ctx: Ctx, args, io) -> int:
 
 
 def _test(ctx: Ctx, args, io) -> int:
-    from .testexpr import evaluate
-
     return evaluate(ctx, args, io)
 
 

@@ -94,11 +94,14 @@ def gpu_h2d(gpu) -> float:
     return H2D_GBPS * perfmodel.link_ratio(gpu.link)
 
 
-def gpu_d2d(node, a, b) -> float:
+def gpu_d2d(node, a, b, acs: bool | None = None) -> float:
+    """`acs`: acs_redirects(node) when the caller asked it already (a matrix of
+    every pair asks once: it lists the node's PCI devices)."""
     base = min(gpu_h2d(a), gpu_h2d(b))
     if a.switch and a.switch == b.switch:
         # peer traffic inside the switch, unless ACS redirects it up to the root complex
-        return base * (0.55 if acs_redirects(node) else 0.97)
+        redirects = acs_redirects(node) if acs is None else acs
+        return base * (0.55 if redirects else 0.97)
     return base * (0.9 if a.numa == b.numa else 0.8)
 
 
@@ -287,8 +290,9 @@ async def nvbandwidth(ctx: Ctx, args, io) -> int:
             lines += _matrix(title, len(gpus), [row])
             total = sum(row)
         else:
+            acs = acs_redirects(node)
             rows = [
-                [None if a is b else gpu_d2d(node, a, b) + _jitter(a.index, b.index) for b in gpus]
+                [None if a is b else gpu_d2d(node, a, b, acs) + _jitter(a.index, b.index) for b in gpus]
                 for a in gpus
             ]
             lines += _matrix(

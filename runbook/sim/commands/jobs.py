@@ -25,7 +25,7 @@ _PIDS = itertools.count(31000)
 async def _run_script(ctx: Ctx, src: str, io, pid: int | None = None, env: dict | None = None) -> int:
     from ..shell.interp import Shell
 
-    child = Shell(ctx.machine, {**ctx.shell.vars, **(env or {})})
+    child = Shell(ctx.machine, {**ctx.shell.vars, **env} if env else ctx.shell.vars)  # the Shell copies them
     child.pid = pid if pid is not None else getattr(ctx.shell, "pid", 4242)
     return await child.run(src, io)
 

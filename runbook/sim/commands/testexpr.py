@@ -21,6 +21,9 @@ class _Bad(Exception):
 
 def evaluate(ctx: Ctx, args: list[str], io) -> int:
     try:
+        if "-o" not in args and "-a" not in args and (not args or args[0] != "!"):
+            # one primary (`[ -f x ]`, `[ "$a" = b ]`): what _or, _and and _not come to
+            return 0 if _primary(ctx, args) else 1
         return 0 if _or(ctx, list(args)) else 1
     except _Bad as exc:
         io.err.write(f"bash: test: {exc}\n")

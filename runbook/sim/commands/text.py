@@ -51,9 +51,14 @@ def cat(ctx: Ctx, args, io) -> int:
 
 def grep(ctx: Ctx, args, io) -> int:
     patterns, clean, i = [], [], 0
-    while i < len(args):
+    n_args = len(args)
+    while i < n_args:
         a = args[i]
-        if a == "-e" and i + 1 < len(args):
+        if a[:1] != "-":  # an operand (most of a `grep . pkeys/*`'s): kept as it is
+            clean.append(a)
+            i += 1
+            continue
+        if a == "-e" and i + 1 < n_args:
             patterns.append(args[i + 1])
             i += 2
             continue
@@ -91,6 +96,18 @@ def grep(ctx: Ctx, args, io) -> int:
     only, numbered = opts.get("o") and not invert, opts.get("n")
     single = compiled[0].search if len(compiled) == 1 else None
     found = False
+    if single is not None and not (
+        quiet or counting or listing or only or numbered or after or limit is not None
+    ):
+        # the plain case (a `grep -H -v PATTERN pkeys/*` over 896 files): each file's
+        # matching lines, labelled, what the general loop below prints for them
+        for name, text in inputs:
+            hits = [line for line in text.splitlines() if (single(line) is None) == invert]
+            if hits:
+                found = True
+                label = ("(standard input)" if name == "-" else name) + ":" if many else ""
+                io.out.write("".join([label + line + "\n" for line in hits]))
+        inputs = []
     for name, text in inputs:
         label = "(standard input)" if name == "-" else name
         count, tail = 0, 0

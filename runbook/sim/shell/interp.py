@@ -40,6 +40,31 @@ VAR_SPEC = re.compile(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", re.S)
 SPECIAL_PARAMETERS = frozenset("?$#0!-@*")  # Shell.var: $? $$ $# $0 $! $- $@ $*
 
 
+QUOTED, GENERAL = "quoted", "general"  # Word.plan, besides a tuple of fields
+
+
+def expansion_plan(parts) -> tuple[str, ...] | str:
+    """What expand_fields does with a word, decided once from its parts: the
+    fields themselves when they cannot change (literal text without an unquoted
+    glob character), QUOTED for a word quoted throughout (one field, never split
+    nor globbed), else GENERAL. Each gives the general path's answer
+    (tests/sim/test_expand_fast_paths.py)."""
+    if len(parts) == 1 and parts[0][0] == "lit":
+        _, value, quoted = parts[0]
+        if quoted or (value and GLOB_CHARS.search(value) is None):
+            return (value,)
+        if not value:
+            return ()
+        if "/" not in value and "*" not in value and "?" not in value and "]" not in value:
+            # a name whose [ has no ]: a literal pattern (vfs.py glob), which gives
+            # the name itself whether or not a file has it (a test's `[`)
+            return (value,)
+        return GENERAL  # a glob: its matches change with the files
+    if parts and all(quoted for _, _, quoted in parts):
+        return QUOTED
+    return GENERAL
+
+
 _COMMANDS: tuple = ()  # (BUILTINS, lookup, Ctx) of sim/commands, imported on first use
 
 
@@ -52,6 +77,22 @@ def _import_commands() -> tuple:
 
     _COMMANDS = (BUILTINS, lookup, Ctx)
     return _COMMANDS
+
+
+def _lone_simple(pipe: Pipeline) -> Simple | None:
+    """The pipeline's command when it is one simple command, not negated: what
+    exec_pipeline and exec_command do for it is to run it (exec_simple), set
+    $? and the error sink; the callers do those steps themselves, without two
+    coroutines more for every command of a script."""
+    cmds = pipe.cmds
+    if len(cmds) == 1 and not pipe.negate and type(cmds[0]) is Simple:
+        return cmds[0]
+    return None
+
+
+def _never() -> bool:
+    """A shell's hung_up until sim/session.py gives it its channel's."""
+    return False
 
 
 class ExitShell(Exception):
@@ -88,7 +129,7 @@ class Shell:
         # channel (SIGPIPE); here it stops before its next command, so a killed
         # client's loop does not go on to meet the servers of the next run. Jobs
         # already started in the background run on, as real ones do.
-        self.hung_up = lambda: False
+        self.hung_up = _never
 
     @property
     def cwd(self) -> str:
@@ -127,6 +168,15 @@ class Shell:
                 self.jobs.append(asyncio.ensure_future(self._background(item, io)))
                 status = 0
                 continue
+            simple = None if item.rest else _lone_simple(item.first)
+            if (
+                simple is not None
+            ):  # one command: exec_and_or's, exec_pipeline's and exec_command's steps here
+                self._err_sink = io.err
+                status = self.status = await self.exec_simple(simple, io)
+                if status and not cond and "errexit" in self.options:
+                    raise ExitShell(status)
+                continue
             status = await self.exec_and_or(item, io, cond)
         return status
 
@@ -137,11 +187,21 @@ class Shell:
             pass
 
     async def exec_and_or(self, node: AndOr, io: Io, cond: bool = False) -> int:
-        status = await self.exec_pipeline(node.first, io)
+        simple = _lone_simple(node.first)
+        if simple is not None:  # exec_pipeline's and exec_command's steps for one command
+            self._err_sink = io.err
+            status = self.status = await self.exec_simple(simple, io)
+        else:
+            status = await self.exec_pipeline(node.first, io)
         last = node.first
         for op, pipe in node.rest:
             if (op == "&&") == (status == 0):
-                status = await self.exec_pipeline(pipe, io)
+                simple = _lone_simple(pipe)
+                if simple is not None:
+                    self._err_sink = io.err
+                    status = self.status = await self.exec_simple(simple, io)
+                else:
+                    status = await self.exec_pipeline(pipe, io)
                 last = pipe
             else:
                 last = None
@@ -245,6 +305,8 @@ class Shell:
                 io.err.write(f"bash: {exc}\n")
                 return 1
             return self.flush(writes, io, "bash", self.status_from_subst or 0)
+        if not node.redirs and not values:  # most commands: what open_redirs and flush come to without any
+            return await self.dispatch(argv, io)
         try:
             sub, writes = await self.open_redirs(node.redirs, io)
         except RedirError as exc:
@@ -411,6 +473,9 @@ class Shell:
         return value or ""
 
     async def expand_str(self, word: Word) -> str:
+        parts = word.parts
+        if len(parts) == 1 and parts[0][0] == "lit":  # literal text: itself (the loop's answer)
+            return parts[0][1]
         out = []
         for kind, value, _ in word.parts:
             out.append(value if kind == "lit" else await self.expand_part(kind, value))
@@ -419,22 +484,38 @@ class Shell:
     async def expand_words(self, words: list[Word]) -> list[str]:
         result: list[str] = []
         for word in words:
-            result.extend(await self.expand_fields(word))
+            plan = word.plan
+            if plan.__class__ is tuple:  # literal text (expand_fields' first case, without its coroutine)
+                result.extend(plan)
+            else:
+                result.extend(await self.expand_fields(word))
         return result
 
     async def expand_fields(self, word: Word) -> list[str]:
-        if len(word.parts) == 1 and word.parts[0][0] == "lit":  # most words: what the general case gives
-            _, value, quoted = word.parts[0]
-            if quoted or (value and GLOB_CHARS.search(value) is None):
-                return [value]
-            if not value:
-                return []
+        plan = word.plan
+        if plan is None:
+            plan = word.plan = expansion_plan(word.parts)
+        if plan.__class__ is tuple:  # literal text: the same fields every time
+            return list(plan)
+        parts = word.parts
+        if plan is QUOTED:  # "a $b $(c)": one field, never split nor globbed
+            return [
+                "".join(
+                    [
+                        value if kind == "lit" else await self.expand_part(kind, value)
+                        for kind, value, _ in parts
+                    ]
+                )
+            ]
         fields: list[list[tuple[str, bool]]] = [[]]
         keep = [False]
-        for kind, value, quoted in word.parts:
+        glob = [False]  # whether the field holds an unquoted glob character
+        for kind, value, quoted in parts:
             if kind == "lit":
                 fields[-1].append((value, quoted))
                 keep[-1] = keep[-1] or quoted or bool(value)
+                if not quoted and value and GLOB_CHARS.search(value) is not None:
+                    glob[-1] = True
                 continue
             text = await self.expand_part(kind, value)
             if quoted or kind == "tilde":
@@ -446,16 +527,19 @@ class Shell:
                 if n:
                     fields.append([])
                     keep.append(False)
+                    glob.append(False)
                 if chunk:
                     fields[-1].append((chunk, False))
                     keep[-1] = True
+                    if GLOB_CHARS.search(chunk) is not None:
+                        glob[-1] = True
         out: list[str] = []
-        for segs, wanted in zip(fields, keep):
+        for segs, wanted, globbed in zip(fields, keep, glob):
             if not wanted:
                 continue
-            text = "".join(t for t, _ in segs)
-            if any(not q and GLOB_CHARS.search(t) for t, q in segs):
-                pattern = "".join(t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs)
+            text = "".join([t for t, _ in segs])
+            if globbed:
+                pattern = "".join([t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs])
                 matches = self.machine.fs.glob(pattern, self.cwd)
                 if matches:
                     out.extend(matches)

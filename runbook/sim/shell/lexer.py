@@ -4,12 +4,18 @@ newlines. Here-document bodies are read when the newline after their
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .nodes import Heredoc, Part, Word
 
 OPERATORS = ["&&", "||", ";;", "<<-", "<<", ">>", ">&", "<&", "&>", ">|", "|", "&", ";", "<", ">", "(", ")"]
+OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
 META = set(" \t\n|&;<>()")
+# Runs of characters the word loops would take one by one into their buffer:
+# taken at once (a command line is lexed at ~1 us a character otherwise).
+PLAIN_RUN = re.compile(r"[^ \t\n|&;<>()\\'\"$`]+")  # in a word: not META, \ ' " $ or `
+DQUOTED_RUN = re.compile(r'[^"\\$`]+')  # inside "...": not " \ $ or `
 
 
 class ShellSyntaxError(Exception):
@@ -51,10 +57,11 @@ class Lexer:
             self.i += 1
             self._read_heredocs()
             return Token("NL", "\n")
-        for op in OPERATORS:
-            if s.startswith(op, self.i):
-                self.i += len(op)
-                return Token("OP", op)
+        if c in OPERATOR_STARTS:
+            for op in OPERATORS:
+                if s.startswith(op, self.i):
+                    self.i += len(op)
+                    return Token("OP", op)
         word = self._word()
         lit = word.literal()
         if lit is not None and lit.isdigit() and self.i < len(s) and s[self.i] in "<>":
@@ -106,8 +113,9 @@ class Lexer:
                 flush()
                 parts.append(("cmd", self._backtick(), False))
             else:
-                buf.append(c)
-                self.i += 1
+                run = PLAIN_RUN.match(s, self.i)  # at least c
+                buf.append(run.group())
+                self.i = run.end()
         flush()
         return Word(parts)
 
@@ -137,8 +145,13 @@ class Lexer:
                     buf = []
                 parts.append(("cmd", self._backtick(), True))
             else:
-                buf.append(c)
-                self.i += 1
+                run = DQUOTED_RUN.match(s, self.i)  # None at a backslash kept as it is
+                if run is None:
+                    buf.append(c)
+                    self.i += 1
+                else:
+                    buf.append(run.group())
+                    self.i = run.end()
         if buf or not parts:
             parts.append(("lit", "".join(buf), True))
         return parts

@@ -13,15 +13,31 @@ from dataclasses import dataclass, field
 Part = tuple[str, str, bool]
 
 
+_UNKNOWN = object()
+
+
 @dataclass
 class Word:
     parts: list[Part]
+    # How the interpreter expands it, worked out from the parts on first use
+    # (sim/shell/interp.py expansion_plan); trees are cached and shared, their
+    # parts never change. Not part of the word's value.
+    plan: object = field(default=None, compare=False, repr=False)
+
+    _literal = _UNKNOWN  # not a field (no annotation): literal()'s answer once asked
 
     def literal(self) -> str | None:
-        """The text if the word is plain unquoted literal text (reserved words, NAME=)."""
-        if all(k == "lit" and not q for k, _, q in self.parts):
-            return "".join(v for _, v, _ in self.parts)
-        return None
+        """The text if the word is plain unquoted literal text (reserved words, NAME=).
+        Asked many times of each word while parsing (every reserved word is
+        tried), answered once: the parts never change."""
+        lit = self._literal
+        if lit is _UNKNOWN:
+            if all(k == "lit" and not q for k, _, q in self.parts):
+                lit = "".join(v for _, v, _ in self.parts)
+            else:
+                lit = None
+            self._literal = lit
+        return lit
 
     def text(self) -> str:
         """Literal text ignoring quoting (heredoc delimiters)."""
