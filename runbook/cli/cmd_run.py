@@ -143,7 +143,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None
         ),
     )
     try:
-        project.remember_lint(args.state)  # a site's first run: its state directory exists now
+        project.remember_caches(args.state)  # a site's first run: its state directory exists now
         from rich.console import Console
 
         from ..run.summary import run_summary

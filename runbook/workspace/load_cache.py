@@ -120,6 +120,9 @@ class LoadCache:
         self._code = _code_digest()
         self._dir_ok: bool | None = None
         self.hits = self.misses = 0
+        # trees parsed while the state directory did not exist yet (a site's first
+        # run): written by write_pending once the run has made it
+        self.pending: list[tuple[str, bytes]] = []
 
     def _name(self, text: str) -> Path:
         return self.dir / hashlib.sha256(self._code + text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -157,8 +160,21 @@ class LoadCache:
             payload = marshal.dumps(_encode(tree, set(), 0))
         except (_Uncacheable, ValueError, RecursionError):
             return
-        try:
+        if not self.dir.parent.is_dir():
             # no state directory yet: a command that fails leaves nothing behind
+            self.pending.append((text, payload))
+            return
+        self._write(text, payload)
+
+    def write_pending(self) -> None:
+        """What put() kept back, now that the state directory exists."""
+        if self.pending and self.dir.parent.is_dir():
+            for text, payload in self.pending:
+                self._write(text, payload)
+            self.pending.clear()
+
+    def _write(self, text: str, payload: bytes) -> None:
+        try:
             if not private_dir(self.dir):
                 return
             path = self._name(text)

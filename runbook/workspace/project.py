@@ -6,12 +6,16 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..definition.lint import lint
 from ..definition.loader import load_runbook
 from ..definition.model import Inventory, Runbook
 from ..errors import InputError, Problem
 from ..inventory.load import load_inventory
+
+if TYPE_CHECKING:
+    from .load_cache import LoadCache
 
 
 @dataclass
@@ -20,18 +24,25 @@ class Project:
     inventory: Inventory
     steps_dir: Path
     inventory_path: Path
-    # a clean lint that could not be remembered yet: its state directory did not exist
-    # (a site's first run); remember_lint() writes it once the run has made it
+    # a clean lint and parsed YAML that could not be remembered yet: their state
+    # directory did not exist (a site's first run); remember_caches() writes them
+    # once the run has made it
     unremembered_lint: tuple[str, dict[str, str]] | None = None
+    unwritten_loads: LoadCache | None = None
 
-    def remember_lint(self, state: str | Path) -> None:
-        if self.unremembered_lint is not None and Path(state).is_dir():
+    def remember_caches(self, state: str | Path) -> None:
+        if not Path(state).is_dir():
+            return
+        if self.unremembered_lint is not None:
             from . import lint_cache
 
             k, parser_index = self.unremembered_lint
             lint_cache.remember_clean(state, k)
             lint_cache.remember_parser_index(state, parser_index)
             self.unremembered_lint = None
+        if self.unwritten_loads is not None:
+            self.unwritten_loads.write_pending()
+            self.unwritten_loads = None
 
 
 def load_project(
@@ -46,7 +57,7 @@ def load_project(
     pending: list = []
     if state is not None:
         _use_parser_index(state)
-    with _yaml_cache(state):
+    with _yaml_cache(state) as loads:
         try:
             runbook = load_runbook(steps)
         except InputError as exc:
@@ -68,7 +79,14 @@ def load_project(
                 )
             )
         raise InputError(problems)
-    return Project(runbook, inv, Path(steps), Path(inventory), pending[0] if pending else None)
+    return Project(
+        runbook,
+        inv,
+        Path(steps),
+        Path(inventory),
+        pending[0] if pending else None,
+        loads if loads is not None and loads.pending else None,
+    )
 
 
 def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None, pending: list) -> list[Problem]:
@@ -95,14 +113,14 @@ def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None, pending: l
 def _yaml_cache(state: str | Path | None):
     """With a state directory: parsed YAML is remembered there (workspace/load_cache.py)."""
     if state is None:
-        yield
+        yield None
         return
     from .. import yamlsafe
     from .load_cache import LoadCache
 
-    yamlsafe.text_cache = LoadCache(state)
+    yamlsafe.text_cache = cache = LoadCache(state)
     try:
-        yield
+        yield cache
     finally:
         yamlsafe.text_cache = None
 

@@ -165,6 +165,7 @@ out = sys.argv.pop(1)
 def hook(event, args):
     if event == "socket.connect" and isinstance(args[1], tuple) and "asyncssh" not in seen:
         seen["asyncssh"] = "asyncssh" in sys.modules
+        seen["yaml"] = "yaml" in sys.modules
         with open(out, "w") as f:
             json.dump(seen, f)
 sys.addaudithook(hook)
@@ -202,16 +203,17 @@ def test_a_new_run_dials_before_asyncssh_is_imported_and_still_checks_the_host_k
     known = tmp_path / "known_hosts"
     known.write_text(sshd_server.known_hosts_line())
     steps, inv = setup(tmp_path, sshd_server, known)
-    # a site's first run lints its files, which reads known_hosts with asyncssh; the
-    # clean result is remembered in the state directory that run makes
-    # (workspace/lint_cache.py), so later runs do not
+    # a site's first run lints its files, which reads known_hosts with asyncssh, and
+    # parses them with PyYAML; the clean lint and the parsed files are remembered in
+    # the state directory that run makes (workspace/lint_cache.py, load_cache.py), so
+    # the next run does neither
     assert not (tmp_path / "state").exists()
     assert run(tmp_path, steps, inv, "--step", "kernel").returncode == 0
-    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False}
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False, "yaml": False}
 
     (tmp_path / ".ssh").mkdir()
     (tmp_path / ".ssh" / "config").write_text("Host unrelated\n  Port 2222\n")
-    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True}
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True, "yaml": False}
 
     (tmp_path / ".ssh" / "config").unlink()
     sshd_server.new_host_key()  # reinstalled: the pre-dialled connection is refused like any other
