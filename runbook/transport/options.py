@@ -23,6 +23,7 @@ from typing import Any
 
 from asyncssh.config import SSHClientConfig
 
+from runbook.transport import ansible_vars
 from runbook.transport.result import ConnectFailed
 
 _MAX_JUMPS = 8  # a ProxyJump chain longer than this is a loop in ~/.ssh/config
@@ -52,13 +53,6 @@ class ConnectTarget:
         )
 
 
-def _first(vars_: dict[str, Any], *names: str) -> Any:
-    for n in names:
-        if vars_.get(n) not in (None, ""):
-            return vars_[n]
-    return None
-
-
 def _as_list(value: Any) -> list[str]:
     if value in (None, ""):
         return []
@@ -69,7 +63,7 @@ def _as_list(value: Any) -> list[str]:
 
 def jump_from_ansible_args(vars_: dict[str, Any]) -> str | None:
     """`-J bastion` or `-o ProxyJump=bastion` in ansible_ssh_common_args/extra_args."""
-    for var in ("ansible_ssh_common_args", "ansible_ssh_extra_args"):
+    for var in ansible_vars.SSH_ARGS:
         raw = vars_.get(var)
         if not raw:
             continue
@@ -144,12 +138,12 @@ class TargetResolver:
         )
 
     def _resolve(self, name: str, vars_: dict[str, Any]) -> ConnectTarget:
-        target = str(_first(vars_, "ansible_host", "ansible_ssh_host") or name)
-        port_var = _first(vars_, "ansible_port", "ansible_ssh_port")
+        target = str(ansible_vars.first(vars_, ansible_vars.ADDRESS) or name)
+        port_var = ansible_vars.first(vars_, ansible_vars.PORT)
         port = _parse_port(port_var, name) if port_var is not None else None
-        user_var = _first(vars_, "ansible_user", "ansible_ssh_user")
+        user_var = ansible_vars.first(vars_, ansible_vars.USER)
         user = str(user_var) if user_var is not None else None
-        keys = _as_list(_first(vars_, "ansible_ssh_private_key_file", "ansible_private_key_file"))
+        keys = _as_list(ansible_vars.first(vars_, ansible_vars.KEY_FILE))
         known = _as_list(vars_.get("runbook_known_hosts"))
         return self._build(name, target, user, port, keys, known, jump_from_ansible_args(vars_), depth=0)
 

@@ -13,8 +13,8 @@ rename the host, change its port, or put a jump host or a proxy command in front
 no ssh arguments in the inventory (`-J`, `-o ProxyCommand=...`), and an address
 that is an IP literal (no name lookup here). The transport hands a socket over
 only to a target that resolved, by its own rules, to the same address and port
-with no jump host or proxy (connect.py): anything else connects
-as before, and the sockets nobody took are closed with the transport. Host keys
+with no jump host or proxy (connect.py): anything else connects as before, and
+the sockets nobody took are closed with the transport. Host keys
 are checked on these connections exactly as on any other: the socket only
 replaces asyncssh's own TCP connect."""
 
@@ -26,35 +26,22 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..definition.model import Inventory
+from . import ansible_vars
 from .limits import DEFAULT_MAX_HANDSHAKES
-
-# ansible's inventory names for the address and the port (runbook/transport/options.py
-# reads the same, in the same order)
-_ADDRESS_VARS = ("ansible_host", "ansible_ssh_host")
-_PORT_VARS = ("ansible_port", "ansible_ssh_port")
-# any of these may hold a jump host or a proxy command: such a host is left to the transport
-_SSH_ARGS_VARS = ("ansible_ssh_common_args", "ansible_ssh_extra_args")
-
-
-def _first(vars_: dict, names: tuple[str, ...]):
-    for n in names:
-        if vars_.get(n) not in (None, ""):
-            return vars_[n]
-    return None
 
 
 def direct_address(name: str, vars_: dict) -> tuple[str, int] | None:
     """(IP, port) the transport will connect `name` to when no ssh config applies;
     None when that is not certain from the inventory alone."""
-    if any(vars_.get(v) for v in _SSH_ARGS_VARS):
+    if any(vars_.get(v) for v in ansible_vars.SSH_ARGS):  # may hold a jump host or a proxy
         return None
-    address = str(_first(vars_, _ADDRESS_VARS) or name)
+    address = str(ansible_vars.first(vars_, ansible_vars.ADDRESS) or name)
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
     try:
         socket.inet_pton(family, address)  # an IP literal, as the transport will connect to it
     except (OSError, ValueError):
         return None  # a name: resolving it here could block
-    port_var = _first(vars_, _PORT_VARS)
+    port_var = ansible_vars.first(vars_, ansible_vars.PORT)
     try:
         port = 22 if port_var is None else int(port_var)
     except (TypeError, ValueError):
