@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from .errors import StoreCorrupt
@@ -85,9 +85,11 @@ class BlobStore:
             for sha, data in new:
                 self._write_one(sha, data)
         else:
-            # every one written (or failed) before the directory's fsync; the first
-            # failure is raised, as the loop before raised it
+            # all of them ended before the directory's fsync, or before a failure is
+            # raised (the first in order, as the loop raises it): no write goes on
+            # behind an error the store reports
             futures = [_writers().submit(self._write_one, sha, data) for sha, data in new]
+            wait(futures)
             for f in futures:
                 f.result()
         fsync_dir(self.directory)

@@ -205,3 +205,28 @@ def test_a_few_new_blobs_are_written_by_the_batch_itself(tmp_path, monkeypatch):
     datas = [f"few {i}\n".encode() for i in range(PARALLEL_FROM - 1)]
     BlobStore(tmp_path / "blobs").put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
     assert threads == {threading.current_thread().name}
+
+
+def test_a_failed_blob_write_is_raised_only_once_every_writer_has_ended(tmp_path, monkeypatch):
+    import hashlib
+    import time
+
+    from runbook.store.blobs import PARALLEL_FROM, BlobStore
+
+    datas = [f"blob {i}\n".encode() for i in range(PARALLEL_FROM + 4)]
+    pairs = [(hashlib.sha256(d).hexdigest(), d) for d in datas]
+    failing = pairs[0][0]
+    ended: list[str] = []
+    real = BlobStore._write_one
+
+    def write_one(self, sha, data):
+        if sha == failing:
+            raise OSError(28, "No space left on device")
+        time.sleep(0.05)
+        real(self, sha, data)
+        ended.append(sha)
+
+    monkeypatch.setattr(BlobStore, "_write_one", write_one)
+    with pytest.raises(OSError, match="No space"):
+        BlobStore(tmp_path / "blobs").put_many(pairs)
+    assert len(ended) == len(pairs) - 1  # nothing still writing behind the error
