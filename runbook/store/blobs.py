@@ -35,16 +35,6 @@ from .storage import fsync_dir
 # 48 nodes, wall unchanged and client CPU +4% (6 pairs).
 WRITERS = 4
 PARALLEL_FROM = 16
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _writers() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="runbook-blobs")
-        return _pool
 
 
 class BlobStore:
@@ -55,6 +45,11 @@ class BlobStore:
         # again), and each was a stat and two Paths per batch. Blobs are never
         # removed, so a name once here stays true.
         self._present: set[str] = set()
+        # the writers, made at the first batch that needs them and ended by close():
+        # no thread outlives the store (`runbook run` leaves without the interpreter's
+        # teardown only when its own thread is the last, cli/main.py _leave_now)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def path(self, sha256: str) -> Path:
         return self.directory / sha256
@@ -88,11 +83,24 @@ class BlobStore:
             # all of them ended before the directory's fsync, or before a failure is
             # raised (the first in order, as the loop raises it): no write goes on
             # behind an error the store reports
-            futures = [_writers().submit(self._write_one, sha, data) for sha, data in new]
+            futures = [self._writers().submit(self._write_one, sha, data) for sha, data in new]
             wait(futures)
             for f in futures:
                 f.result()
         fsync_dir(self.directory)
+
+    def _writers(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="runbook-blobs")
+            return self._pool
+
+    def close(self) -> None:
+        """End the writers' threads (a batch in flight finishes first)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
 
     def _write_one(self, sha: str, data: bytes) -> None:
         tmp = self.directory / f".tmp-{sha}-{os.getpid()}"

@@ -230,3 +230,25 @@ def test_a_failed_blob_write_is_raised_only_once_every_writer_has_ended(tmp_path
     with pytest.raises(OSError, match="No space"):
         BlobStore(tmp_path / "blobs").put_many(pairs)
     assert len(ended) == len(pairs) - 1  # nothing still writing behind the error
+
+
+def test_the_blob_writers_end_with_the_store(tmp_path):
+    """`runbook run` skips the interpreter's teardown only when no other thread is
+    left (cli/main.py _leave_now): the store's blob writers must not outlive it."""
+    import threading
+
+    from runbook.store.blobs import PARALLEL_FROM
+
+    def writers():
+        return [t for t in threading.enumerate() if t.name.startswith("runbook-blobs")]
+
+    store = new_store(tmp_path)
+    store.append_many(
+        [
+            HostFinished("s", "verify", f"gpu{i:02d}", "pass", "", "cmd", 0, f"out {i}\n" * 400, "", 1.0, 2.0)
+            for i in range(PARALLEL_FROM + 2)
+        ]
+    )
+    assert writers()  # the batch was written by the writers
+    store.close()
+    assert writers() == []
