@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from runbook.definition.model import Host
+from runbook.transport import batched
 from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.connect import Connector
 from runbook.transport.hostkeys import HostKeyPolicy, OnHostKey
@@ -307,29 +308,9 @@ class Transport:
             attempts,
         )
 
-    async def run_many(
-        self,
-        host: str,
-        commands: list[tuple[str, float]],
-        *,
-        on_start: Callable[[int], None],
-        on_result: Callable[[int, CommandResult], None],
-        on_line_for: Callable[[int], OnLine | None] | None = None,
-        retries: int = 0,
-    ) -> None:
-        """Read-only commands of one host, (command, timeout) each, in one channel
-        where that is possible (batched.py); each reported as `run` would."""
-        from .batched import run_many
-
-        await run_many(
-            self,
-            host,
-            commands,
-            on_start=on_start,
-            on_result=on_result,
-            on_line_for=on_line_for,
-            retries=retries,
-        )
+    # Read-only commands of one host, (command, timeout) each, in one channel where
+    # that is possible, each reported as `run` would: batched.run_many, as a method.
+    run_many = batched.run_many
 
     async def reboot(self, host: str, command: str = "reboot", *, timeout: float = 60.0) -> CommandResult:
         """Send the reboot. Success (unknown_reason None) is the connection dropping,
