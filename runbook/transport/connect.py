@@ -14,6 +14,7 @@ import asyncssh
 from asyncssh.encryption import get_default_encryption_algs
 from asyncssh.public_key import get_default_certificate_algs, get_default_public_key_algs
 
+from runbook.transport import direct_connect
 from runbook.transport.adaptive import AdaptiveLimit
 from runbook.transport.coalesce import coalesce
 from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
@@ -136,7 +137,10 @@ class Connector:
                     began = time.monotonic()
                     sock = await self.predialed.take(target.host, target.port, timeout)
                     left = max(0.001, timeout - (time.monotonic() - began))  # one timeout in all
-                conn = await asyncssh.connect(
+                # with our keys given, building the options reads no file: they are
+                # built on the loop, not in a worker thread (direct_connect.py)
+                connect = direct_connect.connect if "client_keys" in kwargs else asyncssh.connect
+                conn = await connect(
                     target.host,
                     target.port,
                     sock=sock,
