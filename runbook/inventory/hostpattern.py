@@ -22,6 +22,7 @@ error, like the same mistake in a letter range already is in ansible.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 
@@ -43,7 +44,9 @@ _V6 = rf"(?:[0-9a-f]{{1,4}}|{_HEX_RANGE})"
 _LABEL = rf"(?:\w|{_ALNUM_RANGE})(?:[\w-]|{_ALNUM_RANGE})*(?<![_-])"
 
 _IPV4 = re.compile(rf"^(?:{_V4}\.){{3}}{_V4}$", re.I)
-_IPV6 = re.compile(
+# Every IPv6 form has a ':'; compiled only when a name has one (~3 ms, more than
+# all the other patterns here together, paid by every start otherwise).
+_IPV6_SOURCE = (
     "^(?:"
     + "|".join(
         [
@@ -57,9 +60,19 @@ _IPV6 = re.compile(
             rf"(?:0:){{5}}ffff:(?:{_V6}\.){{3}}{_V6}",
         ]
     )
-    + ")$",
-    re.I,
+    + ")$"
 )
+
+
+@functools.cache
+def _ipv6() -> re.Pattern[str]:
+    return re.compile(_IPV6_SOURCE, re.I)
+
+
+def _is_ipv6(name: str) -> bool:
+    return ":" in name and _ipv6().match(name) is not None
+
+
 _HOSTNAME = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*$", re.I)
 
 _BRACKETED_PORT = re.compile(r"^\[(.+)\]:([0-9]+)$")
@@ -67,7 +80,7 @@ _TRAILING_PORT = re.compile(r"^((?:[^:\[\]]|\[[^\]]*\])*):([0-9]+)$")
 
 
 def is_ip_address(name: str) -> bool:
-    return bool(_IPV4.match(name) or _IPV6.match(name))
+    return bool(_IPV4.match(name)) or _is_ipv6(name)
 
 
 def _split_port(key: str) -> tuple[str, int | None] | None:
@@ -78,7 +91,7 @@ def _split_port(key: str) -> tuple[str, int | None] | None:
         m = pattern.match(address)
         if m:
             address, port = m.group(1), int(m.group(2))
-    if _IPV4.match(address) or _IPV6.match(address) or _HOSTNAME.match(address):
+    if _IPV4.match(address) or _is_ipv6(address) or _HOSTNAME.match(address):
         return address, port
     return None
 
