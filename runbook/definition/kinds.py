@@ -12,7 +12,7 @@ from .template import fix_for, unsafe_placeholders
 
 PLANS = ("rail", "cross_rail", "ring", "list")
 RUN_ON_KEYS = {"run_from", "items", "item_hosts", "item_name"}
-PAIRS_KEYS = {"plan", "server", "ready", "list", "concurrency", "ready_timeout", "cleanup"}
+PAIRS_KEYS = {"plan", "server", "ready", "list", "concurrency", "cross_leaf", "ready_timeout", "cleanup"}
 LAUNCH_KEYS = {"launcher", "split", "max_parallel"}
 
 Add = Callable[[int | None, str], None]
@@ -152,6 +152,7 @@ def pairs(add: Add, sid: str, node: Any) -> PairsSpec | None:
         pairs=tuple(explicit),
         cleanup=cleanup,
         concurrency=_count(add, node, "concurrency", 8, what),
+        cross_leaf=_count(add, node, "cross_leaf", 1, what) if "cross_leaf" in node else None,
         ready_timeout=float(timeout),
     )
 

@@ -165,6 +165,9 @@ class PairsSpec:
     ready: str  # regular expression on the server's output: it listens
     pairs: tuple[tuple[str, str], ...] = ()  # plan `list`: (client, server)
     concurrency: int = 8
+    # at most this many tests at once go up from one leaf / come down into one
+    # (engine/kinds/leaves.py); None: only `concurrency` bounds tests between leaves
+    cross_leaf: int | None = None
     ready_timeout: float = 30.0
     # run on the server's host before its first test and after a test cut short:
     # stops a server a killed run left behind (by its port, `{{ port }}`)

@@ -163,7 +163,13 @@ def _kind(step: Step, inventory: Inventory, hosts: list[str]) -> tuple[str, list
             except TemplateError:
                 pass  # the verify's commands say what cannot be filled in
         return (
-            f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once; "
+            f"pairs: {step.pairs.plan} plan, at most {step.pairs.concurrency} tests at once"
+            + (
+                f" ({step.pairs.cross_leaf} out of and into each leaf)"
+                if step.pairs.cross_leaf is not None
+                else ""
+            )
+            + "; "
             f"server: {server} (ready: /{step.pairs.ready}/)",
             hosts,
             example,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from . import partitions
 from .design import Design
 from .hardware import IB, Nic, NodeState
+from .leafflows import LeafFlows
 
 
 @dataclass
@@ -94,6 +95,7 @@ class Fabric:
         self._master: SmPort | None = None
         self.lid_of: dict[tuple[str, str], int] = {}
         self.down_uplinks: set[tuple[str, str]] = set()  # (leaf, spine) links without light
+        self.flows = LeafFlows()  # the ib_write_bw flows between leaves running now (pathmodel.py)
         for j, sm in enumerate(self.sms):
             self.lid_of[(sm.name, sm.nics[0].dev)] = j + 1
         for node in self.compute:

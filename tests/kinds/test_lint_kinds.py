@@ -77,6 +77,16 @@ BASE = """\
             8,
             "concurrency must be",
         ),
+        (
+            "pairs: {plan: rail, server: s, ready: r, cross_leaf: 0}\nverify: {run: x}\n",
+            8,
+            "cross_leaf must be a whole number",
+        ),
+        (
+            "pairs: {plan: rail, server: s, ready: r, cross_leaf: many}\nverify: {run: x}\n",
+            8,
+            "cross_leaf must be a whole number",
+        ),
         ("launch: {split: true}\nverify: {run: x}\n", 8, "launcher must be a host selector"),
         (
             "launch: {launcher: a}\npairs: {plan: rail, server: s, ready: r}\nverify: {run: x}\n",

@@ -3,7 +3,9 @@
 For each test: start the server side, wait until it prints its `ready` banner
 (read from its live output; no sleeps), run the client (verify.run, parsed and
 judged), then collect the server's side. A NIC (and the GPU next to it) is in
-one test at a time, and at most `concurrency` tests run at once.
+one test at a time, at most `concurrency` tests run at once, and with
+`cross_leaf` at most that many go up from one leaf and come down into one
+(leaves.py).
 
 A slow pair fails both ends at first; then each end of a slow pair is tested
 again against a partner that was fast, on the same NIC. An end slow again is
@@ -21,6 +23,7 @@ from ...criteria.verdict import Verdict
 from ...definition.model import Action, Status
 from ...definition.template import TemplateError
 from .common import Ctx, HostOutcome
+from .leaves import LeafLoad, leaf_finder
 from .plans import PairTest, end_label, plan, retest
 
 Outcome = tuple[HostOutcome, HostOutcome | None]  # client result, server result
@@ -158,9 +161,13 @@ async def _stop(task: asyncio.Task) -> HostOutcome | None:
         return None
 
 
-async def schedule(ctx: Ctx, tests: list[PairTest], concurrency: int) -> dict[PairTest, Outcome]:
-    """Run the tests, each NIC in one test at a time, at most `concurrency` at once."""
+async def schedule(
+    ctx: Ctx, tests: list[PairTest], concurrency: int, leaves: LeafLoad | None = None
+) -> dict[PairTest, Outcome]:
+    """Run the tests, each NIC in one test at a time, at most `concurrency` at once
+    and, with `leaves`, at most its limit crossing out of or into one leaf."""
     pending = [t for t in dict.fromkeys(tests) if len(set(t.ends())) == 2]  # a NIC never tests itself
+    leaves = leaves or LeafLoad(None, lambda _h, _n: "")
     busy: set[tuple[str, str]] = set()
     running: dict[asyncio.Task, PairTest] = {}
     results: dict[PairTest, Outcome] = {}
@@ -170,15 +177,17 @@ async def schedule(ctx: Ctx, tests: list[PairTest], concurrency: int) -> dict[Pa
                 if len(running) >= concurrency:
                     break
                 ends = set(t.ends())
-                if ends & busy or len(ends) < 2:
+                if ends & busy or len(ends) < 2 or not leaves.fits(t):
                     continue
                 busy |= ends
+                leaves.take(t)
                 pending.remove(t)
                 running[asyncio.create_task(run_test(ctx, t))] = t
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 t = running.pop(task)
                 busy -= set(t.ends())
+                leaves.give_back(t)
                 results[t] = task.result()
     except asyncio.CancelledError:
         for task in running:
@@ -202,7 +211,8 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     for t in tests:
         servers.setdefault(t.server, {})[t.server_nic] = t.snic
     await asyncio.gather(*(cleanup(ctx, host, *nics.values()) for host, nics in servers.items()))
-    results = await schedule(ctx, tests, spec.concurrency)
+    leaves = LeafLoad(spec.cross_leaf, leaf_finder(ctx.vars))
+    results = await schedule(ctx, tests, spec.concurrency, leaves)
 
     slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}
     fast_ends = {
@@ -218,7 +228,7 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
             partner = _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts)
             if partner:
                 second[(host, dev)] = retest((host, nic), t, *partner)
-    again = await schedule(ctx, list(second.values()), spec.concurrency) if second else {}
+    again = await schedule(ctx, list(second.values()), spec.concurrency, leaves) if second else {}
     _judge(ctx, hosts, results, slow, second, again, fast_ends)
 
 

@@ -417,9 +417,15 @@ async def ib_write_bw(ctx: Ctx, args, io) -> int:
         )
         return 1
     value *= min(perfmodel.numa_factor(nic), getattr(waiting[0], "numa", 1.0))  # either end off its node
-    waiting[0].set_result((value, st.lid))
-    io.out.write(_perftest_header(nic.dev, gbits, st.layer))
-    await modelled_wait(ctx, 0.05)
+    # across leaves, the flow shares the uplinks with the others running (pathmodel.py)
+    asked = value
+    value = pathmodel.flow_starts(ctx.fabric, nic, pnic, asked)
+    try:
+        waiting[0].set_result((value, st.lid))
+        io.out.write(_perftest_header(nic.dev, gbits, st.layer))
+        await modelled_wait(ctx, 0.05)
+    finally:
+        pathmodel.flow_ends(ctx.fabric, nic, pnic, asked)
     io.out.write(_perftest_result(value, gbits, size, st.lid, pst.lid, duration))
     return 0
 
