@@ -155,3 +155,15 @@ def test_a_nic_of_no_known_leaf_counts_as_crossing(a, b, crossing):
     assert load.fits(PairTest("n3", "n4", _key(a), _key(b))) == (not crossing)
     load.give_back(t)
     assert load.fits(PairTest("n3", "n4", _key(a), _key(b)))
+
+
+def test_the_plan_says_how_many_tests_run_at_once_and_across_leaves(tmp_path):
+    from runbook.definition.plan import step_plan
+
+    rb, inv = _world(tmp_path, "cross_rail", 2)
+    assert (
+        "at most 12 tests at once (2 out of and into each leaf);"
+        in step_plan(rb.step("pair-bw"), inv)["kind"]
+    )
+    rb, inv = _world(tmp_path, "cross_rail", None)
+    assert "at most 12 tests at once;" in step_plan(rb.step("pair-bw"), inv)["kind"]
