@@ -188,7 +188,10 @@ def main() -> int:
                         r["ok"] = r["rc"] == 0
                     else:
                         state = work / f"state-{client.replace(' ', '-')}"
-                        args = ["run", "--steps", str(STEPS), "--inventory", str(lab.inventory)]
+                        # the baseline tree loads its own steps/: this checkout's may use
+                        # what it does not know yet (bench/fanout.py does the same)
+                        steps = Path(a.baseline_tree) / "steps" if client == "runbook (baseline)" else STEPS
+                        args = ["run", "--steps", str(steps), "--inventory", str(lab.inventory)]
                         args += ["--state", str(state), "--new-run", "--json", "--step", a.step]
                         r = _phased("module", "runbook", str(lab.inventory), n, args, trees[client], work)
                         r["ok"] = r["rc"] in (0, 1) and '"pass"' in r["stdout"]

@@ -169,7 +169,8 @@ def main() -> int:
                     args = [
                         "run",
                         "--steps",
-                        str(STEPS),
+                        # the baseline tree loads its own steps/ (bench/fanout.py does the same)
+                        str(Path(a.baseline_tree) / "steps" if tree else STEPS),
                         "--inventory",
                         str(lab.inventory),
                         "--state",
