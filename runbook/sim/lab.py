@@ -132,6 +132,9 @@ class Lab:
             x11_forwarding=False,
             login_timeout=30,
             keepalive_interval=0,
+            # no GSS (Kerberos) on a simulated node; asyncssh's default would look up
+            # this machine's FQDN (socket.getfqdn) for every connection it accepts
+            gss_host=None,
         )
         machines: dict[str, Machine] = {}
         for name in names:

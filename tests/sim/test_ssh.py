@@ -132,3 +132,24 @@ async def test_a_loop_stops_once_its_channel_is_closed(make_lab):
         await asyncio.sleep(0.3)
         after, _, _ = await node.run("wc -l < /tmp/t")
     assert int(before) > 0 and after == before
+
+
+async def test_a_connection_costs_the_node_no_host_name_lookup(make_lab, monkeypatch):
+    # asyncssh's server options look up the machine's FQDN for GSS unless told there is
+    # none (sim/lab.py gss_host=None): a lookup per accepted connection, for nothing
+    import socket
+
+    lab = await make_lab(1)
+    looked_up = []
+    monkeypatch.setattr(socket, "getfqdn", lambda *a: looked_up.append(a) or "x.example")
+    monkeypatch.setattr(socket, "gethostname", lambda: "x")  # no '.': asyncssh would ask getfqdn
+    node = lab.node(lab.names()[0])
+    async with asyncssh.connect(
+        node.address,
+        node.port,
+        username="root",
+        client_keys=[str(lab.client_key)],
+        known_hosts=str(lab.known_hosts),
+    ) as conn:
+        assert (await conn.run("hostname")).stdout == f"{node.name}\n"
+    assert looked_up == []
