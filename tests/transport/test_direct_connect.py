@@ -107,6 +107,7 @@ async def test_a_connection_without_our_keys_goes_through_asyncssh(
     # no key files named and none in ~/.ssh: asyncssh looks for keys itself (file
     # reads), so it builds the options in its worker thread as it always has
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)  # and no agent to offer one
     ex = _Executor(monkeypatch)
     t = make_transport(
         inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]), client_keys=[]
