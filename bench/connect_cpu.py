@@ -77,7 +77,10 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("-o", "--out", type=Path)
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory(prefix="connect-cpu-") as tmp, Lab.start(a.nodes, Path(tmp), lifetime=900) as lab:
+    with (
+        tempfile.TemporaryDirectory(prefix="connect-cpu-") as tmp,
+        Lab.start(a.nodes, Path(tmp), lifetime=900) as lab,
+    ):
         result = asyncio.run(_measure(lab, a.rounds))
     result["command"] = "python bench/connect_cpu.py " + " ".join(sys.argv[1:])
     print(json.dumps(result, indent=2))

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 
-import asyncssh
 import yaml
 
 from runbook.sim.lab import Lab
+from tests.sim.conftest import connect_node
 from tests.steps.helpers import INVENTORY
 from tests.steps.simlab import _base
 
@@ -18,14 +18,7 @@ SLOW = 0.6
 
 
 async def _connect(lab: Lab, name: str):
-    node = lab.node(name)
-    return await asyncssh.connect(
-        node.address,
-        node.port,
-        username="root",
-        client_keys=[str(lab.client_key)],
-        known_hosts=str(lab.known_hosts),
-    )
+    return await connect_node(lab, name)
 
 
 async def test_a_command_whose_client_left_during_a_slow_start_never_runs(tmp_path):

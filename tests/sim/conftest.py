@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import asyncssh
 import pytest
 import yaml
 
@@ -32,6 +33,21 @@ _SUBNETS = itertools.count(random.randint(1, 50) * 4)
 def next_base() -> str:
     n = next(_SUBNETS)
     return f"127.{_FIRST + n // 250}.{n % 250 + 1}.0"
+
+
+def connect_node(lab: Lab, name: str, **kw):
+    """asyncssh.connect to one lab node as runbook's transport would: the lab's client
+    key, its known_hosts checked (`kw`: more options). Awaitable, and an async
+    context manager."""
+    node = lab.node(name)
+    return asyncssh.connect(
+        node.address,
+        node.port,
+        username="root",
+        client_keys=[str(lab.client_key)],
+        known_hosts=str(lab.known_hosts),
+        **kw,
+    )
 
 
 def _scenario_file(tmp_path, scenario):

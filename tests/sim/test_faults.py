@@ -8,6 +8,7 @@ import asyncssh
 import pytest
 
 from runbook.sim.faults import BEHAVIOURS, MENU
+from tests.sim.conftest import connect_node
 
 # fault -> (node, command, text expected on the faulty node, text on a healthy node)
 HARDWARE = {
@@ -178,15 +179,7 @@ async def test_wrong_rail_and_100g_slow_down_inter_node_nccl(machine_of, sh):
 
 
 async def _connect(lab, name, **kw):
-    node = lab.node(name)
-    return await asyncssh.connect(
-        node.address,
-        node.port,
-        username="root",
-        client_keys=[str(lab.client_key)],
-        known_hosts=str(lab.known_hosts),
-        **kw,
-    )
+    return await connect_node(lab, name, **kw)
 
 
 async def test_behaviour_faults_over_ssh(make_lab):

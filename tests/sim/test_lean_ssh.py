@@ -10,6 +10,8 @@ import asyncssh
 from asyncssh.connection import SSHConnection
 from asyncssh.constants import MSG_IGNORE
 
+from tests.sim.conftest import connect_node
+
 
 async def test_a_node_sends_no_ignore_packets_and_answers_as_before(make_lab, monkeypatch):
     received = {"client": 0, "server": 0}
@@ -25,14 +27,7 @@ async def test_a_node_sends_no_ignore_packets_and_answers_as_before(make_lab, mo
     # client connection with an AEAD cipher
     monkeypatch.setattr(asyncssh.SSHClientConnection, "send_packet", SSHConnection.send_packet)
     lab = await make_lab(2)
-    node = lab.node("gpu01")
-    async with asyncssh.connect(
-        node.address,
-        node.port,
-        username="root",
-        client_keys=[str(lab.client_key)],
-        known_hosts=str(lab.known_hosts),
-    ) as conn:
+    async with connect_node(lab, "gpu01") as conn:
         results = await asyncio.gather(
             conn.run("hostname; echo out; echo err >&2; exit 3"), conn.run("cat", input="a\nb\n")
         )

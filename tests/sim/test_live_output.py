@@ -4,20 +4,13 @@ printed before it waits arrives while it is still running."""
 
 from __future__ import annotations
 
-import asyncssh
+from tests.sim.conftest import connect_node
 
 LOOP = "i=0; while [ $i -lt 200 ]; do i=$((i+1)); echo line $i; echo e$i >&2; done"
 
 
 def _connect(lab, name="gpu01"):
-    node = lab.node(name)
-    return asyncssh.connect(
-        node.address,
-        node.port,
-        username="root",
-        client_keys=[str(lab.client_key)],
-        known_hosts=str(lab.known_hosts),
-    )
+    return connect_node(lab, name)
 
 
 async def test_many_lines_arrive_whole_and_in_order(make_lab):

@@ -3,7 +3,7 @@
 import asyncio
 import time
 
-import asyncssh
+from tests.sim.conftest import connect_node
 
 
 async def test_200_nodes_start_fast_and_serve_concurrent_sessions(make_lab):
@@ -15,14 +15,7 @@ async def test_200_nodes_start_fast_and_serve_concurrent_sessions(make_lab):
     assert len(addresses) == 202 and all(a.startswith("127.") for a in addresses)
 
     async def one(name):
-        node = lab.node(name)
-        async with asyncssh.connect(
-            node.address,
-            node.port,
-            username="root",
-            client_keys=[str(lab.client_key)],
-            known_hosts=str(lab.known_hosts),
-        ) as conn:
+        async with connect_node(lab, name) as conn:
             return (await conn.run("hostname; cat /sys/class/infiniband/mlx5_0/ports/1/state")).stdout
 
     t = time.monotonic()

@@ -8,6 +8,8 @@ import subprocess
 import asyncssh
 import pytest
 
+from tests.sim.conftest import connect_node
+
 SSH = shutil.which("ssh")
 
 
@@ -59,14 +61,7 @@ async def test_asyncssh_many_concurrent_sessions(make_lab):
     lab = await make_lab(16)
 
     async def one(name):
-        node = lab.node(name)
-        async with asyncssh.connect(
-            node.address,
-            node.port,
-            username="root",
-            client_keys=[str(lab.client_key)],
-            known_hosts=str(lab.known_hosts),
-        ) as conn:
+        async with connect_node(lab, name) as conn:
             results = await asyncio.gather(*(conn.run(f"echo {k}; hostname") for k in range(4)))
             return [r.stdout for r in results]
 
@@ -143,13 +138,7 @@ async def test_a_connection_costs_the_node_no_host_name_lookup(make_lab, monkeyp
     looked_up = []
     monkeypatch.setattr(socket, "getfqdn", lambda *a: looked_up.append(a) or "x.example")
     monkeypatch.setattr(socket, "gethostname", lambda: "x")  # no '.': asyncssh would ask getfqdn
-    node = lab.node(lab.names()[0])
-    async with asyncssh.connect(
-        node.address,
-        node.port,
-        username="root",
-        client_keys=[str(lab.client_key)],
-        known_hosts=str(lab.known_hosts),
-    ) as conn:
-        assert (await conn.run("hostname")).stdout == f"{node.name}\n"
+    name = lab.names()[0]
+    async with connect_node(lab, name) as conn:
+        assert (await conn.run("hostname")).stdout == f"{name}\n"
     assert looked_up == []
