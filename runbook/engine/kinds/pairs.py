@@ -162,12 +162,11 @@ async def _stop(task: asyncio.Task) -> HostOutcome | None:
 
 
 async def schedule(
-    ctx: Ctx, tests: list[PairTest], concurrency: int, leaves: LeafLoad | None = None
+    ctx: Ctx, tests: list[PairTest], concurrency: int, leaves: LeafLoad
 ) -> dict[PairTest, Outcome]:
     """Run the tests, each NIC in one test at a time, at most `concurrency` at once
-    and, with `leaves`, at most its limit crossing out of or into one leaf."""
+    and at most `leaves`' limit crossing out of or into one leaf."""
     pending = [t for t in dict.fromkeys(tests) if len(set(t.ends())) == 2]  # a NIC never tests itself
-    leaves = leaves or LeafLoad(None, lambda _h, _n: "")
     busy: set[tuple[str, str]] = set()
     running: dict[asyncio.Task, PairTest] = {}
     results: dict[PairTest, Outcome] = {}
