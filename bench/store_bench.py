@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runbook.run.events import HostFinished, HostStarted, StepStarted
 from runbook.store import Store
+from runbook.store.blobs import BlobStore
 
 HOSTS = [f"gpu{i:04d}" for i in range(1, 1001)]
 SMALL = "Device #1:\n  LINK_TYPE_P1    IB(1)\n  LINK_TYPE_P2    IB(1)\n" * 3
@@ -117,7 +118,7 @@ def bench_size(root: Path, n: int, singles: int, batches: int) -> dict:
     size = {
         "journal_bytes": journal.stat().st_size,
         "blob_bytes": du(blobs),
-        "blobs": sum(1 for _ in blobs.iterdir()),
+        "blobs": len(BlobStore(blobs).names()),
     }
     t = time.perf_counter()
     store = Store.open(state, read_only=True)

@@ -1,137 +1,194 @@
-"""Content-addressed output files beside the journal: `blobs/<sha256 hex>`,
-holding the UTF-8 bytes of one command output. The name is the SHA-256 of the
-content, so a blob is written once, shared by equal outputs, and checked
-whenever it is read.
+"""Content-addressed command outputs beside the journal, in `blobs/`: each
+holds the UTF-8 bytes of one output and is known by the SHA-256 of them, so it
+is stored once, shared by equal outputs, and checked whenever it is read.
 
-Blobs are made durable (file fsync, rename, directory fsync) before the
-journal line that references them is written, so a journal entry never
-points at a blob that a crash could lose. A crash in between leaves at most
-an unreferenced blob (harmless) or a `.tmp-*` file (removed on open).
+A run appends its blobs to one file, `blobs/pack`, a record after another:
 
-A batch's new blobs are written by a few threads at once: each file's fsync
-waits for the disk, and the file system commits fsyncs that arrive together
-as one (a 1,000-node run writes ~7,000 blobs; one after the other they cost
-the batches they belong to ~0.4 ms each here). Each file is still fsynced
-before its rename, and the directory after all of them.
+    <sha256 hex> <length in bytes>\\n<the bytes>\\n
+
+A batch's new blobs are one write and one fdatasync, made before the journal
+line that references them, so a journal entry never points at a blob that a
+crash could lose. A crash in between leaves at most an unreferenced record
+(harmless) or an incomplete last one, which the next writer cuts off.
+
+Why one file and not one file per blob (as runs before 2026-12 have them, and
+as they are still read): a 1,000-node run stores ~7,000 outputs, and each file
+was an inode allocated, an fsync and a rename. On this machine's ext4 that was
+0.1-0.5 ms of kernel time per file (more right after many files were
+deleted), several seconds of a run's CPU, and a real site's outputs, which
+differ from host to host, make several times as many (bench/README.md, "After
+session 11").
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 from .errors import StoreCorrupt
-from .nofollow import DIR_MODE, open_fd, read_bytes
-from .storage import fsync_dir
+from .nofollow import DIR_MODE, open_fd, open_read
+from .storage import datasync, fsync_dir
 
-# Writers at once for a batch's new blobs: enough for the file system to commit their
-# fsyncs together, few enough not to compete with the run for the CPU. A batch with
-# fewer new blobs writes them itself: handing a few to threads costs more CPU than
-# their fsyncs' wait. Paired with one writer (bench/pipeline.py, time scale 0, a
-# loaded machine): 384 nodes, wall 21.1 -> 17.4 s and client CPU -3% (3 pairs);
-# 48 nodes, wall unchanged and client CPU +4% (6 pairs).
-WRITERS = 4
-PARALLEL_FROM = 16
+PACK = "pack"
+_HEADER = re.compile(rb"([0-9a-f]{64}) (\d{1,12})\n")
+_HEADER_MAX = 64 + 1 + 12 + 1
 
 
 class BlobStore:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
-        # Names this object wrote durably, or found on disk: a run writes the
-        # same outputs again and again (a fleet's equal outputs, a step run
-        # again), and each was a stat and two Paths per batch. Blobs are never
-        # removed, so a name once here stays true.
+        self.pack = self.directory / PACK
+        # sha256 -> (offset of its bytes in the pack, their length), for the records
+        # read so far; _end is where the last complete record ends (the next one's start)
+        self._index: dict[str, tuple[int, int]] = {}
+        self._end = 0
+        self._torn = False  # the pack ends with an incomplete record (a killed writer's)
+        # Names known present: written durably here, or found (a run writes the same
+        # outputs again and again; blobs are never removed, so a name stays true).
         self._present: set[str] = set()
-        # the writers, made at the first batch that needs them and ended by close():
-        # no thread outlives the store (`runbook run` leaves without the interpreter's
-        # teardown only when its own thread is the last, cli/main.py _leave_now)
-        self._pool: ThreadPoolExecutor | None = None
-        self._pool_lock = threading.Lock()
+        self._files: set[str] | None = None  # the blobs kept as files of their own, listed once
+        self._lock = threading.Lock()  # the writer's thread and a reader's may index at once
 
     def path(self, sha256: str) -> Path:
-        return self.directory / sha256
-
-    def exists(self, sha256: str) -> bool:
-        return self.path(sha256).is_file()
+        """Where a blob is, or would be: its own file (older runs) or the pack."""
+        own = self.directory / sha256
+        if sha256 in self._index or (not own.exists() and self.pack.exists()):
+            return self.pack
+        return own
 
     def names(self) -> set[str]:
-        """Every blob name present (one directory listing, not one stat per blob)."""
+        """Every blob name present (the pack's index and one directory listing)."""
+        with self._lock:
+            self._scan()
+            return self._own_files() | set(self._index)
+
+    def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
+        """Store (sha256, bytes) pairs durably: appended to the pack, one fdatasync."""
+        present = self._present
+        todo = {sha: data for sha, data in dict(blobs).items() if sha not in present}
+        if todo:
+            with self._lock:
+                self._scan()
+                new = {
+                    sha: data for sha, data in todo.items() if sha not in self._index and not self._own(sha)
+                }
+                if new:
+                    self._write(new)
+        present.update(sha for sha, _ in blobs)  # on disk: found there, or written durably
+
+    def _own(self, sha256: str) -> bool:
+        """Whether the blob is a file of its own (written by a runbook before the pack;
+        listed once: this writer adds none)."""
+        if self._files is None:
+            self._files = self._own_files()
+        return sha256 in self._files
+
+    def _own_files(self) -> set[str]:
         try:
-            return set(os.listdir(self.directory))
+            return {n for n in os.listdir(self.directory) if len(n) == 64}
         except FileNotFoundError:
             return set()
 
-    def put_many(self, blobs: list[tuple[str, bytes]]) -> None:
-        """Store (sha256, bytes) pairs durably: one directory fsync for the lot."""
-        present = self._present
-        new = [
-            (sha, data) for sha, data in dict(blobs).items() if sha not in present and not self.exists(sha)
-        ]
-        if new:
-            self._write(new)
-        present.update(sha for sha, _ in blobs)  # on disk: found there, or written durably
-
-    def _write(self, new: list[tuple[str, bytes]]) -> None:
+    def _write(self, new: dict[str, bytes]) -> None:
         self.directory.mkdir(mode=DIR_MODE, exist_ok=True)
-        if len(new) < PARALLEL_FROM:
-            for sha, data in new:
-                self._write_one(sha, data)
-        else:
-            # all of them ended before the directory's fsync, or before a failure is
-            # raised (the first in order, as the loop raises it): no write goes on
-            # behind an error the store reports
-            futures = [self._writers().submit(self._write_one, sha, data) for sha, data in new]
-            wait(futures)
-            for f in futures:
-                f.result()
-        fsync_dir(self.directory)
-
-    def _writers(self) -> ThreadPoolExecutor:
-        with self._pool_lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="runbook-blobs")
-            return self._pool
-
-    def close(self) -> None:
-        """End the writers' threads (a batch in flight finishes first)."""
-        with self._pool_lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
-
-    def _write_one(self, sha: str, data: bytes) -> None:
-        tmp = self.directory / f".tmp-{sha}-{os.getpid()}"
-        fd = open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        created = not self.pack.exists()
+        fd = open_fd(self.pack, os.O_WRONLY | os.O_CREAT)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if self._torn:  # a killed writer's incomplete record: never referenced
+                os.ftruncate(fd, self._end)
+                self._torn = False
+            parts: list[bytes] = []
+            at, placed = self._end, {}
+            for sha, data in new.items():
+                head = b"%s %d\n" % (sha.encode("ascii"), len(data))
+                placed[sha] = (at + len(head), len(data))
+                parts += (head, data, b"\n")
+                at += len(head) + len(data) + 1
+            view = memoryview(b"".join(parts))
+            offset = self._end
+            try:
+                while view:
+                    n = os.pwrite(fd, view, offset)
+                    view, offset = view[n:], offset + n
+                datasync(fd)
+            except OSError:
+                # nothing of this batch counts as written: the next batch writes it again
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, self._end)
+                raise
         finally:
             os.close(fd)
-        os.rename(tmp, self.path(sha))
+        if created:
+            fsync_dir(self.directory)
+        self._index.update(placed)
+        self._end = at
+
+    def _scan(self) -> None:
+        """Index the pack's records past the ones already read (another process may
+        have appended since); stop at an incomplete one."""
+        try:
+            f = open_read(self.pack)
+        except FileNotFoundError:
+            return
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            at = self._end
+            while at < size:
+                f.seek(at)
+                m = _HEADER.fullmatch(f.readline(_HEADER_MAX))
+                if m is None:
+                    break
+                start = at + len(m.group(0))
+                length = int(m.group(2))
+                if start + length + 1 > size:
+                    break
+                f.seek(start + length)
+                if f.read(1) != b"\n":
+                    break
+                self._index.setdefault(m.group(1).decode("ascii"), (start, length))
+                at = start + length + 1
+            self._end = at
+            self._torn = at < size
+
+    def _indexed(self, sha256: str) -> dict[str, tuple[int, int]]:
+        """The index, read further when `sha256` is not in it yet."""
+        if sha256 not in self._index:
+            with self._lock:
+                self._scan()
+        return self._index
 
     def get(self, sha256: str, used_by: str = "") -> str:
         """The text of a blob, checked against its name."""
-        path = self.path(sha256)
         who = f" ({used_by})" if used_by else ""
+        place = self._indexed(sha256).get(sha256)
+        path = self.pack if place is not None else self.directory / sha256
         try:
-            data = read_bytes(path)
+            with open_read(path) as f:
+                if place is not None:
+                    data = os.pread(f.fileno(), place[1], place[0])
+                else:
+                    data = f.read()
         except FileNotFoundError:
             raise StoreCorrupt(
-                path, f"output blob missing{who}: the run's blobs/ directory was damaged or partly copied"
+                self.path(sha256),
+                f"output blob {sha256} missing{who}: the run's blobs/ directory was damaged or partly copied",
             ) from None
         if hashlib.sha256(data).hexdigest() != sha256:
             raise StoreCorrupt(
-                path, f"output blob does not match its SHA-256 name{who}: it was changed or damaged"
+                path, f"output blob {sha256} does not match its SHA-256{who}: it was changed or damaged"
             )
         return data.decode("utf-8", "replace")
 
     def remove_temp(self) -> None:
-        """Drop temp files a killed writer left behind (never referenced)."""
+        """Drop what a killed writer left behind, never referenced: temp files of the
+        one-file-per-blob layout (the pack's incomplete record is cut at the next write)."""
         if self.directory.is_dir():
             for p in self.directory.glob(".tmp-*"):
                 p.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Nothing stays open between batches; kept for the store's close()."""

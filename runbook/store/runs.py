@@ -4,7 +4,7 @@
       lock                       one owner at a time (lock.py)
       <run_id>/
         journal.jsonl            the run's journal (storage.py, journal.py)
-        blobs/<sha256>           outputs longer than journal.INLINE_MAX (blobs.py)
+        blobs/pack               outputs longer than journal.INLINE_MAX, by SHA-256 (blobs.py)
         known_hosts              keys pinned on first use (written by the transport)
         definitions/             the step definitions and inventory it ran with (definitions.py)
 

@@ -64,7 +64,7 @@ def fsync_dir(path: str | Path) -> None:
         os.close(fd)
 
 
-def _datasync(fd: int) -> None:
+def datasync(fd: int) -> None:
     # fdatasync flushes the data and the file size (all an append needs).
     (getattr(os, "fdatasync", None) or os.fsync)(fd)
 
@@ -281,7 +281,7 @@ class JournalWriter:
             raise StoreError(f"{self.path}: refusing to write after an earlier failure: {self.broken}")
         try:
             _write_all(self._fd, line)
-            _datasync(self._fd)
+            datasync(self._fd)
         except OSError as exc:
             why = exc.strerror or str(exc)
             try:

@@ -81,6 +81,25 @@ def test_journal_and_blobs_through_symlinks_are_refused(tmp_path: Path) -> None:
     assert real.read_bytes().count(b"\n") == 2  # nothing appended to the link's target
 
 
+def test_a_blob_pack_through_a_symlink_is_neither_read_nor_written(tmp_path: Path) -> None:
+    import hashlib
+
+    from runbook.store.blobs import BlobStore
+
+    data = b"o" * 5000
+    sha = hashlib.sha256(data).hexdigest()
+    BlobStore(tmp_path / "blobs").put_many([(sha, data)])
+    pack, real = tmp_path / "blobs" / "pack", tmp_path / "pack-copy"
+    real.write_bytes(pack.read_bytes())
+    pack.unlink()
+    pack.symlink_to(real)
+    with pytest.raises(StoreError, match="is a symbolic link"):
+        BlobStore(tmp_path / "blobs").get(sha)
+    with pytest.raises(StoreError, match="is a symbolic link"):
+        BlobStore(tmp_path / "blobs").put_many([(hashlib.sha256(b"new" * 999).hexdigest(), b"new" * 999)])
+    assert real.read_bytes().count(b"\n") == 2  # one record, nothing appended to the link's target
+
+
 def test_pin_file_through_a_symlink_is_refused(tmp_path: Path) -> None:
     (tmp_path / "known_hosts").symlink_to(tmp_path / "x")
     with pytest.raises(InputError, match="is a symbolic link"):

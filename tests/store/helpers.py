@@ -61,3 +61,27 @@ def start_only(store: Store, step: str, hosts: list[str], action: str = "verify"
         [StepStarted(step, action, tuple(hosts), "1" * 64)]
         + [HostStarted(step, action, h, f"check {step}") for h in hosts]
     )
+
+
+def pack_records(blobs_dir: Path) -> dict[str, tuple[int, int]]:
+    """sha256 -> (offset, length) of each blob in `blobs_dir/pack`, read the way the
+    format is documented (store/blobs.py), apart from the product's own reader."""
+    data = (blobs_dir / "pack").read_bytes()
+    out, at = {}, 0
+    while at < len(data):
+        head, _, _ = data[at:].partition(b"\n")
+        sha, length = head.decode().split(" ")
+        start = at + len(head) + 1
+        out[sha] = (start, int(length))
+        assert data[start + int(length) : start + int(length) + 1] == b"\n"
+        at = start + int(length) + 1
+    return out
+
+
+def change_blob(blobs_dir: Path, old: bytes, new: bytes) -> None:
+    """Replace bytes inside the pack's records (same length: the others stay where they are)."""
+    assert len(old) == len(new)
+    pack = blobs_dir / "pack"
+    data = pack.read_bytes()
+    assert old in data
+    pack.write_bytes(data.replace(old, new))

@@ -15,7 +15,7 @@ from runbook.errors import EXIT_USAGE, RunbookError
 from runbook.store import Store, StoreCorrupt
 from runbook.store.storage import encode_batch
 
-from .helpers import new_store, verify_on
+from .helpers import change_blob, new_store, pack_records, verify_on
 
 
 @pytest.fixture
@@ -133,21 +133,29 @@ def test_header_only(run):
 
 
 def test_missing_blob(run):
-    blob = next((run.parent / "blobs").iterdir())
-    blob.unlink()
-    msg = open_fails(run.parent.parent, "output blob missing")
-    assert str(blob) in msg and "ofed on gpu0" in msg
+    pack = run.parent / "blobs" / "pack"
+    pack.unlink()
+    msg = open_fails(run.parent.parent, "output blob.* missing")
+    assert str(pack.parent) in msg and "ofed on gpu0" in msg
+
+
+def test_a_blob_cut_off_the_pack_is_missing(run):
+    """A pack cut inside its last record (a copy stopped short): that blob is missing."""
+    pack = run.parent / "blobs" / "pack"
+    pack.write_bytes(pack.read_bytes()[:-10])
+    msg = open_fails(run.parent.parent, "output blob.* missing")
+    assert str(pack) in msg and "ofed on gpu0" in msg
 
 
 def test_changed_blob(run):
-    blob = next((run.parent / "blobs").iterdir())
-    blob.write_text("tampered")
+    blobs = run.parent / "blobs"
+    assert list(pack_records(blobs)) == [hashlib.sha256(b"z" * 2000).hexdigest()]
+    change_blob(blobs, b"z" * 8, b"tampered")
     with Store.open(run.parent.parent) as store:
-        with pytest.raises(StoreCorrupt, match="does not match its SHA-256 name"):
+        with pytest.raises(StoreCorrupt, match="does not match its SHA-256"):
             store.results()
-        with pytest.raises(StoreCorrupt, match="does not match its SHA-256 name"):
+        with pytest.raises(StoreCorrupt, match="does not match its SHA-256"):
             store.verify_chain()
-    assert blob.name == hashlib.sha256(b"z" * 2000).hexdigest()
 
 
 def test_unknown_event_type(run):

@@ -17,7 +17,7 @@ from .helpers import new_store
 def syscalls(monkeypatch):
     """Record write / fsync / fdatasync calls with the file each one touched."""
     calls: list[tuple[str, str, int]] = []
-    real = {name: getattr(os, name) for name in ("write", "fsync", "fdatasync")}
+    real = {name: getattr(os, name) for name in ("write", "pwrite", "fsync", "fdatasync")}
 
     def spy(name):
         def call(fd, *args):
@@ -36,21 +36,27 @@ def syscalls(monkeypatch):
 def test_append_syncs_blobs_then_the_journal_line_before_returning(tmp_path, syscalls):
     store = new_store(tmp_path)
     syscalls.clear()
-    store.append(
-        HostFinished("topo", "verify", "gpu01", "pass", "", "nvidia-smi topo -m", 0, "x" * 5000, "", 1.0, 2.0)
-    )
+
+    def finished(host, out):
+        return HostFinished("topo", "verify", host, "pass", "", "nvidia-smi topo -m", 0, out, "", 1.0, 2.0)
+
+    store.append(finished("gpu01", "x" * 5000))
     run = str(tmp_path / "run-1")
-
-    def what(path):
-        return "blob" if path.startswith(f"{run}/blobs/.tmp-") else path.replace(run, "RUN")
-
-    assert [(name, what(path)) for name, path, _ in syscalls] == [
-        ("write", "blob"),
-        ("fsync", "blob"),  # the blob, in a temp file then renamed
-        ("fsync", "RUN/blobs"),  # the rename made durable
+    assert [(name, path.replace(run, "RUN")) for name, path, _ in syscalls] == [
+        ("pwrite", "RUN/blobs/pack"),
+        ("fdatasync", "RUN/blobs/pack"),  # the blob
+        ("fsync", "RUN/blobs"),  # the pack's new name made durable
         ("write", "RUN/journal.jsonl"),
         ("fdatasync", "RUN/journal.jsonl"),
     ]  # then the line
+    syscalls.clear()
+    store.append(finished("gpu02", "y" * 5000))
+    assert [(name, path.replace(run, "RUN")) for name, path, _ in syscalls] == [
+        ("pwrite", "RUN/blobs/pack"),
+        ("fdatasync", "RUN/blobs/pack"),  # appended to the pack: no new name, no directory sync
+        ("write", "RUN/journal.jsonl"),
+        ("fdatasync", "RUN/journal.jsonl"),
+    ]
     store.close()
 
 
@@ -143,112 +149,77 @@ def test_definitions_each_object_durable_before_its_rename_and_the_directories_a
     assert record.current()[0].sha256 == shipped.runbook.sha256
 
 
-def test_a_batch_of_blobs_is_fsynced_by_several_writers_each_before_its_rename_then_the_directory(
-    tmp_path, monkeypatch
-):
-    """store/blobs.py: a batch's new blobs are written by a few threads at once (their
-    fsyncs overlap); each is still durable before its rename, the directory after all."""
+def test_a_batch_of_blobs_is_one_write_and_one_sync_whatever_their_number(tmp_path, syscalls):
+    """store/blobs.py: a batch's new blobs are appended to the pack together (a file
+    each cost an inode, an fsync and a rename), and each is read back as written."""
     import hashlib
-    import threading
 
-    from runbook.store.blobs import PARALLEL_FROM, WRITERS, BlobStore
+    from runbook.store.blobs import BlobStore
 
-    events: list[tuple[str, str]] = []
-    threads: set[str] = set()
-    real_fsync, real_rename = os.fsync, os.rename
-    both = threading.Barrier(2, timeout=5)  # the first two fsyncs wait for each other:
-    first_two = iter(range(2))  # only writers running side by side get past it
-    lock = threading.Lock()
+    from .helpers import pack_records
 
-    def fsync(fd):
-        path = os.readlink(f"/proc/self/fd/{fd}")
-        if "/.tmp-" in path:
-            threads.add(threading.current_thread().name)
-            with lock:
-                wait = next(first_two, None) is not None
-            if wait:
-                both.wait()
-        real_fsync(fd)
-        events.append(("fsync", "dir" if path.endswith("/blobs") else path.rsplit("/.tmp-", 1)[1][:64]))
-
-    def rename(src, dst):
-        real_rename(src, dst)
-        events.append(("rename", str(dst).rsplit("/", 1)[1]))
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "rename", rename)
-    datas = [f"output {i}\n".encode() * 50 for i in range(max(20, PARALLEL_FROM))]
-    blobs = BlobStore(tmp_path / "blobs")
-    blobs.put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
-    assert WRITERS > 1 and len(threads) > 1
+    datas = [f"output {i}\n".encode() * 50 for i in range(200)]
     shas = [hashlib.sha256(d).hexdigest() for d in datas]
-    for sha in shas:
-        assert events.index(("fsync", sha)) < events.index(("rename", sha))
-    assert events[-1] == ("fsync", "dir") and events.count(("fsync", "dir")) == 1
-    assert all(blobs.get(sha).encode() == d for sha, d in zip(shas, datas))
+    blobs = BlobStore(tmp_path / "blobs")
+    syscalls.clear()
+    blobs.put_many(list(zip(shas, datas)))
+    assert [(name, path.rsplit("/", 1)[1]) for name, path, _ in syscalls] == [
+        ("pwrite", "pack"),
+        ("fdatasync", "pack"),
+        ("fsync", "blobs"),
+    ]
+    assert list(pack_records(tmp_path / "blobs")) == shas
+    assert all(BlobStore(tmp_path / "blobs").get(sha).encode() == d for sha, d in zip(shas, datas))
 
 
-def test_a_few_new_blobs_are_written_by_the_batch_itself(tmp_path, monkeypatch):
+def test_a_killed_writers_incomplete_record_is_cut_off_by_the_next_writer(tmp_path):
+    """A crash inside an append leaves part of a record that no journal line names;
+    the next writer cuts it off, so its own records are read back whole."""
     import hashlib
-    import threading
 
-    from runbook.store.blobs import PARALLEL_FROM, BlobStore
+    from runbook.store.blobs import BlobStore
 
-    threads: set[str] = set()
-    real_fsync = os.fsync
+    from .helpers import pack_records
 
-    def fsync(fd):
-        threads.add(threading.current_thread().name)
-        real_fsync(fd)
+    def blob(text):
+        return hashlib.sha256(text.encode()).hexdigest(), text.encode()
 
-    monkeypatch.setattr(os, "fsync", fsync)
-    datas = [f"few {i}\n".encode() for i in range(PARALLEL_FROM - 1)]
-    BlobStore(tmp_path / "blobs").put_many([(hashlib.sha256(d).hexdigest(), d) for d in datas])
-    assert threads == {threading.current_thread().name}
+    first, lost, later = blob("a" * 3000), blob("b" * 3000), blob("c" * 3000)
+    BlobStore(tmp_path / "blobs").put_many([first])
+    pack = tmp_path / "blobs" / "pack"
+    whole = pack.read_bytes()
+    with open(pack, "ab") as f:  # the killed writer got this far
+        f.write(b"%s %d\n" % (lost[0].encode(), len(lost[1])) + lost[1][:1000])
+    reader = BlobStore(tmp_path / "blobs")
+    assert reader.names() == {first[0]} and reader.get(first[0]) == "a" * 3000
+    assert pack.read_bytes()[: len(whole)] == whole and len(pack.read_bytes()) > len(
+        whole
+    )  # a reader cuts nothing
+    writer = BlobStore(tmp_path / "blobs")
+    writer.put_many([later])
+    assert list(pack_records(tmp_path / "blobs")) == [first[0], later[0]]
+    assert BlobStore(tmp_path / "blobs").get(later[0]) == "c" * 3000
 
 
-def test_a_failed_blob_write_is_raised_only_once_every_writer_has_ended(tmp_path, monkeypatch):
+def test_a_failed_blob_write_leaves_nothing_taken_for_written(tmp_path, monkeypatch):
+    """A full disk during the append: the error reaches the caller (the store records
+    nothing, store.py), and the blobs are written by the next batch that has them."""
     import hashlib
-    import time
 
-    from runbook.store.blobs import PARALLEL_FROM, BlobStore
+    from runbook.store.blobs import BlobStore
 
-    datas = [f"blob {i}\n".encode() for i in range(PARALLEL_FROM + 4)]
-    pairs = [(hashlib.sha256(d).hexdigest(), d) for d in datas]
-    failing = pairs[0][0]
-    ended: list[str] = []
-    real = BlobStore._write_one
+    data = b"d" * 3000
+    sha = hashlib.sha256(data).hexdigest()
+    blobs = BlobStore(tmp_path / "blobs")
+    real = os.pwrite
 
-    def write_one(self, sha, data):
-        if sha == failing:
-            raise OSError(28, "No space left on device")
-        time.sleep(0.05)
-        real(self, sha, data)
-        ended.append(sha)
+    def full(fd, view, offset):
+        real(fd, bytes(view[:100]), offset)  # part of it reached the disk
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(BlobStore, "_write_one", write_one)
+    monkeypatch.setattr(os, "pwrite", full)
     with pytest.raises(OSError, match="No space"):
-        BlobStore(tmp_path / "blobs").put_many(pairs)
-    assert len(ended) == len(pairs) - 1  # nothing still writing behind the error
-
-
-def test_the_blob_writers_end_with_the_store(tmp_path):
-    """`runbook run` skips the interpreter's teardown only when no other thread is
-    left (cli/main.py _leave_now): the store's blob writers must not outlive it."""
-    import threading
-
-    from runbook.store.blobs import PARALLEL_FROM
-
-    def writers():
-        return [t for t in threading.enumerate() if t.name.startswith("runbook-blobs")]
-
-    store = new_store(tmp_path)
-    store.append_many(
-        [
-            HostFinished("s", "verify", f"gpu{i:02d}", "pass", "", "cmd", 0, f"out {i}\n" * 400, "", 1.0, 2.0)
-            for i in range(PARALLEL_FROM + 2)
-        ]
-    )
-    assert writers()  # the batch was written by the writers
-    store.close()
-    assert writers() == []
+        blobs.put_many([(sha, data)])
+    monkeypatch.undo()
+    blobs.put_many([(sha, data)])
+    assert BlobStore(tmp_path / "blobs").get(sha) == "d" * 3000

@@ -23,7 +23,7 @@ from runbook.run.events import HostFinished, OperatorDecision
 from runbook.store import Store, StoreCorrupt
 from runbook.store.progress import PROGRESS_NAME, ProgressStorage
 
-from .helpers import new_store, verify_on
+from .helpers import change_blob, new_store, verify_on
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -259,13 +259,12 @@ def test_status_and_export_refuse_a_cut_journal_and_a_changed_output(tmp_path, p
     ok = _cli("status", "--json", state=state, steps=steps, inventory=inv)
     assert ok.returncode == 1 and json.loads(ok.stdout)["steps"][0]["hosts"]["gpu02"]["status"] == "fail"
 
-    blob = next((state / "run-1" / "blobs").iterdir())
-    kept = blob.read_bytes()
-    blob.write_bytes(kept.replace(b"5.8", b"9.9"))
+    blobs = state / "run-1" / "blobs"
+    change_blob(blobs, b"5.8", b"9.9")
     bad = _cli("status", "--json", state=state, steps=steps, inventory=inv)
-    assert bad.returncode == 2 and "output blob does not match its SHA-256" in bad.stderr
+    assert bad.returncode == 2 and "does not match its SHA-256" in bad.stderr
     assert "Traceback" not in bad.stderr and bad.stdout == ""
-    blob.write_bytes(kept)
+    change_blob(blobs, b"9.9", b"5.8")
 
     _drop_last_lines(state / "run-1" / "journal.jsonl", 1)
     for command in (["status", "--json"], ["export", "-o", str(tmp_path / "log.json")]):

@@ -25,7 +25,7 @@ from runbook.store import NoRun, Store, StoreError, operator_name
 from runbook.store.canonical import GENESIS, header_genesis, journal_entry_hash
 from runbook.store.journal import INLINE_MAX, OutputMemo, stored_event
 
-from .helpers import BOOK, INV, new_store, verify_on
+from .helpers import BOOK, INV, new_store, pack_records, verify_on
 
 
 def test_create_records_the_run_and_reopens_it(tmp_path):
@@ -107,7 +107,11 @@ def test_results_keep_details_and_move_big_outputs_to_blobs(tmp_path):
         verify_on(store, "topo", ["gpu01"], "fail", stdout=big, reason="GPU0-GPU1: expected NV12, found SYS")
         verify_on(store, "ofed", ["gpu01"], stdout="MLNX_OFED_LINUX-23.10\n")
     sha = hashlib.sha256(big.encode()).hexdigest()
-    assert (tmp_path / "run-1" / "blobs" / sha).read_text() == big
+    (start, length), pack = (
+        pack_records(tmp_path / "run-1" / "blobs")[sha],
+        tmp_path / "run-1" / "blobs" / "pack",
+    )
+    assert pack.read_bytes()[start : start + length].decode() == big
     with Store.open(tmp_path) as store:
         r = store.results()[("topo", "gpu01")]
         assert r["stdout"] == big and r["output_sha256"] == sha
@@ -340,7 +344,8 @@ def test_an_output_many_hosts_share_is_encoded_once_and_stored_once(tmp_path):
         verify_on(store, "nccl", hosts, stdout=job_out)
     sha = hashlib.sha256(job_out.encode()).hexdigest()
     assert sha_other == sha
-    assert [p.name for p in (tmp_path / "run-1" / "blobs").iterdir()] == [sha]
+    assert [p.name for p in (tmp_path / "run-1" / "blobs").iterdir()] == ["pack"]
+    assert list(pack_records(tmp_path / "run-1" / "blobs")) == [sha]
     with Store.open(tmp_path) as store:
         finished = [e["event"] for e in store.journal() if e["event"]["type"] == "HostFinished"]
         assert [f["stdout_sha256"] for f in finished] == [sha] * len(hosts)
