@@ -4,12 +4,11 @@ found (host verdicts per status, steps per status)."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
 from lab import STEPS, Lab
-from measure import ServerCPU, last_json, median, run_measured
+from measure import ServerCPU, last_json, median, run_measured, set_aside
 from step_breakdown import breakdown, run_dir
 
 TIMEOUT = 1800  # s; a run past it is killed and reported as timed out
@@ -67,7 +66,7 @@ def run(lab: Lab, reps: int, work: Path, log=print) -> dict:
         if state.exists():
             rec["breakdown"] = breakdown(run_dir(state, None) / "journal.jsonl")
         runs.append(rec)
-        shutil.rmtree(state, ignore_errors=True)
+        set_aside(state, work)
         log(
             f"  full runbook N={lab.nodes} rep{rep}: wall {r.wall:.2f}s cpu {r.cpu:.2f}s "
             f"rss {r.maxrss_mb:.0f} MB state {state_mb:.0f} MB rc {r.rc} steps {rec['steps']} hosts {hosts}"

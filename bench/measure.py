@@ -190,3 +190,15 @@ def publish(md: str, runs: list, out: str | None) -> None:
     if out:
         Path(out + ".json").write_text(json.dumps(runs, indent=1) + "\n")
         Path(out + ".md").write_text(md)
+
+
+def set_aside(path: Path, work: Path) -> None:
+    """Move a measured run's state out of the way, to be deleted with `work` when the
+    series ends. Deleting it at once would put the next run's measurement right after
+    tens of thousands of inodes were freed: on ext4 without a journal (this machine's),
+    a file created within 30 s of many deletions costs ~4x the kernel time (bench/README.md,
+    "After session 11": 30,000 files, 3.5 s fresh, 14.1 s just after deleting as many)."""
+    if path.exists():
+        aside = work / ".set-aside"
+        aside.mkdir(exist_ok=True)
+        path.rename(aside / f"{path.name}-{len(list(aside.iterdir()))}")

@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from lab import COMPLIANT, DEMO, Lab  # noqa: E402
-from measure import ServerCPU  # noqa: E402
+from measure import ServerCPU, set_aside  # noqa: E402
 from step_breakdown import breakdown, run_dir  # noqa: E402
 
 _NUM = re.compile(r"\d+(\.\d+)?")
@@ -153,7 +153,7 @@ def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, lis
             for label in labels if i % 2 == 0 else labels[::-1]:
                 state = work / f"state-{label}-{i}"
                 r = run(label, lab.inventory, state, server)
-                shutil.rmtree(state, ignore_errors=True)
+                set_aside(state, work)
                 docs[label] = r.pop("doc")
                 r["load1"] = round(os.getloadavg()[0], 2)
                 runs[label].append(r)
