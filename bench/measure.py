@@ -194,10 +194,12 @@ def publish(md: str, runs: list, out: str | None) -> None:
 
 def set_aside(path: Path, work: Path) -> None:
     """Move a measured run's state out of the way, to be deleted with `work` when the
-    series ends. Deleting it at once would put the next run's measurement right after
-    tens of thousands of inodes were freed: on ext4 without a journal (this machine's),
-    a file created within 30 s of many deletions costs ~4x the kernel time (bench/README.md,
-    "After session 11": 30,000 files, 3.5 s fresh, 14.1 s just after deleting as many)."""
+    series ends. Deleted at once, a 1,000-node run's state (~200 MB, ~7,000 files
+    before runbook/store/blobs.py packed the outputs) put the file system's
+    work of freeing it (and of discarding its blocks: this machine's ext4 is mounted
+    with `discard`) beside the next measured run. What a new file costs after mass
+    deletions also moves: bench/fs_create.py, 30,000 files in 1.6 to 8.4 s of kernel
+    time on this machine, fresh, right after deleting as many, and 40 s later."""
     if path.exists():
         aside = work / ".set-aside"
         aside.mkdir(exist_ok=True)

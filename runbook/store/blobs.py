@@ -13,11 +13,11 @@ crash could lose. A crash in between leaves at most an unreferenced record
 
 Why one file and not one file per blob (as runs before 2026-12 have them, and
 as they are still read): a 1,000-node run stores ~7,000 outputs, and each file
-was an inode allocated, an fsync and a rename. On this machine's ext4 that was
-0.1-0.5 ms of kernel time per file (more right after many files were
-deleted), several seconds of a run's CPU, and a real site's outputs, which
-differ from host to host, make several times as many (bench/README.md, "After
-session 11").
+was an inode allocated, an fsync and a rename. On the benchmarks' ext4 a new
+file is 0.05-0.5 ms of kernel time, depending on the file system's state
+(bench/fs_create.py): 1.5-3.8 s of a 1,000-node run's CPU (bench/README.md,
+"After session 11"), and a real site's outputs, which differ from host to
+host, make several times as many files.
 """
 
 from __future__ import annotations
