@@ -129,25 +129,24 @@ class BlobStore:
 
     def _scan(self) -> None:
         """Index the pack's records past the ones already read (another process may
-        have appended since); stop at an incomplete one."""
+        have appended since); stop at an incomplete one. Two small reads a record,
+        its header and the newline after its bytes: the bytes are read only by get()."""
         try:
             f = open_read(self.pack)
         except FileNotFoundError:
             return
         with f:
-            size = os.fstat(f.fileno()).st_size
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
             at = self._end
             while at < size:
-                f.seek(at)
-                m = _HEADER.fullmatch(f.readline(_HEADER_MAX))
+                head = os.pread(fd, _HEADER_MAX, at)
+                m = _HEADER.match(head)
                 if m is None:
                     break
-                start = at + len(m.group(0))
+                start = at + m.end()
                 length = int(m.group(2))
-                if start + length + 1 > size:
-                    break
-                f.seek(start + length)
-                if f.read(1) != b"\n":
+                if start + length + 1 > size or os.pread(fd, 1, start + length) != b"\n":
                     break
                 self._index.setdefault(m.group(1).decode("ascii"), (start, length))
                 at = start + length + 1
