@@ -9,8 +9,6 @@ import typing
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .hardware import NodeState
 
 FORMAT = 1
@@ -53,18 +51,27 @@ def _fields(obj: Any) -> dict[str, Any]:
     return {n: getattr(obj, n) for n in names}
 
 
-# orjson, with every dataclass handed to _fields (so an attribute set on one instance
-# beside its fields is left out, as asdict leaves it) and int keys written as strings
-# (_build turns them back): the same JSON as json.dumps(asdict(...)) in 45 % of the
-# CPU (0.25 -> 0.11 s for 1,000 nodes), which the lab spends at every save (lab.py).
-_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+def _std_dumps(obj: Any) -> bytes:
+    return json.dumps(obj, default=_fields, check_circular=False).encode("ascii")
 
 
-def _dumps(obj: Any) -> bytes:
-    try:
-        return orjson.dumps(obj, default=_fields, option=_OPTIONS)
-    except (orjson.JSONEncodeError, TypeError):  # an integer past 64 bits, say: the standard library's
-        return json.dumps(obj, default=_fields, check_circular=False).encode("ascii")
+try:
+    # orjson, with every dataclass handed to _fields (so an attribute set on one
+    # instance beside its fields is left out, as asdict leaves it) and int keys written
+    # as strings (_build turns them back): the same JSON as json.dumps(asdict(...)) in
+    # 45 % of the CPU (0.25 -> 0.11 s for 1,000 nodes), which the lab spends at every
+    # save (lab.py).
+    import orjson
+
+    _OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+
+    def _dumps(obj: Any) -> bytes:
+        try:
+            return orjson.dumps(obj, default=_fields, option=_OPTIONS)
+        except (orjson.JSONEncodeError, TypeError):  # an integer past 64 bits, say
+            return _std_dumps(obj)
+except ImportError:  # pragma: no cover - a platform without orjson's wheel (as store/storage.py)
+    _dumps = _std_dumps
 
 
 def encode(key: dict[str, Any], nodes: dict[str, NodeState]) -> bytes:
