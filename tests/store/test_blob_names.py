@@ -36,7 +36,7 @@ def test_a_blob_found_on_disk_is_not_written_again(tmp_path, monkeypatch):
     assert written == []
 
 
-def test_a_blob_in_its_own_file_is_read_and_not_written_again(tmp_path, monkeypatch):
+def test_a_blob_in_its_own_file_is_read_and_not_written_again(tmp_path):
     """A run begun by a runbook that kept each blob in a file of its own, resumed
     by this one: its blobs are found there, and new ones go to the pack."""
     old, new = _blob("e" * 2000), _blob("f" * 2000)
