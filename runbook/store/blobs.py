@@ -15,9 +15,9 @@ Why one file and not one file per blob (as runs before 2026-12 have them, and
 as they are still read): a 1,000-node run stores ~7,000 outputs, and each file
 was an inode allocated, an fsync and a rename. On the benchmarks' ext4 a new
 file is 0.05-0.5 ms of kernel time, depending on the file system's state
-(bench/fs_create.py): 1.5-3.8 s of a 1,000-node run's CPU (bench/README.md,
-"After session 11"), and a real site's outputs, which differ from host to
-host, make several times as many files.
+(bench/fs_create.py); with the pack, a 1,000-node run's kernel time fell by
+1.5-3.8 s (bench/README.md, "After session 11"). A real site's outputs, which
+differ from host to host, would make several times as many files.
 """
 
 from __future__ import annotations
