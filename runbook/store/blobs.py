@@ -188,6 +188,3 @@ class BlobStore:
         if self.directory.is_dir():
             for p in self.directory.glob(".tmp-*"):
                 p.unlink(missing_ok=True)
-
-    def close(self) -> None:
-        """Nothing stays open between batches; kept for the store's close()."""

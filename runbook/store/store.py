@@ -597,7 +597,6 @@ class Store(StoreQueries):
             self.catch_up()
             if self._fed["events"] != self._checkpointed_at[0]:
                 self.checkpoint()
-        self._blobs.close()
         with self._mutex:
             if self._writer:
                 self._writer.close()
