@@ -35,3 +35,29 @@ def trusted_file(path: Path) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+def trusted_dir(path: Path) -> bool:
+    try:
+        return ours(os.lstat(path), directory=True)
+    except OSError:
+        return False
+
+
+def private_dir(path: Path) -> bool:
+    """Make `path` (in an existing directory) a directory only this user may use;
+    False when it is not one and cannot be."""
+    if not path.parent.is_dir():
+        return False
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        try:
+            st = os.lstat(path)
+            if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+                os.chmod(path, 0o700)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    return trusted_dir(path)

@@ -1,8 +1,10 @@
 """`runbook run` and `runbook status`, `runs`, `skip|waive|note`.
 
-Start-up matters here (bench/cold_start.py): `runbook run` imports what it needs before
-its first SSH connection and the rest (rich, the summary, the explanations) after the
-connections are under way; what only other commands use is imported in them."""
+Start-up matters here (bench/cold_start.py): `runbook run` starts the TCP connects a
+run with the same arguments made first before it imports or loads anything
+(workspace/dial_plan.py), imports what it needs before its first SSH connection and the
+rest (rich, the summary, the explanations) after the connections are under way; what
+only other commands use is imported in them."""
 
 from __future__ import annotations
 
@@ -15,12 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, UsageError
-from ..inventory.load import fold
-from ..workspace.connecting import makes_new_run
-from ..workspace.project import eprint, load_project
-from ..workspace.selection import choose_hosts, choose_steps, first_hosts
 from .collector import fewer_collections
-from .suggest import check_step_ids
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,6 +37,8 @@ def print_reasons(console: Console, doc: dict, runbook) -> None:
 
 
 def _confirm_factory(args, console: Console, progress: RunProgress | None = None):
+    from ..inventory.load import fold
+
     async def confirm(step, action: str, hosts: list[str], commands: dict[str, str]) -> bool:
         import asyncio
 
@@ -94,6 +93,51 @@ def _open(args, project, **kw) -> Session:
 
 
 def cmd_run(args) -> int:
+    from ..workspace.connecting import makes_new_run
+
+    chosen = args.step or args.phase or args.all or args.resume
+    new_run = (
+        bool(chosen)
+        and not args.rerun_failed
+        and makes_new_run(Path(args.state), getattr(args, "run", None), getattr(args, "new_run", False))
+    )
+    plan_key, planned, early = _dial_early(args) if new_run else (None, [], None)
+    try:
+        project, steps, hosts, first, predialed = _load_and_dial(args, new_run, plan_key, planned, early)
+    except BaseException:
+        if early is not None:
+            early.close()
+        raise
+    import asyncio  # after the connects above: they need only the standard library
+
+    try:
+        return asyncio.run(_cmd_run(args, project, steps, hosts, first, predialed))
+    finally:
+        if predialed is not None:
+            predialed.close()  # the sockets no connect took
+
+
+def _dial_early(args):
+    """(the dial plan's key, its addresses, their connects) when an earlier run with the
+    same arguments and files left a plan (workspace/dial_plan.py), before anything else
+    is imported or loaded."""
+    from ..transport.predial import PreDialed, ssh_config_present
+    from ..workspace import dial_plan
+
+    key = dial_plan.plan_key(args)
+    planned = dial_plan.recall(args.state, key)
+    early = PreDialed(planned) if planned and not ssh_config_present() else None
+    return key, planned, early
+
+
+def _load_and_dial(args, new_run: bool, plan_key, planned, early):
+    """Load the project, choose the steps and hosts, and start the TCP connects to the
+    first step's hosts (transport/predial.py), keeping the early ones still wanted."""
+    from ..transport.predial import PreDialed, first_addresses
+    from ..workspace import dial_plan
+    from ..workspace.project import load_project
+    from ..workspace.selection import first_hosts
+
     project = load_project(args.steps, args.inventory, state=args.state)
     if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
@@ -103,19 +147,19 @@ def cmd_run(args) -> int:
         if args.rerun_failed
         else first_hosts(project.runbook, project.inventory, steps, args.action, hosts)
     )
-    predialed = None
-    if first and makes_new_run(Path(args.state), getattr(args, "run", None), getattr(args, "new_run", False)):
-        # their TCP connects now, while asyncssh is imported (transport/predial.py)
-        from ..transport.predial import predial
-
-        predialed = predial(project.inventory, first, args.max_handshakes)
-    import asyncio  # after the connects above: they need only the standard library
-
-    try:
-        return asyncio.run(_cmd_run(args, project, steps, hosts, first, predialed))
-    finally:
-        if predialed is not None:
-            predialed.close()  # the sockets no connect took
+    addresses = first_addresses(project.inventory, first, args.max_handshakes) if first and new_run else []
+    if early is not None:
+        early.want(addresses)
+        predialed = early
+    else:
+        # their TCP connects now, while asyncssh is imported
+        predialed = PreDialed(addresses)
+    if new_run and addresses != planned:
+        dial_plan.remember(args.state, plan_key, addresses)
+    if not predialed:
+        predialed.close()
+        predialed = None
+    return project, steps, hosts, first, predialed
 
 
 async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None) -> int:
@@ -146,6 +190,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None
         project.remember_caches(args.state)  # a site's first run: its state directory exists now
         from rich.console import Console
 
+        from ..inventory.load import fold
         from ..run.summary import run_summary
         from .progress import RunProgress, summary_table
 
@@ -215,6 +260,9 @@ def _say_pinned(session: Session, console: Console) -> None:
 
 
 def _selection(project, args):
+    from ..workspace.selection import choose_hosts, choose_steps
+    from .suggest import check_step_ids
+
     check_step_ids(project.runbook, args.step or [])
     return (
         choose_steps(project.runbook, args.step or None, args.phase),
@@ -273,6 +321,7 @@ def cmd_status(args) -> int:
 
     from ..run.summary import run_summary
     from ..store.store import Store
+    from ..workspace.project import eprint
     from ..workspace.run_project import project_of_run
     from .progress import summary_table
 
@@ -305,6 +354,7 @@ def cmd_status(args) -> int:
 
 def cmd_runs(args) -> int:
     from ..store.store import Store
+    from ..workspace.project import eprint
     from .human import runs_table, wide_console
 
     runs = Store.list_runs(args.state)
@@ -321,6 +371,9 @@ def cmd_runs(args) -> int:
 
 
 def cmd_decide(args) -> int:
+    from ..workspace.project import eprint, load_project
+    from .suggest import check_step_ids
+
     project = load_project(args.steps, args.inventory, state=args.state)
     check_step_ids(project.runbook, [args.step])
     session = _open(args, project)

@@ -24,10 +24,13 @@ import errno
 import socket
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..definition.model import Inventory
 from . import ansible_vars
 from .limits import DEFAULT_MAX_HANDSHAKES
+
+if TYPE_CHECKING:
+    from ..definition.model import Inventory
 
 
 def direct_address(name: str, vars_: dict) -> tuple[str, int] | None:
@@ -65,21 +68,34 @@ class PreDialed:
     def __init__(self, addresses: Iterable[tuple[str, int]]):
         self._socks: dict[tuple[str, int], socket.socket] = {}
         for address in addresses:
-            if address in self._socks:
-                continue
-            sock = None
-            try:
-                family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
-                sock = socket.socket(family, socket.SOCK_STREAM)
-                sock.setblocking(False)
-                if sock.connect_ex(address) not in (0, errno.EINPROGRESS):
-                    sock.close()  # refused at once, or no route: the transport's connect says so
-                    continue
-            except OSError:  # out of descriptors and the like: that host connects as before
-                if sock is not None:
-                    sock.close()
-                continue
-            self._socks[address] = sock
+            self._dial(address)
+
+    def _dial(self, address: tuple[str, int]) -> None:
+        if address in self._socks:
+            return
+        sock = None
+        try:
+            family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.setblocking(False)
+            if sock.connect_ex(address) not in (0, errno.EINPROGRESS):
+                sock.close()  # refused at once, or no route: the transport's connect says so
+                return
+        except OSError:  # out of descriptors and the like: that host connects as before
+            if sock is not None:
+                sock.close()
+            return
+        self._socks[address] = sock
+
+    def want(self, addresses: Iterable[tuple[str, int]]) -> None:
+        """Keep the connects to `addresses`, close the others, dial those missing
+        (connects started from a remembered plan: workspace/dial_plan.py)."""
+        wanted = list(addresses)
+        keep = set(wanted)
+        for address in [a for a in self._socks if a not in keep]:
+            self._socks.pop(address).close()
+        for address in wanted:
+            self._dial(address)
 
     def __len__(self) -> int:
         return len(self._socks)
@@ -132,17 +148,16 @@ async def _connected(sock: socket.socket, address: tuple[str, int], timeout: flo
         raise OSError(err, f"Connect call failed {address}")
 
 
-def predial(inventory: Inventory, hosts: list[str], limit: int | None) -> PreDialed | None:
-    """Start TCP connects to the first `limit` of `hosts` (those the transport will
-    handshake with first; `limit` None: the transport's default) whose address is
-    certain; None when there is none."""
+def first_addresses(inventory: Inventory, hosts: list[str], limit: int | None) -> list[tuple[str, int]]:
+    """The addresses of the first `limit` of `hosts` (those the transport will
+    handshake with first; `limit` None: the transport's default) that are certain,
+    in that order; [] when an ssh config may change them all."""
     if ssh_config_present():
-        return None
+        return []
     addresses = []
     for name in hosts[: limit or DEFAULT_MAX_HANDSHAKES]:
         host = inventory.hosts.get(name)
         address = direct_address(name, host.vars) if host is not None else None
         if address is not None:
             addresses.append(address)
-    dialed = PreDialed(addresses) if addresses else None
-    return dialed if dialed else None
+    return addresses

@@ -17,9 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..definition.model import Inventory, Runbook
-
 if TYPE_CHECKING:
+    from ..definition.model import Inventory, Runbook
     from ..transport import Transport
     from ..transport.predial import PreDialed
     from .session import Session

@@ -157,7 +157,8 @@ def test_unknown_host_key_is_refused_then_pinned_on_first_use(tmp_path, sshd_ser
     assert keys["real1"]["how"] == "pinned" and keys["real1"]["fingerprint"].startswith("SHA256:")
 
 
-# Records, at the first TCP connect to an internet address, whether asyncssh was imported.
+# Records, at the first TCP connect to an internet address, whether asyncssh was imported,
+# PyYAML, and the steps' loader (whether the steps had been loaded yet).
 _FIRST_CONNECT_PROBE = r"""
 import json, runpy, sys
 seen = {}
@@ -166,6 +167,7 @@ def hook(event, args):
     if event == "socket.connect" and isinstance(args[1], tuple) and "asyncssh" not in seen:
         seen["asyncssh"] = "asyncssh" in sys.modules
         seen["yaml"] = "yaml" in sys.modules
+        seen["loaded"] = "runbook.definition.loader" in sys.modules
         with open(out, "w") as f:
             json.dump(seen, f)
 sys.addaudithook(hook)
@@ -209,11 +211,15 @@ def test_a_new_run_dials_before_asyncssh_is_imported_and_still_checks_the_host_k
     # the next run does neither
     assert not (tmp_path / "state").exists()
     assert run(tmp_path, steps, inv, "--step", "kernel").returncode == 0
-    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False, "yaml": False}
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False, "yaml": False, "loaded": True}
+    # that run remembered which addresses it dialled first (workspace/dial_plan.py): the
+    # same command on the same files dials them before it loads the steps
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": False, "yaml": False, "loaded": False}
 
     (tmp_path / ".ssh").mkdir()
     (tmp_path / ".ssh" / "config").write_text("Host unrelated\n  Port 2222\n")
-    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True, "yaml": False}
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True, "yaml": False, "loaded": True}
+    assert _first_connect(tmp_path, steps, inv) == {"asyncssh": True, "yaml": False, "loaded": True}
 
     (tmp_path / ".ssh" / "config").unlink()
     sshd_server.new_host_key()  # reinstalled: the pre-dialled connection is refused like any other

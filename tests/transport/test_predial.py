@@ -13,7 +13,7 @@ import socket
 
 from runbook.definition.model import Host, Inventory
 from runbook.transport import HostKeyPolicy
-from runbook.transport.predial import PreDialed, direct_address, predial
+from runbook.transport.predial import PreDialed, direct_address, first_addresses
 from tests.transport.conftest import inventory, known_hosts
 
 
@@ -42,16 +42,13 @@ def test_only_addresses_certain_without_ssh_config_or_a_name_lookup():
 
 
 def test_nothing_is_dialled_when_an_ssh_config_may_send_the_host_elsewhere(tmp_path, monkeypatch):
-    inv = Inventory(
-        hosts={"n1": Host("n1", {"ansible_host": "127.0.0.1", "ansible_port": _closed_port()})}, groups={}
-    )
+    port = _closed_port()
+    inv = Inventory(hosts={"n1": Host("n1", {"ansible_host": "127.0.0.1", "ansible_port": port})}, groups={})
     monkeypatch.setenv("HOME", str(tmp_path))
-    dialed = predial(inv, ["n1"], None)
-    assert dialed is not None and len(dialed) == 1
-    dialed.close()
+    assert first_addresses(inv, ["n1"], None) == [("127.0.0.1", port)]
     (tmp_path / ".ssh").mkdir()
     (tmp_path / ".ssh" / "config").write_text("Host *\n  ProxyJump bastion\n")
-    assert predial(inv, ["n1"], None) is None
+    assert first_addresses(inv, ["n1"], None) == []
 
 
 def test_at_most_limit_hosts_are_dialled(tmp_path, monkeypatch):
@@ -60,11 +57,28 @@ def test_at_most_limit_hosts_are_dialled(tmp_path, monkeypatch):
     hosts = {
         f"n{i}": Host(f"n{i}", {"ansible_host": f"127.0.0.{i + 1}", "ansible_port": port}) for i in range(5)
     }
-    dialed = predial(Inventory(hosts=hosts, groups={}), list(hosts), 3)
+    assert first_addresses(Inventory(hosts=hosts, groups={}), list(hosts), 3) == [
+        (f"127.0.0.{i + 1}", port) for i in range(3)
+    ]
+
+
+def test_want_keeps_the_wanted_connects_closes_the_rest_and_dials_the_missing():
+    """A remembered plan's connects (workspace/dial_plan.py) meet the addresses the loaded
+    project wants: a stale one is closed unused, a missing one dialled."""
+    listeners = [socket.create_server(("127.0.0.1", 0)) for _ in range(3)]
     try:
-        assert sorted(dialed._socks) == [(f"127.0.0.{i + 1}", port) for i in range(3)]
+        a, b, c = (("127.0.0.1", s.getsockname()[1]) for s in listeners)
+        dialed = PreDialed([a, b])
+        stale, kept = dialed._socks[a], dialed._socks[b]
+        dialed.want([b, c, b])
+        assert list(dialed._socks) == [b, c]
+        assert dialed._socks[b] is kept  # not dialled again
+        assert stale.fileno() == -1  # closed, never handed to a connection
+        dialed.want([])
+        assert len(dialed) == 0 and kept.fileno() == -1
     finally:
-        dialed.close()
+        for s in listeners:
+            s.close()
 
 
 async def test_the_handshake_runs_over_the_socket_dialled_early(server, make_transport, tmp_path):
