@@ -4,6 +4,7 @@ the store and exporter record them."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -223,9 +224,10 @@ class Step:
             return "launch"
         return "each"
 
-    @property
+    @functools.cached_property  # asked by the store, the session and the engine, per step
     def sha256(self) -> str:
-        """Hash of the definition as written: a changed step makes old results stale."""
+        """Hash of the definition as written: a changed step makes old results stale.
+        The definition is never changed once loaded (the loader builds a new Step)."""
         blob = json.dumps(self.definition, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(blob.encode()).hexdigest()
 

@@ -4,13 +4,12 @@ definitions.py asks it before it serialises the inventory)."""
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import os
 import re
-from functools import lru_cache
 from pathlib import Path
 
+from ..code_fingerprint import fingerprint
 from ..definition.model import Inventory
 from ..owned_files import trusted_file
 from .definitions import latest_object_dirs, sha256_hex
@@ -26,8 +25,8 @@ class InventoryRecords:
 
     STATE/definitions-cache/<key> holds the object's name, the key a hash of all the
     record is made of (the loaded inventory's SHA-256, sources, hosts, groups and vars, in
-    `marshal`'s exact form: ~20 ms at 1,000 hosts) and of the code that makes it
-    (_CODE): the same values through the same code give the same bytes. The bytes are
+    `marshal`'s exact form: ~20 ms at 1,000 hosts) and of the fingerprint of the code
+    that makes it (_CODE; runbook/code_fingerprint.py): the same values through the same code give the same bytes. The bytes are
     then read from a run that has the object, and used only when they hash to its name;
     the new run keeps its own file as ever (RunDefinitions._put: a link to that run's file). Anything amiss (no such file, a link, a file
     another user could have written, a damaged object, a value marshal cannot write) is
@@ -56,7 +55,7 @@ class InventoryRecords:
             )
         except ValueError:
             return None
-        code = _code_digest()
+        code = fingerprint(_CODE)
         return None if code is None else sha256_hex(f"{code}\0{sha256_hex(data)}".encode())
 
     def find(self, key: str | None) -> bytes | None:
@@ -90,19 +89,3 @@ class InventoryRecords:
 _CODE = ("store/definitions.py", "store/canonical.py", "inventory", "definition/model.py")
 
 
-@lru_cache(maxsize=1)
-def _code_digest() -> str | None:
-    """None when the source cannot be read (no cache then)."""
-    from .. import __version__
-
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256(__version__.encode())
-    try:
-        for part in _CODE:
-            path = package / part
-            for f in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
-                digest.update(f"\0{f.relative_to(package)}\0".encode())
-                digest.update(f.read_bytes())
-    except OSError:
-        return None
-    return digest.hexdigest()

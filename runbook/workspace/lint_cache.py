@@ -2,16 +2,18 @@
 does not lint the same steps and inventory again (lint is ~0.2 s at 50 hosts and grows
 with hosts x steps; bench/cold_start.py). Only "no problems" is remembered, under a key
 that hashes the bytes of the step files and of the inventory files (Runbook.sha256,
-Inventory.sha256) and the source of the code lint depends on: any change
-to one of them is a different key, so lint runs again. Nothing is trusted without it.
+Inventory.sha256) and the fingerprint of the code lint depends on
+(runbook/code_fingerprint.py): any change to one of them is a different key, so lint
+runs again. Nothing is trusted without it.
 
-Beside it, keyed by the code's hash alone: which parser module defines which parser name
+Beside it, keyed by the code's fingerprint alone: which parser module defines which parser name
 (runbook/parsers/__init__.py use_index), written after a full discovery of the parsers,
 so that loading the steps checks their `parse:` names without importing every parser
 and a run imports only the parsers its steps use.
 
 Both are trusted only as workspace/load_cache.py trusts its files: a directory of this
-user's with mode 0700, files this user wrote, writable by nobody else, not links."""
+user's with mode 0700, files this user wrote, writable by nobody else, not links
+(runbook/owned_files.py)."""
 
 from __future__ import annotations
 
@@ -20,34 +22,21 @@ import json
 import os
 from pathlib import Path
 
-from .. import __version__
+from ..code_fingerprint import fingerprint
 from ..definition.model import Inventory, Runbook
-from .load_cache import private_dir, trusted_dir, trusted_file
+from ..owned_files import private_dir, trusted_dir, trusted_file
 
 DIR_NAME = "lint-cache"
-PACKAGE = Path(__file__).resolve().parent.parent
 # what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
-CODE = ("definition", "inventory", "criteria", "parsers")
+CODE = ("*.py", "definition", "inventory", "criteria", "parsers")  # "*.py": the package's own top level
 PARSER_INDEX = "parsers-{code}.json"
 
 
-_FINGERPRINTS: dict[str, str] = {}  # once per process (the code that runs was read at its start)
-
-
 def _code_fingerprint() -> str:
-    known = _FINGERPRINTS.get(__version__)
-    if known is None:
-        known = _FINGERPRINTS[__version__] = _hash_code()
-    return known
-
-
-def _hash_code() -> str:
-    digest = hashlib.sha256(__version__.encode())
-    files = sorted(PACKAGE.glob("*.py")) + sorted(f for d in CODE for f in (PACKAGE / d).rglob("*.py"))
-    for path in files:
-        digest.update(f"\0{path.relative_to(PACKAGE)}\0".encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    code = fingerprint(CODE)
+    if code is None:
+        raise OSError("the code lint depends on cannot be read")
+    return code
 
 
 def key(runbook: Runbook, inventory: Inventory) -> str | None:

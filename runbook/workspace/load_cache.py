@@ -2,9 +2,10 @@
 `runbook run` does not parse the same step and inventory files again: parsing is
 about half of loading them (bench/cold_phases.py shows the phase).
 
-One file per YAML text, named by the SHA-256 of the text and of the parsing code
-(runbook/yamlsafe.py, yaml_tree.py, yaml_parse.py and this module): a changed byte in any is another name, so
-a stale entry is never found. The trees are stored as plain data with `marshal`
+One file per YAML text, named by the SHA-256 of the text and of the parsing code's
+fingerprint (runbook/yamlsafe.py, yaml_tree.py, yaml_parse.py and this module;
+runbook/code_fingerprint.py): a changed text or a changed module is another name, so a
+stale entry is never found. The trees are stored as plain data with `marshal`
 (str, int, float, bool, None, bytes, in lists and tuples), never pickled; a tree with
 anything else (a YAML timestamp, a value reached through two aliases) is simply
 not cached. Nothing is trusted that this user did not write: the directory must be
@@ -17,14 +18,15 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
-from ..owned_files import ours, trusted_file
+from ..code_fingerprint import fingerprint
+from ..owned_files import private_dir, trusted_dir, trusted_file
 from ..yamlsafe import LineDict, LineList
 
 DIR_NAME = "load-cache"
+_CODE = ("yamlsafe.py", "yaml_tree.py", "yaml_parse.py", "workspace/load_cache.py")  # the parsing code
 _FORMAT = b"runbook load-cache 1\0"
 _MAX_DEPTH = 200  # deeper trees are parsed each time (no recursion limit met in decoding)
 
@@ -33,13 +35,10 @@ class _Uncacheable(Exception):
     pass
 
 
-def _code_digest() -> bytes:
-    here = Path(__file__).resolve()
-    digest = hashlib.sha256(_FORMAT)
-    package = here.parent.parent
-    for path in (package / "yamlsafe.py", package / "yaml_tree.py", package / "yaml_parse.py", here):
-        digest.update(path.read_bytes())
-    return digest.digest()
+def _code_digest() -> bytes | None:
+    """None when the parsing code cannot be read: nothing is then cached or found."""
+    code = fingerprint(_CODE)
+    return None if code is None else hashlib.sha256(_FORMAT + code.encode()).digest()
 
 
 _SCALARS = (str, int, float, bool, type(None), bytes)
@@ -86,32 +85,6 @@ def _decode(data: Any, file: str) -> Any:
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def trusted_dir(path: Path) -> bool:
-    try:
-        return ours(os.lstat(path), directory=True)
-    except OSError:
-        return False
-
-
-def private_dir(path: Path) -> bool:
-    """Make `path` (in an existing directory) a directory only this user may use;
-    False when it is not one and cannot be."""
-    if not path.parent.is_dir():
-        return False
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        try:
-            st = os.lstat(path)
-            if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
-                os.chmod(path, 0o700)
-        except OSError:
-            return False
-    except OSError:
-        return False
-    return trusted_dir(path)
-
-
 class LoadCache:
     """yamlsafe's text cache (yamlsafe.text_cache): get / put a parsed tree by its text."""
 
@@ -134,7 +107,7 @@ class LoadCache:
 
     def get(self, text: str, file: str) -> tuple[bool, Any]:
         """(True, tree) when this text's tree is cached and trusted, else (False, None)."""
-        if not self._directory_ok():
+        if self._code is None or not self._directory_ok():
             self.misses += 1
             return False, None
         blob = trusted_file(self._name(text))
@@ -156,6 +129,8 @@ class LoadCache:
     def put(self, text: str, tree: Any) -> None:
         """Remember a parsed tree (nothing when it holds what plain data cannot say,
         or when the directory cannot be made ours)."""
+        if self._code is None:
+            return
         try:
             payload = marshal.dumps(_encode(tree, set(), 0))
         except (_Uncacheable, ValueError, RecursionError):
