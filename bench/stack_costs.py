@@ -59,16 +59,25 @@ def timed(owner, name: str, label: str, is_async: bool = False) -> None:
 
 
 def install() -> None:
-    # imported here, after the CLI module itself, as `runbook run` imports them
-    from runbook.cli import cmd_run
+    # imported here, after the CLI module itself, as `runbook run` imports them; each
+    # function is timed where it is defined: `runbook run` imports most of them inside
+    # its functions, so it finds the timed one at call time
     from runbook.cli import main as m
+    from runbook.cli import progress
     from runbook.engine import hostrun
+    from runbook.run import summary
     from runbook.store.store import Store
+    from runbook.workspace import connecting, project
     from runbook.workspace.session import Session
 
     timed(m, "build_parser", "1 argparse set-up (imports what it names)")
-    timed(cmd_run, "load_project", "2 load runbook + inventory + lint")
-    timed(cmd_run, "_open", "3 open session (store create, transport)")
+    timed(project, "load_project", "2 load runbook + inventory + lint")
+    timed(
+        connecting,
+        "open_connecting",
+        "3 open session (store create, transport; the first handshakes meanwhile)",
+        is_async=True,
+    )
     timed(
         Session,
         "execute",
@@ -78,8 +87,8 @@ def install() -> None:
     timed(Store, "append_many", "4a the step, store appends (durable; worker thread)")
     timed(hostrun, "parse_output", "4b  of 4: parse output")
     timed(hostrun, "judge_host", "4c  of 4: judge (criteria)")
-    timed(cmd_run, "run_summary", "5 summary document")
-    timed(cmd_run, "summary_table", "6 summary table (rich)")
+    timed(summary, "run_summary", "5 summary document")
+    timed(progress, "summary_table", "6 summary table (rich)")
 
 
 def main() -> None:
