@@ -93,9 +93,9 @@ def _design_value(value: Any) -> str:
 def describe_design(name: str, variables: dict | None) -> str:
     """The comparator's description with each design variable it names filled in,
     e.g. "8 GPUs with PCI id 0x2330" from "gpus_per_node GPUs with PCI id gpu_pci_id"."""
-    from .design import comparators
+    from .design import get
 
-    comparator = comparators().get(name)
+    comparator = get(name)
     text = (comparator.describe if comparator else "") or name
     if variables is not None:
 

@@ -11,6 +11,8 @@ found automatically (a module defines `COMPARATORS = [Comparator(...)]`).
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -25,16 +27,68 @@ class Comparator:
     describe: str = ""
 
 
+# name -> (module, scope), from a full discovery of the same source (runbook/workspace/
+# lint_cache.py keeps it beside the parsers' index, keyed by the code's fingerprint): a
+# step's `design:` names and scopes are checked without importing every comparator
+# module, and the one a step uses is imported when it is judged (as parsers.use_index).
+_hint: dict[str, tuple[str, str]] = {}
+
+
 @cache
 def comparators() -> dict[str, Comparator]:
+    """Every comparator (imports every module of designs/)."""
     from ..registry import discover
     from . import designs
 
     return discover(designs, "COMPARATORS")
 
 
+def use_index(hint: dict[str, tuple[str, str]]) -> None:
+    _hint.clear()
+    _hint.update(hint)
+
+
+def index() -> dict[str, tuple[str, str]]:
+    """name -> (the module of designs/ whose COMPARATORS holds it, scope), for use_index."""
+    registry = comparators()
+    out = {}
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith(f"{__package__}.designs.") and module is not None:
+            for item in getattr(module, "COMPARATORS", ()):
+                if registry.get(item.name) is item:
+                    out[item.name] = (module_name.rsplit(".", 1)[1], item.scope)
+    return out
+
+
+def _everything_loaded() -> bool:
+    return bool(comparators.cache_info().currsize)
+
+
+def known(name: str) -> bool:
+    return (name in _hint and not _everything_loaded()) or name in comparators()
+
+
+def scope(name: str) -> str:
+    """host | fleet; KeyError for an unknown name."""
+    if name in _hint and not _everything_loaded():
+        return _hint[name][1]
+    return comparators()[name].scope
+
+
+def get(name: str) -> Comparator | None:
+    """The comparator named `name`, importing only its module when the index names it."""
+    hinted = _hint.get(name)
+    if hinted is not None and not _everything_loaded():
+        try:
+            module = importlib.import_module(f"{__package__}.designs.{hinted[0]}")
+        except ImportError:
+            module = None
+        for item in getattr(module, "COMPARATORS", ()):
+            if item.name == name and item.scope == hinted[1]:
+                return item
+    return comparators().get(name)
+
+
 def is_fleet_check(check) -> bool:
     """Judged across the hosts of a step, not on one host's output."""
-    return check.kind == "consistent" or (
-        check.kind == "design" and comparators()[check.value].scope == "fleet"
-    )
+    return check.kind == "consistent" or (check.kind == "design" and scope(check.value) == "fleet")

@@ -54,9 +54,9 @@ def variables_read_in(source: str) -> set[str]:
 def variables_read_by(name: str) -> frozenset[str]:
     """The variables the design comparison `name` reads; empty if unknown or its
     source cannot be read (then the log simply records less)."""
-    from .design import comparators
+    from .design import get
 
-    comp = comparators().get(name)
+    comp = get(name)
     module = inspect.getmodule(comp.func) if comp else None
     try:
         return frozenset(variables_read_in(inspect.getsource(module))) if module else frozenset()

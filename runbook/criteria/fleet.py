@@ -15,7 +15,8 @@ from typing import Any
 
 from ..definition.model import Action, Status
 from ..inventory.hostsel import fold
-from .design import comparators
+from .design import get as get_comparator
+from .design import scope as design_scope
 from .paths import select
 from .verdict import Verdict, short
 
@@ -84,8 +85,8 @@ def judge_fleet(
                     extra_unknown[h].append(problem)
                 elif problem:
                     extra[h].append(problem)
-        elif check.kind == "design" and comparators()[check.value].scope == "fleet":
-            comp = comparators()[check.value]
+        elif check.kind == "design" and design_scope(check.value) == "fleet":
+            comp = get_comparator(check.value)
             have = {h: records[h] for h in assessed if records.get(h) is not None}
             try:
                 mismatches = comp.func(have, {h: variables[h] for h in have})

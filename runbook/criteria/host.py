@@ -146,11 +146,11 @@ def judge_host(
                     continue  # the parse problem (or exit failure) already explains it
                 bad, unk = _path_check(check, record, variables)
             elif check.kind == "design":
-                from .design import comparators
+                from .design import get
 
                 if record is None:
                     continue
-                mismatches = comparators()[check.value].func(record, variables)
+                mismatches = get(check.value).func(record, variables)
                 bad, unk = ("; ".join(mismatches) if mismatches else None), None
             else:
                 regex = check.kind in ("matches", "not_matches")

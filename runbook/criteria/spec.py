@@ -45,13 +45,13 @@ def parse_check(raw: Any, line: int) -> tuple[Check | None, list[str]]:
             return None, [f"unexpected key(s) {sorted(extra)} beside consistent"]
         return Check("consistent", path=str(raw["consistent"]), line=line, raw=raw), []
     if "design" in keys:
-        from .design import comparators
+        from .design import comparators, known
 
         extra = keys - {"design"}
         if extra:
             return None, [f"unexpected key(s) {sorted(extra)} beside design"]
         name = raw["design"]
-        if name not in comparators():
+        if not isinstance(name, str) or not known(name):
             return None, [f"unknown design comparison {name!r} (known: {', '.join(sorted(comparators()))})"]
         return Check("design", value=name, line=line, raw=raw), []
     if "path" not in keys:

@@ -87,5 +87,3 @@ class InventoryRecords:
 # What the inventory record's bytes depend on besides the inventory files: definitions.py,
 # the canonical form, the inventory's loading (merged vars, secrets) and its model.
 _CODE = ("store/definitions.py", "store/canonical.py", "inventory", "definition/model.py")
-
-

@@ -6,10 +6,12 @@ Inventory.sha256) and the fingerprint of the code lint depends on
 (runbook/code_fingerprint.py): any change to one of them is a different key, so lint
 runs again. Nothing is trusted without it.
 
-Beside it, keyed by the code's fingerprint alone: which parser module defines which parser name
-(runbook/parsers/__init__.py use_index), written after a full discovery of the parsers,
-so that loading the steps checks their `parse:` names without importing every parser
-and a run imports only the parsers its steps use.
+Beside it, keyed by the code's fingerprint alone: which parser module defines which parser
+name (runbook/parsers/__init__.py use_index) and which designs/ module defines which design
+comparison, with its scope (runbook/criteria/design.py use_index), written after a full
+discovery of both, so that loading the steps checks their `parse:` and `design:` names
+without importing every parser and comparator module, and a run imports only the ones
+its steps use.
 
 Both are trusted only as workspace/load_cache.py trusts its files: a directory of this
 user's with mode 0700, files this user wrote, writable by nobody else, not links
@@ -29,7 +31,7 @@ from ..owned_files import private_dir, trusted_dir, trusted_file
 DIR_NAME = "lint-cache"
 # what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
 CODE = ("*.py", "definition", "inventory", "criteria", "parsers")  # "*.py": the package's own top level
-PARSER_INDEX = "parsers-{code}.json"
+MODULE_INDEX = "indexes-{code}.json"
 
 
 def _code_fingerprint() -> str:
@@ -86,29 +88,44 @@ def _write_json(path: Path, record: dict) -> None:
         pass
 
 
-def _parser_index_path(state_dir: str | Path) -> Path | None:
+def _index_path(state_dir: str | Path) -> Path | None:
     try:
         code = _code_fingerprint()
     except OSError:
         return None
-    return Path(state_dir) / DIR_NAME / PARSER_INDEX.format(code=code)
+    return Path(state_dir) / DIR_NAME / MODULE_INDEX.format(code=code)
 
 
-def load_parser_index(state_dir: str | Path) -> dict[str, str] | None:
-    """{parser name: module} found by a full discovery of this very source, or None."""
-    path = _parser_index_path(state_dir)
-    if path is None:
-        return None
-    record = _read_json(path)
-    index = record.get("parsers") if isinstance(record, dict) else None
-    if not isinstance(index, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and v.isidentifier() for k, v in index.items()
+def load_indexes(state_dir: str | Path) -> tuple[dict[str, str] | None, dict[str, tuple[str, str]] | None]:
+    """({parser name: module}, {design comparison name: (module, scope)}), found by a
+    full discovery of this very source; None for what is not remembered or not well-formed."""
+    path = _index_path(state_dir)
+    record = _read_json(path) if path is not None else None
+    if not isinstance(record, dict):
+        return None, None
+    parsers = record.get("parsers")
+    if not isinstance(parsers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and v.isidentifier() for k, v in parsers.items()
     ):
-        return None
-    return index
+        parsers = None
+    designs = record.get("designs")
+    if not isinstance(designs, dict) or not all(
+        isinstance(k, str)
+        and isinstance(v, list)
+        and len(v) == 2
+        and isinstance(v[0], str)
+        and v[0].isidentifier()
+        and v[1] in ("host", "fleet")
+        for k, v in designs.items()
+    ):
+        designs = None
+    return parsers or None, {k: (v[0], v[1]) for k, v in designs.items()} if designs else None
 
 
-def remember_parser_index(state_dir: str | Path, index: dict[str, str]) -> None:
-    path = _parser_index_path(state_dir)
-    if path is not None and index:
-        _write_json(path, {"parsers": index})
+def remember_indexes(
+    state_dir: str | Path, indexes: tuple[dict[str, str], dict[str, tuple[str, str]]]
+) -> None:
+    path = _index_path(state_dir)
+    parsers, designs = indexes
+    if path is not None and parsers and designs:
+        _write_json(path, {"parsers": parsers, "designs": {k: list(v) for k, v in designs.items()}})

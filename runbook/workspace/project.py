@@ -27,7 +27,7 @@ class Project:
     # a clean lint and parsed YAML that could not be remembered yet: their state
     # directory did not exist (a site's first run); remember_caches() writes them
     # once the run has made it
-    unremembered_lint: tuple[str, dict[str, str]] | None = None
+    unremembered_lint: tuple[str, tuple[dict, dict]] | None = None
     unwritten_loads: LoadCache | None = None
 
     def remember_caches(self, state: str | Path) -> None:
@@ -36,9 +36,9 @@ class Project:
         if self.unremembered_lint is not None:
             from . import lint_cache
 
-            k, parser_index = self.unremembered_lint
+            k, indexes = self.unremembered_lint
             lint_cache.remember_clean(state, k)
-            lint_cache.remember_parser_index(state, parser_index)
+            lint_cache.remember_indexes(state, indexes)
             self.unremembered_lint = None
         if self.unwritten_loads is not None:
             self.unwritten_loads.write_pending()
@@ -56,7 +56,7 @@ def load_project(
     runbook = inv = None
     pending: list = []
     if state is not None:
-        _use_parser_index(state)
+        _use_indexes(state)
     with _yaml_cache(state) as loads:
         try:
             runbook = load_runbook(steps)
@@ -100,12 +100,14 @@ def _lint(runbook: Runbook, inv: Inventory, state: str | Path | None, pending: l
     problems = lint(runbook, inv)
     if not problems:
         from .. import parsers
+        from ..criteria import design
 
+        indexes = (parsers.index(), design.index())
         if Path(state).is_dir():
             lint_cache.remember_clean(state, k)
-            lint_cache.remember_parser_index(state, parsers.index())
+            lint_cache.remember_indexes(state, indexes)
         elif k is not None:
-            pending.append((k, parsers.index()))
+            pending.append((k, indexes))
     return problems
 
 
@@ -125,16 +127,19 @@ def _yaml_cache(state: str | Path | None):
         yamlsafe.text_cache = None
 
 
-def _use_parser_index(state: str | Path) -> None:
-    """Which module holds which parser, remembered from an earlier full discovery of
-    the same source (workspace/lint_cache.py): the steps' `parse:` names are then
-    checked without importing every parser module."""
+def _use_indexes(state: str | Path) -> None:
+    """Which module holds which parser and which design comparison, remembered from an
+    earlier full discovery of the same source (workspace/lint_cache.py): the steps'
+    `parse:` and `design:` names are then checked without importing every module."""
     from .. import parsers
+    from ..criteria import design
     from . import lint_cache
 
-    index = lint_cache.load_parser_index(state)
-    if index:
-        parsers.use_index(index)
+    parser_index, design_index = lint_cache.load_indexes(state)
+    if parser_index:
+        parsers.use_index(parser_index)
+    if design_index:
+        design.use_index(design_index)
 
 
 def eprint(*args) -> None:

@@ -61,10 +61,16 @@ def test_same_files_lint_once(site):
     load(site_dir)
     assert len(calls) == 1
     files = sorted(p.name for p in (site_dir / "state" / lint_cache.DIR_NAME).iterdir())
-    # one clean record, and the parser index written beside it after the full discovery
-    assert len([f for f in files if not f.startswith("parsers-")]) == 1
-    index = lint_cache.load_parser_index(site_dir / "state")
+    # one clean record, and the parsers' and comparators' index written beside it after
+    # the full discovery
+    assert len([f for f in files if not f.startswith("indexes-")]) == 1
+    index, designs = lint_cache.load_indexes(site_dir / "state")
     assert index and index["ofed_info"] == "ofed_info" and index["ibstatus"] == "ibstat"
+    assert (
+        designs
+        and designs["sm-master-standby"] == ("sm", "fleet")
+        and designs["dcgm-diag"] == ("gpu_health", "host")
+    )
 
 
 def test_without_state_lint_always_runs(site):
@@ -100,7 +106,7 @@ def test_entry_that_does_not_match_its_key_is_not_trusted(site):
     site_dir, calls = site
     load(site_dir)
     (entry,) = [
-        p for p in (site_dir / "state" / lint_cache.DIR_NAME).iterdir() if not p.name.startswith("parsers-")
+        p for p in (site_dir / "state" / lint_cache.DIR_NAME).iterdir() if not p.name.startswith("indexes-")
     ]
     entry.write_text('{"key": "0000", "problems": 0}')
     load(site_dir)
@@ -138,7 +144,7 @@ def test_entry_not_written_by_us_is_not_trusted(site, spoil):
     load(site_dir)
     directory = site_dir / "state" / lint_cache.DIR_NAME
     assert oct(os.stat(directory).st_mode & 0o777) == "0o700"
-    (entry,) = [p for p in directory.iterdir() if not p.name.startswith("parsers-")]
+    (entry,) = [p for p in directory.iterdir() if not p.name.startswith("indexes-")]
     spoil(entry)
     load(site_dir)
     assert len(calls) == 2
