@@ -34,13 +34,18 @@ class Comparator:
 _hint: dict[str, tuple[str, str]] = {}
 
 
+_discovered: list[bool] = []  # comparators() has run: the index is no longer needed
+
+
 @cache
 def comparators() -> dict[str, Comparator]:
     """Every comparator (imports every module of designs/)."""
     from ..registry import discover
     from . import designs
 
-    return discover(designs, "COMPARATORS")
+    found = discover(designs, "COMPARATORS")
+    _discovered.append(True)
+    return found
 
 
 def use_index(hint: dict[str, tuple[str, str]]) -> None:
@@ -60,17 +65,13 @@ def index() -> dict[str, tuple[str, str]]:
     return out
 
 
-def _everything_loaded() -> bool:
-    return bool(comparators.cache_info().currsize)
-
-
 def known(name: str) -> bool:
-    return (name in _hint and not _everything_loaded()) or name in comparators()
+    return (name in _hint and not _discovered) or name in comparators()
 
 
 def scope(name: str) -> str:
     """host | fleet; KeyError for an unknown name."""
-    if name in _hint and not _everything_loaded():
+    if name in _hint and not _discovered:
         return _hint[name][1]
     return comparators()[name].scope
 
@@ -78,7 +79,7 @@ def scope(name: str) -> str:
 def get(name: str) -> Comparator | None:
     """The comparator named `name`, importing only its module when the index names it."""
     hinted = _hint.get(name)
-    if hinted is not None and not _everything_loaded():
+    if hinted is not None and not _discovered:
         try:
             module = importlib.import_module(f"{__package__}.designs.{hinted[0]}")
         except ImportError:

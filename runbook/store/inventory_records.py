@@ -26,7 +26,8 @@ class InventoryRecords:
     STATE/definitions-cache/<key> holds the object's name, the key a hash of all the
     record is made of (the loaded inventory's SHA-256, sources, hosts, groups and vars, in
     `marshal`'s exact form: ~20 ms at 1,000 hosts) and of the fingerprint of the code
-    that makes it (_CODE; runbook/code_fingerprint.py): the same values through the same code give the same bytes. The bytes are
+    that makes it (_CODE; runbook/code_fingerprint.py): the same values through the same
+    code give the same bytes. The bytes are
     then read from a run that has the object, and used only when they hash to its name;
     the new run keeps its own file as ever (RunDefinitions._put: a link to that run's file). Anything amiss (no such file, a link, a file
     another user could have written, a damaged object, a value marshal cannot write) is

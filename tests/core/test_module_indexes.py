@@ -64,7 +64,7 @@ def hint():
 
 def test_a_wrong_hint_is_never_mistaken(hint, monkeypatch):
     full = design.comparators()["dcgm-diag"]
-    monkeypatch.setattr(design, "_everything_loaded", lambda: False)  # as in a fresh process
+    monkeypatch.setattr(design, "_discovered", [])  # as in a fresh process
     hint({"dcgm-diag": ("sm", "host"), "sm-master-standby": ("sm", "host")})
     assert design.get("dcgm-diag") is full  # not in that module: the full discovery finds it
     assert design.get("sm-master-standby") is design.comparators()["sm-master-standby"]  # scope differs
