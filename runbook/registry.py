@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -21,3 +22,16 @@ def discover(package: ModuleType, attr: str, skip: tuple[str, ...] = ()) -> dict
                 raise RuntimeError(f"{package.__name__}: {item.name!r} defined twice")
             found[item.name] = item
     return found
+
+
+def holders(package: str, attr: str, registry: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """name -> (the module of `package` whose `attr` holds the item `registry` has under
+    that name, the item): where a full discovery found each name, for an index that
+    later imports only the one module a name needs (parsers.index, criteria/design.py)."""
+    out = {}
+    for module_name, module in list(sys.modules.items()):
+        if module_name.startswith(f"{package}.") and module is not None:
+            for item in getattr(module, attr, ()):
+                if registry.get(item.name) is item:
+                    out[item.name] = (module_name.rsplit(".", 1)[1], item)
+    return out

@@ -12,7 +12,6 @@ found automatically (a module defines `COMPARATORS = [Comparator(...)]`).
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -55,14 +54,10 @@ def use_index(hint: dict[str, tuple[str, str]]) -> None:
 
 def index() -> dict[str, tuple[str, str]]:
     """name -> (the module of designs/ whose COMPARATORS holds it, scope), for use_index."""
-    registry = comparators()
-    out = {}
-    for module_name, module in list(sys.modules.items()):
-        if module_name.startswith(f"{__package__}.designs.") and module is not None:
-            for item in getattr(module, "COMPARATORS", ()):
-                if registry.get(item.name) is item:
-                    out[item.name] = (module_name.rsplit(".", 1)[1], item.scope)
-    return out
+    from ..registry import holders
+
+    found = holders(f"{__package__}.designs", "COMPARATORS", comparators())
+    return {name: (module, item.scope) for name, (module, item) in found.items()}
 
 
 def known(name: str) -> bool:

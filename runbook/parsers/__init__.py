@@ -45,14 +45,9 @@ def use_index(hint: dict[str, str]) -> None:
 
 def index() -> dict[str, str]:
     """name -> the module (of this package) whose PARSERS holds it, for use_index."""
-    registry = _registry()
-    out = {}
-    for module_name, module in list(sys.modules.items()):
-        if module_name.startswith(f"{__name__}.") and module is not None:
-            for item in getattr(module, "PARSERS", ()):
-                if registry.get(item.name) is item:
-                    out[item.name] = module_name.rsplit(".", 1)[1]
-    return out
+    from ..registry import holders
+
+    return {name: module for name, (module, _) in holders(__name__, "PARSERS", _registry()).items()}
 
 
 def known(name: str) -> bool:
