@@ -10,8 +10,9 @@ the difference of two runs made back to back, the order swapped every pair.
 
 Each tree runs as installed (bytecode cached under its own prefix) with `python -P`,
 its own steps/, and a state directory of its own kept across its runs (each run a
-`--new-run`, as a site directory keeps its state/); two discarded runs of each fill the
-bytecode and the state's caches first. Per run: wall (spawn to wait4) and CPU (user +
+`--new-run`, as a site directory keeps its state/; --fresh-state: a new one for every
+run, a site's first run); two discarded runs of each fill the bytecode and the
+state's caches first. Per run: wall (spawn to wait4) and CPU (user +
 sys of the process and its children, from wait4). Prints the medians of each tree and
 the median and mean of the paired differences (this tree minus the baseline).
 """
@@ -48,6 +49,9 @@ def main() -> int:
     ap.add_argument("--nodes", type=int, default=48)
     ap.add_argument("--pairs", type=int, default=40)
     ap.add_argument("--step", default="ofed-version")
+    ap.add_argument(
+        "--fresh-state", action="store_true", help="a new --state for every run (a site's first run)"
+    )
     ap.add_argument("--json", help="also write every run here")
     a = ap.parse_args()
 
@@ -65,8 +69,12 @@ def main() -> int:
             for i, (name, tree) in enumerate(trees.items())
         }
 
+        count = iter(range(10**9))
+
         def run(name: str) -> tuple[float, float, int]:
             state = work / f"state-{list(trees).index(name)}"
+            if a.fresh_state:
+                state = work / f"state-{list(trees).index(name)}-{next(count)}"
             return _run(trees[name], envs[name], lab.inventory, state, a.step)
 
         for name in trees:  # discarded: bytecode, the state's caches
@@ -76,7 +84,8 @@ def main() -> int:
             for name in order:
                 runs[name].append(run(name))
     bad = {name: sum(1 for r in rs if r[2] not in (0, 1)) for name, rs in runs.items()}
-    print(f"# cold `runbook run --step {a.step}`, {a.nodes} nodes, {a.pairs} alternating pairs, state kept")
+    kept = "a new state every run" if a.fresh_state else "state kept"
+    print(f"# cold `runbook run --step {a.step}`, {a.nodes} nodes, {a.pairs} alternating pairs, {kept}")
     print("| tree | wall median s | CPU median s | runs failed |")
     print("|---|---|---|---|")
     for name, rs in runs.items():
