@@ -158,3 +158,19 @@ def test_yaml_nested_too_deeply_is_an_error_not_a_crash(text: str, tmp_path: Pat
     f.write_text(text)
     p = cli("inventory", "--inventory", str(f))
     assert p.returncode == 2 and "nested too deeply" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_only_a_text_that_could_nest_too_deeply_is_scanned_for_its_depth(monkeypatch) -> None:
+    """runbook/yaml_parse.py scans a text's flow nesting (libyaml would recurse in C on
+    a deep one) only when it has more `[` and `{` than the limit: fewer cannot nest
+    deeper. Both kinds of text still parse the same."""
+    from runbook import yaml_parse
+
+    scanned = []
+    real = yaml_parse._flow_depth
+    monkeypatch.setattr(yaml_parse, "_flow_depth", lambda text: scanned.append(text) or real(text))
+    assert yaml_parse.parse("a: [1, {b: [2]}]\n", "f.yaml") == {"a": [1, {"b": [2]}]}
+    assert scanned == []
+    many = "- [1]\n" * (yaml_parse._MAX_C_FLOW_DEPTH + 1)  # many openers, none nested
+    assert yaml_parse.parse(many, "g.yaml") == [[1]] * (yaml_parse._MAX_C_FLOW_DEPTH + 1)
+    assert scanned == [many]
