@@ -31,8 +31,6 @@ class Comparator:
 # step's `design:` names and scopes are checked without importing every comparator
 # module, and the one a step uses is imported when it is judged (as parsers.use_index).
 _hint: dict[str, tuple[str, str]] = {}
-
-
 _discovered: list[bool] = []  # comparators() has run: the index is no longer needed
 
 
