@@ -27,9 +27,19 @@ async def verify_until_one_is_left(app, pilot, hosts: list[str]) -> None:
     )
 
 
-async def run_to_end(app, pilot) -> None:
-    """Wait for the step's worker, then for the final repaint to be drawn."""
-    await app.workers.wait_for_complete()
+async def run_to_end(app, pilot, *, stopped: bool = False) -> None:
+    """Wait for the step's worker, then for the final repaint to be drawn. `stopped`:
+    the test stopped the run (x); its worker then ends cancelled, once its clean-up (the
+    interrupted hosts recorded) is done, and waiting for it says so (WorkerCancelled).
+    Under load the worker may still be winding down when this is called."""
+    from textual.worker import WorkerCancelled
+
+    for worker in list(app.workers):
+        try:
+            await worker.wait()
+        except WorkerCancelled:
+            if not stopped:
+                raise
     await pilot.pause()
 
 

@@ -107,7 +107,7 @@ async def test_stop_records_the_running_hosts_as_interrupted_and_the_ui_stays(tm
                 await pilot.press("down")  # the UI answers while the hung host runs
                 assert app.main.step_id == "link-type-ib"
                 await pilot.press("up", "x")
-                await run_to_end(app, pilot)
+                await run_to_end(app, pilot, stopped=True)
                 assert app.main.grid.status_of(HANGING) == "interrupted"
                 assert app.is_running and not app.main.running()
             journal = [e["event"] for e in session.store.journal()]
