@@ -2,10 +2,13 @@
 else, never reached through a symbolic link. The caches beside the runs (the
 load cache and lint cache of runbook/workspace, the definitions cache of
 runbook/store/definitions.py) read back only what passes these checks.
-A leaf module: imported before anything heavy on the way to the first connection."""
+read_json and write_json are the JSON files of the lint cache and the dial plans
+(runbook/workspace/lint_cache.py, dial_plan.py). A leaf module, standard library
+only: imported before anything heavy on the way to the first connection."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -61,3 +64,29 @@ def private_dir(path: Path) -> bool:
     except OSError:
         return False
     return trusted_dir(path)
+
+
+def read_json(path: Path):
+    """The JSON in `path` when its directory and the file pass the checks above, else None."""
+    if not trusted_dir(path.parent):
+        return None
+    blob = trusted_file(path)
+    try:
+        return json.loads(blob) if blob is not None else None
+    except ValueError:
+        return None
+
+
+def write_json(path: Path, record) -> None:
+    """Write `record` to `path`, in a directory made private_dir, whole or not at all
+    (a temporary file renamed). A cache: what is not written is simply done again."""
+    try:
+        if not private_dir(path.parent):
+            return
+        tmp = path.parent / f".tmp-{os.getpid()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps(record, sort_keys=True))
+        os.replace(tmp, path)
+    except OSError:
+        pass

@@ -24,7 +24,7 @@ import json
 import os
 from pathlib import Path
 
-from ..owned_files import private_dir, trusted_dir, trusted_file
+from ..owned_files import read_json, write_json
 
 DIR_NAME = "dial-plans"
 _MAX_FILES = 2000  # a steps or inventory tree larger than this is not worth the walk
@@ -74,16 +74,7 @@ def plan_key(args) -> str | None:
 
 def recall(state: str | Path, key: str | None) -> list[tuple[str, int]]:
     """The addresses remembered for `key`, in dial order; [] when none is trusted."""
-    if key is None:
-        return []
-    d = Path(state) / DIR_NAME
-    if not trusted_dir(d):
-        return []
-    blob = trusted_file(d / key)
-    try:
-        record = json.loads(blob) if blob is not None else None
-    except ValueError:
-        return []
+    record = read_json(Path(state) / DIR_NAME / key) if key is not None else None
     if not isinstance(record, dict) or record.get("key") != key:
         return []
     addresses = record.get("addresses")
@@ -103,14 +94,8 @@ def remember(state: str | Path, key: str | None, addresses: list[tuple[str, int]
     if key is None or not Path(state).is_dir():
         return
     d = Path(state) / DIR_NAME
+    write_json(d / key, {"key": key, "addresses": [list(a) for a in addresses]})
     try:
-        if not private_dir(d):
-            return
-        tmp = d / f".tmp-{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"key": key, "addresses": [list(a) for a in addresses]}))
-        os.replace(tmp, d / key)
         _prune(d)
     except OSError:
         pass

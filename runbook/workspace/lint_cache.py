@@ -20,13 +20,11 @@ user's with mode 0700, files this user wrote, writable by nobody else, not links
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from pathlib import Path
 
 from ..code_fingerprint import fingerprint
 from ..definition.model import Inventory, Runbook
-from ..owned_files import private_dir, trusted_dir, trusted_file
+from ..owned_files import read_json, write_json
 
 DIR_NAME = "lint-cache"
 # what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
@@ -34,19 +32,11 @@ CODE = ("*.py", "definition", "inventory", "criteria", "parsers")  # "*.py": the
 MODULE_INDEX = "indexes-{code}.json"
 
 
-def _code_fingerprint() -> str:
-    code = fingerprint(CODE)
-    if code is None:
-        raise OSError("the code lint depends on cannot be read")
-    return code
-
-
 def key(runbook: Runbook, inventory: Inventory) -> str | None:
     if not (runbook.sha256 and inventory.sha256):
         return None
-    try:
-        code = _code_fingerprint()
-    except OSError:
+    code = fingerprint(CODE)
+    if code is None:  # the code cannot be read: nothing is remembered
         return None
     return hashlib.sha256(f"{runbook.sha256}\n{inventory.sha256}\n{code}".encode()).hexdigest()
 
@@ -54,7 +44,7 @@ def key(runbook: Runbook, inventory: Inventory) -> str | None:
 def known_clean(state_dir: str | Path, k: str | None) -> bool:
     if k is None:
         return False
-    record = _read_json(Path(state_dir) / DIR_NAME / k)
+    record = read_json(Path(state_dir) / DIR_NAME / k)
     return isinstance(record, dict) and record.get("key") == k and record.get("problems") == 0
 
 
@@ -62,36 +52,12 @@ def remember_clean(state_dir: str | Path, k: str | None) -> None:
     """Only in a state directory that exists already: a command that then fails on its
     arguments leaves nothing behind."""
     if k is not None:
-        _write_json(Path(state_dir) / DIR_NAME / k, {"key": k, "problems": 0})
-
-
-def _read_json(path: Path):
-    if not trusted_dir(path.parent):
-        return None
-    blob = trusted_file(path)
-    try:
-        return json.loads(blob) if blob is not None else None
-    except ValueError:
-        return None
-
-
-def _write_json(path: Path, record: dict) -> None:
-    try:  # a cache: what is not written is simply done again next time
-        if not private_dir(path.parent):
-            return
-        tmp = path.parent / f".tmp-{os.getpid()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps(record, sort_keys=True))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+        write_json(Path(state_dir) / DIR_NAME / k, {"key": k, "problems": 0})
 
 
 def _index_path(state_dir: str | Path) -> Path | None:
-    try:
-        code = _code_fingerprint()
-    except OSError:
+    code = fingerprint(CODE)
+    if code is None:
         return None
     return Path(state_dir) / DIR_NAME / MODULE_INDEX.format(code=code)
 
@@ -100,7 +66,7 @@ def load_indexes(state_dir: str | Path) -> tuple[dict[str, str] | None, dict[str
     """({parser name: module}, {design comparison name: (module, scope)}), found by a
     full discovery of this very source; None for what is not remembered or not well-formed."""
     path = _index_path(state_dir)
-    record = _read_json(path) if path is not None else None
+    record = read_json(path) if path is not None else None
     if not isinstance(record, dict):
         return None, None
     parsers = record.get("parsers")
@@ -128,4 +94,4 @@ def remember_indexes(
     path = _index_path(state_dir)
     parsers, designs = indexes
     if path is not None and parsers and designs:
-        _write_json(path, {"parsers": parsers, "designs": {k: list(v) for k, v in designs.items()}})
+        write_json(path, {"parsers": parsers, "designs": {k: list(v) for k, v in designs.items()}})
