@@ -95,9 +95,8 @@ def _open(args, project, **kw) -> Session:
 def cmd_run(args) -> int:
     from ..workspace.connecting import makes_new_run
 
-    chosen = args.step or args.phase or args.all or args.resume
     new_run = (
-        bool(chosen)
+        _says_what_to_run(args)
         and not args.rerun_failed
         and makes_new_run(Path(args.state), getattr(args, "run", None), getattr(args, "new_run", False))
     )
@@ -115,6 +114,10 @@ def cmd_run(args) -> int:
     finally:
         if predialed is not None:
             predialed.close()  # the sockets no connect took
+
+
+def _says_what_to_run(args) -> bool:
+    return bool(args.step or args.phase or args.all or args.rerun_failed or args.resume)
 
 
 def _dial_early(args):
@@ -139,7 +142,7 @@ def _load_and_dial(args, new_run: bool, plan_key, planned, early):
     from ..workspace.selection import first_hosts
 
     project = load_project(args.steps, args.inventory, state=args.state)
-    if not (args.step or args.phase or args.all or args.rerun_failed or args.resume):
+    if not _says_what_to_run(args):
         raise UsageError("say what to run: --step ID, --phase P, --all, --resume or --rerun-failed")
     steps, hosts = _selection(project, args)  # before a run is created or locked
     first = (
