@@ -77,6 +77,9 @@ def make_transport(
     on_host_key,
     predialed: PreDialed | None = None,
 ) -> Transport:
+    from ..transport.library_probe import import_asyncssh
+
+    import_asyncssh(state_dir)  # before the transport's modules import it
     from ..transport import HostKeyPolicy, Transport
     from ..transport.hostkeys import site_pins
 
