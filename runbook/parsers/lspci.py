@@ -113,6 +113,25 @@ _ACS_FLAGS = ("SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "UpstreamFwd", "
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 # Keys that occur once per device: seen twice in a headerless fragment = the next device.
 _ONCE = ("LnkCap", "LnkSta", "ACSCap", "ACSCtl")
+# The detail lines _vv_device reads, by what comes before their first colon (and
+# "Region N" lines); the others are skipped at once.
+_READ = frozenset(
+    {
+        "Capabilities",
+        "Subsystem",
+        "Physical Slot",
+        "NUMA node",
+        "LnkCap",
+        "LnkSta",
+        "LnkCap2",
+        "ACSCap",
+        "ACSCtl",
+        "Kernel driver in use",
+        "Kernel modules",
+        "[PN] Part number",
+        "[SN] Serial number",
+    }
+)
 
 
 def _link(value: str) -> Record | None:
@@ -180,6 +199,10 @@ def _vv_device(head: re.Match | None, body: list[str]) -> Record:
     for raw in body:
         line = raw.strip()
         key, _, value = line.partition(":")
+        if key not in _READ:  # most of a -vv block: capabilities this parser does not read
+            if key.startswith("Region ") and not in_capabilities and (m := _REGION.match(line)):
+                dev["regions"].append(_region(m))
+            continue
         value = value.strip()
         if key == "Capabilities":
             in_capabilities = True
@@ -200,8 +223,6 @@ def _vv_device(head: re.Match | None, body: list[str]) -> Record:
             dev["acscap"] = _acs(value)
         elif key == "ACSCtl":
             dev["acsctl"] = _acs(value)
-        elif key.startswith("Region ") and not in_capabilities and (m := _REGION.match(line)):
-            dev["regions"].append(_region(m))
         elif key == "Kernel driver in use":
             dev["kernel_driver"] = value
         elif key == "Kernel modules":
@@ -238,9 +259,6 @@ def _has_details(dev: Record) -> bool:
     )
 
 
-_AT_EDGE = re.compile(r"^\S", re.M)
-
-
 def _key(line: str) -> str:
     return line.strip().partition(":")[0]
 
@@ -249,20 +267,21 @@ def parse_lspci_vv(text: str, *, gaps: Gaps | None = None) -> Record:
     gaps = strict_gaps(gaps, "lspci-vv")
     # Every line indented: a whole output pasted with a margin (device lines then sit at the
     # margin) or detail lines without their device line (nothing to remove).
-    joined = "\n".join(lines_of(text))
+    lines = lines_of(text)
     # (A line at the left edge leaves no margin: dedent would only empty blank lines,
     # which are skipped anyway; the usual case, and dedent is costly on a long output.)
-    if not _AT_EDGE.search(joined):
+    if not any(ln and not ln[0].isspace() for ln in lines):
+        joined = "\n".join(lines)
         dedented = textwrap.dedent(joined)
         if dedented != joined and any(_LINE.match(ln) for ln in dedented.splitlines()):
-            text = dedented
+            lines = lines_of(dedented)
     blocks: list[tuple[re.Match | None, list[str]]] = []
     headless = False
     elided = False
-    for line in lines_of(text):
+    for line in lines:
         if not line.strip():
             continue
-        if _ELISION.match(line):
+        if ("..." in line or "…" in line) and _ELISION.match(line):  # only such a line can be one
             elided = True
             continue
         if not line[:1].isspace():
