@@ -210,7 +210,9 @@ async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None
         _say_pinned(session, console)
         if code is not None:
             return code
-        doc = run_summary(session.state, steps, project.inventory, hosts, with_exit_code=True)
+        doc = session.finished_summary(steps, hosts) or run_summary(
+            session.state, steps, project.inventory, hosts, with_exit_code=True
+        )
         rc = doc["exit_code"]
         console.print(summary_table(doc))
         print_reasons(console, doc, project.runbook)
