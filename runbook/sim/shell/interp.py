@@ -40,15 +40,16 @@ VAR_SPEC = re.compile(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", re.S)
 SPECIAL_PARAMETERS = frozenset("?$#0!-@*")  # Shell.var: $? $$ $# $0 $! $- $@ $*
 
 
-QUOTED, GENERAL = "quoted", "general"  # Word.plan, besides a tuple of fields
+QUOTED, LONE, GENERAL = "quoted", "lone", "general"  # Word.plan, besides a tuple of fields
 
 
 def expansion_plan(parts) -> tuple[str, ...] | str:
     """What expand_fields does with a word, decided once from its parts: the
     fields themselves when they cannot change (literal text without an unquoted
     glob character), QUOTED for a word quoted throughout (one field, never split
-    nor globbed), else GENERAL. Each gives the general path's answer
-    (tests/sim/test_expand_fast_paths.py)."""
+    nor globbed), LONE for one unquoted $x, $(c) or $((e)) (its text split, each
+    field globbed: a loop's `$i`, `$(ls ...)`), else GENERAL. Each gives the
+    general path's answer (tests/sim/test_expand_fast_paths.py)."""
     if len(parts) == 1 and parts[0][0] == "lit":
         _, value, quoted = parts[0]
         if quoted or (value and GLOB_CHARS.search(value) is None):
@@ -62,6 +63,8 @@ def expansion_plan(parts) -> tuple[str, ...] | str:
         return GENERAL  # a glob: its matches change with the files
     if parts and all(quoted for _, _, quoted in parts):
         return QUOTED
+    if len(parts) == 1 and parts[0][0] in ("var", "cmd", "arith"):
+        return LONE
     return GENERAL
 
 
@@ -507,6 +510,19 @@ class Shell:
                     ]
                 )
             ]
+        if plan is LONE:
+            kind, value, _ = parts[0]
+            out = []
+            for chunk in FIELD_SEPARATORS.split(await self.expand_part(kind, value)):
+                if not chunk:
+                    continue
+                if GLOB_CHARS.search(chunk) is not None:
+                    matches = self.machine.fs.glob(chunk, self.cwd)
+                    if matches:
+                        out.extend(matches)
+                        continue
+                out.append(chunk)
+            return out
         fields: list[list[tuple[str, bool]]] = [[]]
         keep = [False]
         glob = [False]  # whether the field holds an unquoted glob character
