@@ -196,6 +196,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None
         from ..inventory.load import fold
         from ..run.summary import run_summary
         from .progress import RunProgress, summary_table
+        from .summary_json import summary_json
 
         console = Console(stderr=True, soft_wrap=True)
         interrupted = {s: hs for s, hs in _interrupted(session).items()}
@@ -221,7 +222,7 @@ async def _cmd_run(args, project, steps, hosts, first: list[str], predialed=None
                 console.print(f"[yellow]{action} owed: {hs}[/]")
         if args.json:
             # one write: json.dump writes piece by piece (~2.5x the CPU on a large run)
-            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            sys.stdout.write(summary_json(doc) + "\n")
         return rc
     finally:
         try:
@@ -329,6 +330,7 @@ def cmd_status(args) -> int:
     from ..workspace.project import eprint
     from ..workspace.run_project import project_of_run
     from .progress import summary_table
+    from .summary_json import summary_json
 
     store = Store.open(args.state, getattr(args, "run", None), read_only=True)
     try:
@@ -346,7 +348,7 @@ def cmd_status(args) -> int:
         rc = doc["exit_code"]
         if args.json:
             # one write: json.dump writes piece by piece (~2.5x the CPU on a large run)
-            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            sys.stdout.write(summary_json(doc) + "\n")
         else:
             Console().print(summary_table(doc))
             print_reasons(Console(), doc, project.runbook)

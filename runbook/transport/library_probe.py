@@ -89,7 +89,7 @@ def import_asyncssh(state: str | Path | None) -> None:
         return
     key = probe_key() if state is not None else None
     if key is None:
-        import asyncssh  # noqa: F401
+        import asyncssh
 
         return
     import ctypes.util
