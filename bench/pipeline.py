@@ -7,7 +7,7 @@ reasons (numbers in reasons masked, and exact); keeps each run's per-step
 breakdown (bench/step_breakdown.py).
 
     python bench/pipeline.py --base ../wt-main --pairs 2 --nodes 48 \\
-        [--scenario demo] [--time-scale 0] -o bench/results/pipeline-48.json
+        [--scenario demo] [--time-scale 0] [--fresh-lab] -o bench/results/pipeline-48.json
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ def breakdown_table(base: dict, change: dict) -> list[str]:
 def markdown(out: dict) -> str:
     L = [
         f"# Whole runbook, verify only, {out['nodes']} nodes ({out['scenario']} lab, "
-        f"time scale {out['time_scale'] if out['time_scale'] is not None else 1})",
+        f"time scale {out['time_scale'] if out['time_scale'] is not None else 1}"
+        f"{', a new lab for every run' if out.get('fresh_lab') else ''})",
         "",
         "| run | order | wall s | client CPU s | lab CPU s | load1 |",
         "|---|---|---|---|---|---|",
@@ -140,19 +141,34 @@ def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, lis
     """A lab of a.nodes (a.scenario, a.time_scale); a.pairs pairs of `run(label,
     inventory, state, server)`, alternating which label goes first, each in a state
     of its own; each pair's two documents given to `compare(i, first, second)` in
-    the labels' order. Also bench/batch_paired.py's."""
+    the labels' order. With a.fresh_lab a new lab for every run: the simulator's
+    state grows with every run it serves (its nodes keep each run's job
+    directories: 42 MB of saved state after one whole runbook at 1,000 nodes, 54 MB
+    after two), so on one lab the second of a pair does not meet what the first
+    met. Also bench/batch_paired.py's."""
     work = Path(tempfile.mkdtemp(prefix="paired-bench-"))
     scenario = COMPLIANT if a.scenario == "compliant" else DEMO
-    lab = Lab.start(a.nodes, work, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
-    server = ServerCPU(lab.pids())
+    fresh = getattr(a, "fresh_lab", False)
+
+    def start(where: Path) -> Lab:
+        return Lab.start(a.nodes, where, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+
+    lab = None if fresh else start(work)
     runs: dict[str, list[dict]] = {label: [] for label in labels}
     compared = []
     try:
         for i in range(a.pairs):
             docs = {}
             for label in labels if i % 2 == 0 else labels[::-1]:
-                state = work / f"state-{label}-{i}"
-                r = run(label, lab.inventory, state, server)
+                if fresh:
+                    lab = start(work / f"lab-{label}-{i}")
+                try:
+                    server = ServerCPU(lab.pids())
+                    state = work / f"state-{label}-{i}"
+                    r = run(label, lab.inventory, state, server)
+                finally:
+                    if fresh:
+                        lab.stop()
                 set_aside(state, work)
                 docs[label] = r.pop("doc")
                 r["load1"] = round(os.getloadavg()[0], 2)
@@ -164,7 +180,8 @@ def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, lis
                 )
             compared.append(compare(i, docs[labels[0]], docs[labels[1]]))
     finally:
-        lab.stop()
+        if lab is not None and not fresh:
+            lab.stop()
         shutil.rmtree(work, ignore_errors=True)
     return runs, compared
 
@@ -181,6 +198,7 @@ def publish(a, runs: dict[str, list[dict]], compared: list[dict], to_markdown) -
         "scenario": a.scenario,
         "time_scale": a.time_scale,
         "pairs": a.pairs,
+        "fresh_lab": getattr(a, "fresh_lab", False),
         "median": med,
         "compared": compared,
         "runs": runs,
@@ -201,6 +219,7 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=48)
     ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
     ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
+    ap.add_argument("--fresh-lab", action="store_true", help="a new lab for every run (see paired_runs)")
     ap.add_argument("-o", "--out", type=Path)
     ap.add_argument("--md-only", action="store_true", help="only rewrite OUT's .md from OUT (the JSON)")
     a = ap.parse_args()
