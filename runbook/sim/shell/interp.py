@@ -517,11 +517,9 @@ class Shell:
                 if not chunk:
                     continue
                 if GLOB_CHARS.search(chunk) is not None:
-                    matches = self.machine.fs.glob(chunk, self.cwd)
-                    if matches:
-                        out.extend(matches)
-                        continue
-                out.append(chunk)
+                    out.extend(self._matches_or(chunk, chunk))
+                else:
+                    out.append(chunk)
             return out
         fields: list[list[tuple[str, bool]]] = [[]]
         keep = [False]
@@ -556,9 +554,11 @@ class Shell:
             text = "".join([t for t, _ in segs])
             if globbed:
                 pattern = "".join([t if not q else GLOB_ESCAPE.sub(r"[\1]", t) for t, q in segs])
-                matches = self.machine.fs.glob(pattern, self.cwd)
-                if matches:
-                    out.extend(matches)
-                    continue
-            out.append(text)
+                out.extend(self._matches_or(pattern, text))
+            else:
+                out.append(text)
         return out
+
+    def _matches_or(self, pattern: str, text: str) -> list[str]:
+        """A field with a glob character: the names it matches, else the field itself."""
+        return self.machine.fs.glob(pattern, self.cwd) or [text]
