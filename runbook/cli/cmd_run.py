@@ -107,10 +107,10 @@ def cmd_run(args) -> int:
         if early is not None:
             early.close()
         raise
-    import asyncio  # after the connects above: they need only the standard library
+    from .. import event_loop  # after the connects above: they need only the standard library
 
     try:
-        return asyncio.run(_cmd_run(args, project, steps, hosts, first, predialed))
+        return event_loop.run(_cmd_run(args, project, steps, hosts, first, predialed))
     finally:
         if predialed is not None:
             predialed.close()  # the sockets no connect took

@@ -216,13 +216,14 @@ def _own_scenario(path: str | None) -> bool:
 def run(args: argparse.Namespace) -> int:
     # asyncio and logging load here, not at import: build_parser imports this module for
     # every `runbook` command, `--version` included
-    import asyncio
     import logging
+
+    from .. import event_loop
 
     try:
         Path(args.dir).mkdir(parents=True, exist_ok=True)
         logging.basicConfig(filename=str(Path(args.dir) / "sim.log"), level=logging.WARNING)
-        return asyncio.run(serve(args))
+        return event_loop.run(serve(args))
     except RunbookError as exc:
         _say(str(exc))
         return exc.exit_code

@@ -1,0 +1,50 @@
+"""runbook/event_loop.py: `runbook run` and the simulator on uvloop where it is
+installed, on asyncio's own loop with RUNBOOK_UVLOOP=0."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from runbook import event_loop
+
+REPO = Path(__file__).resolve().parents[2]
+uvloop = pytest.importorskip("uvloop")  # a dependency (pyproject.toml)
+
+
+def test_uvloop_unless_turned_off():
+    assert event_loop.loop_factory({}) is uvloop.new_event_loop
+    assert event_loop.loop_factory({"RUNBOOK_UVLOOP": "1"}) is uvloop.new_event_loop
+    for off in ("0", "off", "No", "false "):
+        assert event_loop.loop_factory({"RUNBOOK_UVLOOP": off}) is None
+
+
+def _loop_of_a_run(**env) -> str:
+    code = (
+        "import asyncio\n"
+        "from runbook import event_loop\n"
+        "async def main():\n"
+        "    await asyncio.to_thread(lambda: None)\n"  # a worker thread, as a run's store uses
+        "    return type(asyncio.get_running_loop()).__module__\n"
+        "print(event_loop.run(main()))\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), **env},
+    )
+    return p.stdout.strip()
+
+
+def test_run_returns_what_the_coroutine_returns_on_the_loop_chosen():
+    assert _loop_of_a_run().startswith("uvloop")
+    assert _loop_of_a_run(RUNBOOK_UVLOOP="0").startswith("asyncio")
+
