@@ -3,7 +3,6 @@ installed, on asyncio's own loop with RUNBOOK_UVLOOP=0."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import subprocess
 import sys
