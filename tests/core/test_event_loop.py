@@ -46,4 +46,3 @@ def _loop_of_a_run(**env) -> str:
 def test_run_returns_what_the_coroutine_returns_on_the_loop_chosen():
     assert _loop_of_a_run().startswith("uvloop")
     assert _loop_of_a_run(RUNBOOK_UVLOOP="0").startswith("asyncio")
-
