@@ -180,6 +180,7 @@ def test_every_declared_dependency_is_imported():
         "tinydb": "tinydb",
         "clustershell": "ClusterShell",
         "orjson": "orjson",
+        "uvloop": "uvloop",
     }
     source = "\n".join(p.read_text() for p in (REPO / "runbook").rglob("*.py"))
     for dep in deps:

@@ -181,7 +181,13 @@ def _first_connect(tmp_path, steps, inv):
     import sys
 
     mark = tmp_path / "first-connect.json"
-    env = dict(os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path))
+    mark.unlink(missing_ok=True)  # each probe says what it saw, or the test fails
+    # asyncio's own loop: uvloop's connects are libuv's, in C, and no audit hook sees
+    # them; the connects made before asyncssh is imported (predial.py) are the
+    # standard library's on either loop
+    env = dict(
+        os.environ, RUNBOOK_OPERATOR="tester", PYTHONPATH=str(REPO), HOME=str(tmp_path), RUNBOOK_UVLOOP="0"
+    )
     args = ["run", "--step", "kernel", "--json", "--steps", str(steps), "--inventory", str(inv)]
     args += ["--state", str(tmp_path / "state"), "--new-run"]
     proc = subprocess.run(
