@@ -137,7 +137,9 @@ def compare_verdicts(i: int, first: dict, second: dict) -> dict:
     return {"pair": i, "entries": n, "differ_exact": exact[:20], "differ_masked": masked[:20]}
 
 
-def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, list[dict]], list[dict]]:
+def paired_runs(
+    a, labels: tuple[str, str], run, compare, lab_env=None
+) -> tuple[dict[str, list[dict]], list[dict]]:
     """A lab of a.nodes (a.scenario, a.time_scale); a.pairs pairs of `run(label,
     inventory, state, server)`, alternating which label goes first, each in a state
     of its own; each pair's two documents given to `compare(i, first, second)` in
@@ -145,13 +147,25 @@ def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, lis
     state grows with every run it serves (its nodes keep each run's job
     directories: 42 MB of saved state after one whole runbook at 1,000 nodes, 54 MB
     after two), so on one lab the second of a pair does not meet what the first
-    met. Also bench/batch_paired.py's."""
+    met. `lab_env(label)`: environment variables the lab of that label's runs is
+    started with (a new lab for every run). Also bench/batch_paired.py's and
+    bench/loop_paired.py's."""
     work = Path(tempfile.mkdtemp(prefix="paired-bench-"))
     scenario = COMPLIANT if a.scenario == "compliant" else DEMO
-    fresh = getattr(a, "fresh_lab", False)
+    fresh = getattr(a, "fresh_lab", False) or lab_env is not None
 
-    def start(where: Path) -> Lab:
-        return Lab.start(a.nodes, where, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+    def start(where: Path, label: str | None = None) -> Lab:
+        extra = lab_env(label) if lab_env is not None else {}
+        saved = {k: os.environ.get(k) for k in extra}
+        os.environ.update(extra)  # the lab's process inherits them
+        try:
+            return Lab.start(a.nodes, where, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
     lab = None if fresh else start(work)
     runs: dict[str, list[dict]] = {label: [] for label in labels}
@@ -161,7 +175,7 @@ def paired_runs(a, labels: tuple[str, str], run, compare) -> tuple[dict[str, lis
             docs = {}
             for label in labels if i % 2 == 0 else labels[::-1]:
                 if fresh:
-                    lab = start(work / f"lab-{label}-{i}")
+                    lab = start(work / f"lab-{label}-{i}", label)
                 try:
                     server = ServerCPU(lab.pids())
                     state = work / f"state-{label}-{i}"
