@@ -110,7 +110,8 @@ def cmd_run(args) -> int:
     from .. import event_loop  # after the connects above: they need only the standard library
 
     try:
-        return event_loop.run(_cmd_run(args, project, steps, hosts, first, predialed))
+        commands = len(steps) * len(hosts if hosts is not None else project.inventory.hosts)
+        return event_loop.run(_cmd_run(args, project, steps, hosts, first, predialed), commands)
     finally:
         if predialed is not None:
             predialed.close()  # the sockets no connect took

@@ -1,5 +1,6 @@
 """runbook/event_loop.py: `runbook run` and the simulator on uvloop where it is
-installed, on asyncio's own loop with RUNBOOK_UVLOOP=0."""
+installed and the run is not a small one, on asyncio's own loop with
+RUNBOOK_UVLOOP=0."""
 
 from __future__ import annotations
 
@@ -16,9 +17,12 @@ REPO = Path(__file__).resolve().parents[2]
 uvloop = pytest.importorskip("uvloop")  # a dependency (pyproject.toml)
 
 
-def test_uvloop_unless_turned_off():
+def test_uvloop_unless_turned_off_or_the_run_is_small():
     assert event_loop.loop_factory({}) is uvloop.new_event_loop
-    assert event_loop.loop_factory({"RUNBOOK_UVLOOP": "1"}) is uvloop.new_event_loop
+    assert event_loop.loop_factory({}, commands=event_loop.MIN_COMMANDS) is uvloop.new_event_loop
+    # one step on a few dozen hosts: uvloop's start costs more than it saves
+    assert event_loop.loop_factory({}, commands=event_loop.MIN_COMMANDS - 1) is None
+    assert event_loop.loop_factory({"RUNBOOK_UVLOOP": "1"}, commands=50) is uvloop.new_event_loop
     for off in ("0", "off", "No", "false "):
         assert event_loop.loop_factory({"RUNBOOK_UVLOOP": off}) is None
 
