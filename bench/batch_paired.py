@@ -18,17 +18,11 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from measure import ServerCPU  # noqa: E402
-from pipeline import compare_verdicts, differ, paired_runs, publish  # noqa: E402
-from pipeline import run_once as pipeline_run  # noqa: E402
+from pipeline import compare_verdicts, differ, lab_arguments, paired_runs, publish, switched  # noqa: E402
 
 MODES = {"off": "0", "on": "1"}
-
-
-def run_once(mode: str, inventory: Path, state: Path, server: ServerCPU) -> dict:
-    return pipeline_run(REPO, inventory, state, server, {"RUNBOOK_BATCH_VERIFY": MODES[mode]})
+run_once = switched("RUNBOOK_BATCH_VERIFY", MODES)
 
 
 def exit_statuses(doc: dict) -> dict:
@@ -77,11 +71,7 @@ def compare(i: int, off: dict, on: dict) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=3)
-    ap.add_argument("--nodes", type=int, default=48)
-    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
-    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
-    ap.add_argument("-o", "--out", type=Path)
+    lab_arguments(ap, pairs=3)
     a = ap.parse_args()
     runs, compared = paired_runs(a, ("off", "on"), run_once, compare)
     publish(a, runs, compared, markdown)

@@ -17,44 +17,27 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from measure import ServerCPU  # noqa: E402
-from pipeline import compare_verdicts, markdown, paired_runs, publish  # noqa: E402
-from pipeline import run_once as pipeline_run  # noqa: E402
+from pipeline import compare_verdicts, lab_arguments, markdown, paired_runs, publish, switched  # noqa: E402
 
 # pipeline.py's labels, so its tables read "base" (asyncio) and "change" (uvloop)
 LOOPS = {"base": "0", "change": "1"}
 
 
-def run_once(label: str, inventory: Path, state: Path, server: ServerCPU) -> dict:
-    return pipeline_run(REPO, inventory, state, server, {"RUNBOOK_UVLOOP": LOOPS[label]})
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=2)
-    ap.add_argument("--nodes", type=int, default=48)
-    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
-    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
-    ap.add_argument("-o", "--out", type=Path)
+    lab_arguments(ap, pairs=2)
     a = ap.parse_args()
-    a.fresh_lab = True
+    a.fresh_lab = True  # the sim's loop is chosen when it starts: a lab per run
     runs, compared = paired_runs(
         a,
         ("base", "change"),
-        run_once,
+        switched("RUNBOOK_UVLOOP", LOOPS),
         compare_verdicts,
         lab_env=lambda label: {"RUNBOOK_UVLOOP": LOOPS[label]},
     )
-    publish(
-        a,
-        runs,
-        compared,
-        lambda out: markdown(out).replace(
-            "# Whole runbook", "# asyncio (base) vs uvloop (change): whole runbook", 1
-        ),
-    )
+    title = "# asyncio (base) vs uvloop (change): whole runbook"
+    publish(a, runs, compared, lambda out: markdown(out).replace("# Whole runbook", title, 1))
 
 
 if __name__ == "__main__":

@@ -225,16 +225,32 @@ def publish(a, runs: dict[str, list[dict]], compared: list[dict], to_markdown) -
         a.out.with_suffix(".md").write_text(to_markdown(out))
 
 
+def lab_arguments(ap: argparse.ArgumentParser, pairs: int) -> None:
+    """The lab, the pairs and the output: asked alike here, in batch_paired.py and
+    in loop_paired.py."""
+    ap.add_argument("--pairs", type=int, default=pairs)
+    ap.add_argument("--nodes", type=int, default=48)
+    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
+    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
+    ap.add_argument("-o", "--out", type=Path)
+
+
+def switched(variable: str, values: dict[str, str]):
+    """run_once of this checkout with `variable` set to values[label]: a switch's
+    two settings paired (batch_paired.py, loop_paired.py)."""
+
+    def run(label: str, inventory: Path, state: Path, server: ServerCPU) -> dict:
+        return run_once(REPO, inventory, state, server, {variable: values[label]})
+
+    return run
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--base", type=Path, required=True, help="the baseline checkout (a worktree of main)")
     ap.add_argument("--change", type=Path, default=REPO, help="the changed checkout (default: this one)")
-    ap.add_argument("--pairs", type=int, default=2)
-    ap.add_argument("--nodes", type=int, default=48)
-    ap.add_argument("--scenario", choices=("compliant", "demo"), default="compliant")
-    ap.add_argument("--time-scale", type=float, help="runbook sim --time-scale (0: no modelled test waits)")
+    lab_arguments(ap, pairs=2)
     ap.add_argument("--fresh-lab", action="store_true", help="a new lab for every run (see paired_runs)")
-    ap.add_argument("-o", "--out", type=Path)
     ap.add_argument("--md-only", action="store_true", help="only rewrite OUT's .md from OUT (the JSON)")
     a = ap.parse_args()
     if a.md_only:
