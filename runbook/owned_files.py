@@ -2,8 +2,9 @@
 else, never reached through a symbolic link. The caches beside the runs (the
 load cache and lint cache of runbook/workspace, the definitions cache of
 runbook/store/definitions.py) read back only what passes these checks.
-read_json and write_json are the JSON files of the lint cache and the dial plans
-(runbook/workspace/lint_cache.py, dial_plan.py). A leaf module, standard library
+read_json, read_keyed and write_json are the JSON files of the lint cache, the
+dial plans and the library probe (runbook/workspace/lint_cache.py, dial_plan.py,
+runbook/transport/library_probe.py). A leaf module, standard library
 only: imported before anything heavy on the way to the first connection."""
 
 from __future__ import annotations
@@ -75,6 +76,15 @@ def read_json(path: Path):
         return json.loads(blob) if blob is not None else None
     except ValueError:
         return None
+
+
+def read_keyed(path: Path, key: str | None) -> dict | None:
+    """The record in `path` (read_json) when it is an object whose "key" is `key`:
+    what the caches keyed by what they depend on read back; else None."""
+    if key is None:
+        return None
+    record = read_json(path)
+    return record if isinstance(record, dict) and record.get("key") == key else None
 
 
 def write_json(path: Path, record) -> None:

@@ -31,7 +31,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..owned_files import read_json, write_json
+from ..owned_files import read_keyed, write_json
 
 DIR_NAME = "library-probe"
 FILE_NAME = "misses.json"
@@ -62,10 +62,8 @@ def probe_key(linker_cache: str = LINKER_CACHE, environ=os.environ) -> str | Non
 
 def recall(state: str | Path, key: str | None) -> frozenset[str]:
     """The names remembered missing for `key`; none when nothing trusted is kept."""
-    if key is None:
-        return frozenset()
-    record = read_json(Path(state) / DIR_NAME / FILE_NAME)
-    if not isinstance(record, dict) or record.get("key") != key:
+    record = read_keyed(Path(state) / DIR_NAME / FILE_NAME, key)
+    if record is None:
         return frozenset()
     missing = record.get("missing")
     if not isinstance(missing, list) or not all(isinstance(n, str) for n in missing):

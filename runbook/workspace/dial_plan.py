@@ -24,7 +24,7 @@ import json
 import os
 from pathlib import Path
 
-from ..owned_files import read_json, write_json
+from ..owned_files import read_keyed, write_json
 
 DIR_NAME = "dial-plans"
 _MAX_FILES = 2000  # a steps or inventory tree larger than this is not worth the walk
@@ -74,8 +74,8 @@ def plan_key(args) -> str | None:
 
 def recall(state: str | Path, key: str | None) -> list[tuple[str, int]]:
     """The addresses remembered for `key`, in dial order; [] when none is trusted."""
-    record = read_json(Path(state) / DIR_NAME / key) if key is not None else None
-    if not isinstance(record, dict) or record.get("key") != key:
+    record = read_keyed(Path(state) / DIR_NAME / key, key) if key is not None else None
+    if record is None:
         return []
     addresses = record.get("addresses")
     if not isinstance(addresses, list):

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..code_fingerprint import fingerprint
 from ..definition.model import Inventory, Runbook
-from ..owned_files import read_json, write_json
+from ..owned_files import read_json, read_keyed, write_json
 
 DIR_NAME = "lint-cache"
 # what lint's verdict depends on: the loaders, lint itself, the parsers and criteria it names
@@ -42,10 +42,8 @@ def key(runbook: Runbook, inventory: Inventory) -> str | None:
 
 
 def known_clean(state_dir: str | Path, k: str | None) -> bool:
-    if k is None:
-        return False
-    record = read_json(Path(state_dir) / DIR_NAME / k)
-    return isinstance(record, dict) and record.get("key") == k and record.get("problems") == 0
+    record = read_keyed(Path(state_dir) / DIR_NAME / k, k) if k is not None else None
+    return record is not None and record.get("problems") == 0
 
 
 def remember_clean(state_dir: str | Path, k: str | None) -> None:
