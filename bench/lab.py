@@ -79,9 +79,11 @@ class Lab:
         extra: list[str] | None = None,
         tag: str = "",
         time_scale: float | None = None,
+        env: dict[str, str] | None = None,
     ) -> Lab:
         """`extra`: more `runbook sim` options (e.g. --drop-commands); `tag` names the lab's directory;
-        `time_scale`: `runbook sim --time-scale` (0: the long tests without their modelled waits)."""
+        `time_scale`: `runbook sim --time-scale` (0: the long tests without their modelled waits);
+        `env`: variables the sim's process gets besides this one's (e.g. RUNBOOK_UVLOOP)."""
         if time_scale is not None:
             extra = [*(extra or []), "--time-scale", str(time_scale)]
         bytecode_as_installed()
@@ -96,6 +98,7 @@ class Lab:
                     f"127.{random.choice(BASE_OCTETS)}.0.0",
                     extra or [],
                     tag,
+                    env,
                 )
             except AddressTaken:
                 if attempt == 4:
@@ -113,6 +116,7 @@ class Lab:
         base: str,
         extra: list[str],
         tag: str,
+        env: dict[str, str] | None = None,
     ) -> Lab:
         directory = Path(workdir) / f"lab{nodes}-{Path(scenario).stem if scenario else 'default'}{tag}"
         directory.mkdir(parents=True, exist_ok=True)
@@ -137,7 +141,13 @@ class Lab:
         log = directory / "sim.out"  # the sim keeps its own sim.log there
         with open(log, "ab") as out:
             proc = subprocess.Popen(
-                argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL, cwd=REPO, start_new_session=True
+                argv,
+                stdout=out,
+                stderr=out,
+                stdin=subprocess.DEVNULL,
+                cwd=REPO,
+                start_new_session=True,
+                env={**os.environ, **env} if env else None,
             )
         lab = cls(proc, directory, nodes, log)
         t0 = time.time()

@@ -155,17 +155,8 @@ def paired_runs(
     fresh = getattr(a, "fresh_lab", False) or lab_env is not None
 
     def start(where: Path, label: str | None = None) -> Lab:
-        extra = lab_env(label) if lab_env is not None else {}
-        saved = {k: os.environ.get(k) for k in extra}
-        os.environ.update(extra)  # the lab's process inherits them
-        try:
-            return Lab.start(a.nodes, where, lifetime=3600, scenario=scenario, time_scale=a.time_scale)
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+        env = lab_env(label) if lab_env is not None else None
+        return Lab.start(a.nodes, where, lifetime=3600, scenario=scenario, time_scale=a.time_scale, env=env)
 
     lab = None if fresh else start(work)
     runs: dict[str, list[dict]] = {label: [] for label in labels}
