@@ -53,13 +53,17 @@ class LeafLoad:
         self.leaf = leaf
         self.up: Counter[str] = Counter()
         self.down: Counter[str] = Counter()
+        self._paths: dict[PairTest, tuple[str, str] | None] = {}  # fits() asks again at every test's end
 
     def path(self, t: PairTest) -> tuple[str, str] | None:
         """(client's leaf, server's leaf) for a test between leaves; None inside one."""
+        try:
+            return self._paths[t]
+        except KeyError:
+            pass
         up, down = self.leaf(t.client, t.cnic), self.leaf(t.server, t.snic)
-        if up == down and up != UNKNOWN:
-            return None
-        return up, down
+        path = self._paths[t] = None if up == down and up != UNKNOWN else (up, down)
+        return path
 
     def fits(self, t: PairTest) -> bool:
         if self.limit is None:

@@ -26,9 +26,15 @@ class PairTest:
     def snic(self) -> dict[str, Any]:
         return _unkey(self.server_nic)
 
+    def __post_init__(self) -> None:
+        # schedule() asks every pending test for its ends each time a test ends
+        # (2,000 tests on 1,000 nodes): computed once, not from two new dicts each time
+        ends = (self.client, str(self.cnic.get("dev", ""))), (self.server, str(self.snic.get("dev", "")))
+        object.__setattr__(self, "_ends", ends)
+
     def ends(self) -> tuple[tuple[str, str], tuple[str, str]]:
         """(host, device) of both sides: a NIC (and the GPU next to it) is in one test at a time."""
-        return (self.client, str(self.cnic.get("dev", ""))), (self.server, str(self.snic.get("dev", "")))
+        return self._ends
 
     @property
     def label(self) -> str:
