@@ -131,6 +131,8 @@ class Lab:
             agent_forwarding=False,
             x11_forwarding=False,
             login_timeout=30,
+            # asyncssh's line editor only where a terminal is asked for (sim/exec_session.py)
+            line_editor=False,
             keepalive_interval=0,
             # no GSS (Kerberos) on a simulated node; asyncssh's default would look up
             # this machine's FQDN (socket.getfqdn) for every connection it accepts

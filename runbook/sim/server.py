@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from ..transport.coalesce import coalesce
+from .exec_session import ExecSession
 from .lean_ssh import lean
 from .machine import Machine
-from .session import exec_channel, run_line
+from .session import run_line
 
 if TYPE_CHECKING:
     from .lab import Lab
@@ -41,6 +42,9 @@ class _Tracker(asyncssh.SSHServer):
 
     def connection_lost(self, exc) -> None:
         self.node.conns.discard(self.conn)
+
+    def session_requested(self):
+        return ExecSession(self.node)  # exec without asyncssh's process layer (sim/exec_session.py)
 
     async def begin_auth(self, username: str) -> bool:
         # An overloaded server that accepted the TCP connection but never
@@ -92,7 +96,6 @@ class SimNode:
             options=self.lab.ssh_options,
             server_host_keys=[self.presented_key],
             server_factory=lambda: _Tracker(self),
-            process_factory=lambda process: exec_channel(self, process),
         )
         self.port = self.acceptor.sockets[0].getsockname()[1]
         self.up = True

@@ -142,3 +142,53 @@ async def test_a_connection_costs_the_node_no_host_name_lookup(make_lab, monkeyp
     async with connect_node(lab, name) as conn:
         assert (await conn.run("hostname")).stdout == f"{name}\n"
     assert looked_up == []
+
+
+async def _read_until(process, text: str, timeout: float = 10.0) -> str:
+    seen = ""
+    async with asyncio.timeout(timeout):
+        while text not in seen:
+            chunk = await process.stdout.read(4096)
+            if not chunk:
+                break
+            seen += chunk
+    return seen
+
+
+async def test_an_interactive_shell_with_a_terminal_echoes_and_runs_lines(make_lab):
+    """A terminal session (an engineer's `ssh node`) gets asyncssh's line editor:
+    what is typed is echoed, Enter (CR) ends the line, output lines end in CRLF.
+    The lab's connections have the editor off for plain exec (sim/exec_session.py)."""
+    lab = await make_lab(1)
+    async with connect_node(lab, "gpu01") as conn:
+        process = await conn.create_process(term_type="xterm", term_size=(80, 24))
+        banner = await _read_until(process, "]# ")
+        assert banner.startswith("Last login") and banner.endswith("[root@gpu01 ~]# ")
+        process.stdin.write("hostname\r")
+        seen = await _read_until(process, "gpu01\r\n[root@gpu01 ~]# ")
+        assert seen.startswith("hostname")  # the echo of what was typed
+        process.stdin.write("exit\r")
+        result = await asyncio.wait_for(process.wait(), 10)
+        assert result.exit_status == 0
+
+
+async def test_a_command_with_a_terminal_ends_its_lines_with_crlf(make_lab):
+    lab = await make_lab(1)
+    async with connect_node(lab, "gpu01") as conn:
+        result = await conn.run("echo one; echo two", term_type="xterm")
+    assert (result.stdout, result.exit_status) == ("one\r\ntwo\r\n", 0)
+
+
+async def test_an_exec_without_a_terminal_sends_its_bytes_as_they_are(make_lab):
+    lab = await make_lab(1)
+    async with connect_node(lab, "gpu01") as conn:
+        result = await conn.run("echo one; echo two >&2; exit 3")
+    assert (result.stdout, result.stderr, result.exit_status) == ("one\n", "two\n", 3)
+
+
+async def test_a_subsystem_is_refused(make_lab):
+    lab = await make_lab(1)
+    async with connect_node(lab, "gpu01") as conn:
+        with pytest.raises(asyncssh.ChannelOpenError):
+            await conn.start_sftp_client()
+        assert (await conn.run("hostname")).stdout == "gpu01\n"  # the connection goes on
