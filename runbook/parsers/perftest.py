@@ -70,13 +70,16 @@ def parse(text: str) -> Record:
         **{k: None for k in _SETTING_KEYS.values()},
     }
     in_table = False
+    # Each pattern is tried only on a line holding its fixed text ("BW Test",
+    # "address:", "#bytes", ":"): the same matches, for a fifth of the regex work
+    # (a 1,000-node run parses ~10,000 of these outputs).
     for raw in lines_of(text):
         line = raw.rstrip()
-        if m := _TITLE.match(line):
+        if "BW Test" in line and (m := _TITLE.match(line)):
             record["test"], record["bidirectional"] = m.group(1), bool(m.group(2))
-        elif m := _ADDRESS.match(line):
+        elif "address:" in line and (m := _ADDRESS.match(line)):
             record[f"{m.group(1)}_lids"].append(number(m.group(2)))
-        elif m := _COLUMNS.match(line):
+        elif "#bytes" in line and (m := _COLUMNS.match(line)):
             record["unit"], in_table = m.group(1), True
         elif in_table and line.strip() and not line.strip().startswith("-"):
             row = _row(line.split())
@@ -85,7 +88,7 @@ def parse(text: str) -> Record:
             record["rows"].append(row)
         elif in_table and line.strip().startswith("-"):
             in_table = False
-        elif not in_table:
+        elif not in_table and ":" in line:
             for key, value in _SETTING.findall(line):
                 if key.strip() in _SETTING_KEYS:
                     record[_SETTING_KEYS[key.strip()]] = int(value) if value.isdigit() else value
