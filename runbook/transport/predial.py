@@ -77,6 +77,11 @@ class PreDialed:
         try:
             family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
             sock = socket.socket(family, socket.SOCK_STREAM)
+            # No Nagle, as on the loop's own connections: asyncio sets TCP_NODELAY
+            # only on a socket made with proto IPPROTO_TCP (base_events._set_nodelay),
+            # not on this one (proto 0), and an SSH handshake's and a command's small
+            # packets would wait for the peer's delayed ACKs
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.setblocking(False)
             if sock.connect_ex(address) not in (0, errno.EINPROGRESS):
                 sock.close()  # refused at once, or no route: the transport's connect says so

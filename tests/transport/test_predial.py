@@ -93,6 +93,23 @@ async def test_the_handshake_runs_over_the_socket_dialled_early(server, make_tra
     assert server.stats.connections == 1 and server.stats.peers == [("127.0.0.1", local_port)]
 
 
+async def test_a_socket_dialled_early_sends_without_nagle(server, make_transport, tmp_path):
+    """As the loop's own connections do: on asyncio's loop a socket made with proto 0
+    gets no TCP_NODELAY from the transport (base_events._set_nodelay), and the SSH
+    exchange's small packets would wait for delayed ACKs."""
+    dialed = PreDialed([(server.addr, server.port)])
+    (sock,) = dialed._socks.values()
+    assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    t = make_transport(
+        inventory(("n1", server)), HostKeyPolicy([known_hosts(tmp_path, server)]), predialed=dialed
+    )
+    r = await t.run("n1", "echo hi", timeout=10)
+    assert r.exit_status == 0
+    (conn,) = t._pool._conns.values()
+    used = conn.get_extra_info("socket")
+    assert used.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
 async def test_a_socket_dialled_early_gets_the_same_host_key_check(server, make_transport, tmp_path, keys):
     stranger = tmp_path / "known_hosts"
     stranger.write_text(f"[{server.addr}]:{server.port} {keys.stranger.export_public_key().decode()}")
