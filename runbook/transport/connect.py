@@ -16,7 +16,7 @@ from asyncssh.public_key import get_default_certificate_algs, get_default_public
 
 from runbook.transport import direct_connect
 from runbook.transport.adaptive import AdaptiveLimit
-from runbook.transport.coalesce import coalesce
+from runbook.transport.coalesce import coalesce_client
 from runbook.transport.hostkeys import HostKeyCheck, HostKeyPolicy, OnHostKey
 from runbook.transport.options import ConnectTarget
 from runbook.transport.pool import ConnectionPool
@@ -43,7 +43,7 @@ class _Client(asyncssh.SSHClient):
 
     def connection_made(self, conn) -> None:
         self.contact.set()  # TCP is up (before the key exchange): Connector.first_contact
-        coalesce(conn)  # one socket write per loop turn, not one per SSH packet (coalesce.py)
+        coalesce_client(conn)  # one socket write per loop turn on asyncio (coalesce.py)
 
     def validate_host_public_key(self, host, addr, port, key) -> bool:
         return self.check.validate(key)

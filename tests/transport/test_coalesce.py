@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from runbook.transport.coalesce import CoalescedWrites
 
 
@@ -54,3 +56,32 @@ async def test_close_sends_what_came_before_and_abort_drops_it():
     w2.abort()
     await asyncio.sleep(0)
     assert (t2.writes, t2.events) == ([], ["abort"])
+
+
+class _Conn:
+    def __init__(self, transport):
+        self._transport = transport
+
+
+def _wrapped(conn_maker) -> bool:
+    conn = _Conn(Recorder())
+    conn_maker(conn)
+    return isinstance(conn._transport, CoalescedWrites)
+
+
+def test_the_client_coalesces_on_asyncio_and_not_on_uvloop_the_sim_on_both():
+    from runbook.transport.coalesce import coalesce, coalesce_client
+
+    uvloop = pytest.importorskip("uvloop")
+
+    async def client() -> bool:
+        return _wrapped(coalesce_client)
+
+    async def sim() -> bool:
+        return _wrapped(coalesce)
+
+    assert asyncio.run(client()) is True
+    assert asyncio.run(sim()) is True
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        assert runner.run(client()) is False
+        assert runner.run(sim()) is True
