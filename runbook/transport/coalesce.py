@@ -77,10 +77,10 @@ def coalesce_client(conn) -> None:
     run is long (hundreds of results parsed, judged and journalled): coalesced,
     every command it starts waits for the turn's end before the node sees it, and
     with the node's side coalescing too (the simulator, like sshd, writes what a
-    turn produced at its end) the two processes took turns waiting for each
-    other. Whole runbook at 1,000 nodes, a new lab per run, 5 runs each: 37.7-44.2
-    s with the wrapper, 34.6-38.6 s without, and less client CPU without
-    (bench/README.md, "After session 14"). On asyncio's loop the wrapper stays:
-    its runs are small, and there it saved client CPU (session 8)."""
+    pass of its loop produced at the pass's end) each side's work reaches the
+    other only between turns. Whole runbook at 1,000 nodes, a new lab per run, 5
+    runs each: 37.7-44.2 s with the wrapper, 34.6-38.6 s without, and less client
+    CPU without (bench/README.md, "After session 14"). On asyncio's loop the
+    wrapper stays: its runs are small, and there it saved client CPU (session 8)."""
     if not type(asyncio.get_running_loop()).__module__.startswith("uvloop"):
         coalesce(conn)
