@@ -33,12 +33,20 @@ import shlex
 
 JOB_ROOT = "/var/tmp/runbook-jobs"
 POLL_SECONDS = 2
-# The first polls come sooner: a short job (a quick diagnostic level, a small
-# site) should not wait a whole POLL_SECONDS for nothing; a long one soon polls
-# every POLL_SECONDS. `sleep` takes fractions in GNU coreutils and busybox;
-# where it does not, the poll falls back to a whole second.
-FIRST_POLLS = ("0.1", "0.2", "0.5", "1")
+# The first polls come sooner, each about twice the one before: a short job (a
+# quick diagnostic level, a small site, a burn-in of seconds) is read within
+# about its own duration again, not a whole POLL_SECONDS late; a long one soon
+# polls every POLL_SECONDS. A poll is a few forks on the node (kill -0, tail):
+# the early ones cost nothing a job of minutes would notice. `sleep` takes
+# fractions in GNU coreutils and busybox; where it does not, the poll falls back
+# to a whole second.
+FIRST_POLLS = ("0.02", "0.05", "0.1", "0.2", "0.5", "1")
 START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
+# The job writes its pid within milliseconds of its start: the wait for it looks
+# every QUICK_NAP for the first QUICK_NAPS times, then every 0.1 s (a first wait
+# of a whole 0.1 s was most of a short job's time on an idle simulated node).
+QUICK_NAP, QUICK_NAPS = "0.02", 10
+START_WAIT_NAPS = QUICK_NAPS + round((START_WAIT_SECONDS - QUICK_NAPS * float(QUICK_NAP)) * 10)
 STOP_GRACE_SECONDS = 10  # SIGTERM, then SIGKILL for what is left
 EXIT_LOST = 125  # the job ended without writing its exit status (killed, node rebooted)
 
@@ -141,7 +149,9 @@ if [ $start = 1 ]; then
     setsid -f sh $d/run.sh < /dev/null > /dev/null 2>&1
   fi
   n=0
-  while [ ! -f $d/pid ] && [ ! -f $d/rc ] && [ $n -lt {START_WAIT_SECONDS * 10} ]; do {_nap("0.1")}; n=$((n+1)); done
+  while [ ! -f $d/pid ] && [ ! -f $d/rc ] && [ $n -lt {START_WAIT_NAPS} ]; do
+    if [ $n -lt {QUICK_NAPS} ]; then {_nap(QUICK_NAP)}; else {_nap("0.1")}; fi; n=$((n+1))
+  done
   echo "runbook: started the job detached ($(cat $d/how) $unit, pid $(cat $d/pid 2>/dev/null)), output in $d/out" >&2
 fi
 seen=
