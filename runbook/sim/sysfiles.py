@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -16,6 +17,8 @@ from .cpus import format_cpulist, format_mask, parse_cpulist, parse_mask
 from .hardware import NodeState
 from .irqbalance import effective_cpus
 from .platform_files import platform_files
+
+PKEY_SLOTS = 128  # a ConnectX port's PKey table: sysfs pkeys/0 .. pkeys/127
 
 STATE_TEXT = {"Active": "4: ACTIVE", "Initializing": "2: INIT", "Down": "1: DOWN"}
 PHYS_TEXT = {"LinkUp": "5: LinkUp", "Polling": "2: Polling", "Disabled": "3: Disabled"}
@@ -57,7 +60,7 @@ def table(cluster: Cluster, node: NodeState):
         files[f"{port}/lid_mask_count"] = lambda _p: "0\n"
         files[f"{port}/gids/0"] = lambda _p, nic=nic: ibformat.gid(nic.guid) + "\n"
         pkey_slot = PkeySlots(fab, node, nic)
-        for i in range(128):
+        for i in range(PKEY_SLOTS):
             files[f"{port}/pkeys/{i}"] = pkey_slot
         files[f"{base}/node_guid"] = lambda _p, nic=nic: ibformat.colon_guid(nic.guid) + "\n"
         files[f"{base}/sys_image_guid"] = lambda _p, nic=nic: (
@@ -195,8 +198,15 @@ class PkeySlots:
         return _pkey(self.fab.pkey_table(self.node, self.nic), int(path[path.rfind("/") + 1 :]))
 
     def many(self, paths: list[str]) -> list[str]:
-        table = self.fab.pkey_table(self.node, self.nic)
-        return [_pkey(table, int(p[p.rfind("/") + 1 :])) for p in paths]
+        texts = _slot_texts(self.fab.pkey_table(self.node, self.nic))
+        return [texts[int(p[p.rfind("/") + 1 :])] for p in paths]
+
+
+@functools.lru_cache(maxsize=256)
+def _slot_texts(table: tuple[int, ...]) -> tuple[str, ...]:
+    """_pkey(table, i) for every slot i of a port (PKEY_SLOTS): a lab's ports share
+    a few tables, so each is written out once (PkeySlots.many)."""
+    return tuple(_pkey(table, i) for i in range(PKEY_SLOTS))
 
 
 def _pci(files, node: NodeState, bus: str, numa, link) -> None:

@@ -344,6 +344,9 @@ class NodeFs:
                 if base not in dirs and base not in own_dirs:
                     continue
                 prefix = base if base.endswith("/") else base + "/"  # posixpath.join(base, name)
+                if part == "*":  # every name not hidden (a `pkeys/*`: 128 names a port)
+                    nxt += [prefix + name for name in self._names(base) if name[:1] != "."]
+                    continue
                 nxt += [
                     prefix + name
                     for name in self._names(base)

@@ -59,6 +59,8 @@ PATTERNS = [
     ".*",
     "../r*",
     "jobs/*/pid",
+    "/var/tmp/runbook-jobs/a.b/*",  # a lone * skips the hidden name (vfs.py glob)
+    "/var/tmp/runbook-jobs/*/.*",
     "/*",
     "//etc/host*",
     "/etc/nothing/*",

@@ -52,6 +52,8 @@ def cat(ctx: Ctx, args, io) -> int:
 def grep(ctx: Ctx, args, io) -> int:
     patterns, clean, i = [], [], 0
     n_args = len(args)
+    if not any(a[:2] == "-e" for a in args):  # no -e PATTERN to take out: the loop's answer
+        clean, n_args = list(args), 0
     while i < n_args:
         a = args[i]
         if a[:1] != "-":  # an operand (most of a `grep . pkeys/*`'s): kept as it is
@@ -101,8 +103,13 @@ def grep(ctx: Ctx, args, io) -> int:
     ):
         # the plain case (a `grep -H -v PATTERN pkeys/*` over 896 files): each file's
         # matching lines, labelled, what the general loop below prints for them
+        answers: dict[str, list[str]] = {}  # most of 896 PKey slots read the same "0x0000"
         for name, text in inputs:
-            hits = [line for line in text.splitlines() if (single(line) is None) == invert]
+            hits = answers.get(text)
+            if hits is None:
+                hits = answers[text] = [
+                    line for line in text.splitlines() if (single(line) is None) == invert
+                ]
             if hits:
                 found = True
                 label = ("(standard input)" if name == "-" else name) + ":" if many else ""
