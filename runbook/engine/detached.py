@@ -33,14 +33,15 @@ import shlex
 
 JOB_ROOT = "/var/tmp/runbook-jobs"
 POLL_SECONDS = 2
-# The first polls come sooner, each about twice the one before: a short job (a
-# quick diagnostic level, a small site, a burn-in of seconds) is read within
-# about its own duration again, not a whole POLL_SECONDS late; a long one soon
-# polls every POLL_SECONDS. A poll is a few forks on the node (kill -0, tail):
-# the early ones cost nothing a job of minutes would notice. `sleep` takes
-# fractions in GNU coreutils and busybox; where it does not, the poll falls back
-# to a whole second.
-FIRST_POLLS = ("0.02", "0.05", "0.1", "0.2", "0.5", "1")
+# The first polls come sooner: a short job (a quick diagnostic level, a small
+# site) should not wait a whole POLL_SECONDS for nothing; a long one soon polls
+# every POLL_SECONDS. The very first look is after 0.02 s: a job that ends at
+# once is read then, not after 0.1 s. Each poll is a few forks on the node, so
+# the schedule stays short (on the simulator every node's polls share the lab's
+# CPU: finer steps after the first cost more than they gave, bench/README.md).
+# `sleep` takes fractions in GNU coreutils and busybox; where it does not, the
+# poll falls back to a whole second.
+FIRST_POLLS = ("0.02", "0.1", "0.2", "0.5", "1")
 START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
 # The job writes its pid within milliseconds of its start: the wait for it looks
 # every QUICK_NAP for the first QUICK_NAPS times, then every 0.1 s (a first wait
