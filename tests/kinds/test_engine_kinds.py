@@ -356,3 +356,51 @@ async def test_a_launch_timeout_ends_that_job(tmp_path):
     # that would cost a second whole timeout; only an unreachable launcher hands over
     assert [h for h, c in fabric.calls if not c.startswith("found=0")] == ["n01"]
     assert "taken over" not in finished["n05"].reason
+
+
+class CleanedFabric(PairFabric):
+    """PairFabric with the step's `cleanup:` (`stop PORT`): each is recorded, and
+    the one on `held` waits until some other host's server has started."""
+
+    def __init__(self, held: str):
+        super().__init__()
+        self.held = held
+        self.order: list[tuple[str, str]] = []  # (host, "stop" | "srv")
+        self.a_server_started = asyncio.Event()
+        self.held_saw_a_server: bool | None = None
+
+    async def run(self, host, command, *, timeout, on_line=None, retries=0):
+        word = command.split()[0]
+        self.order.append((host, word))
+        if word == "stop":
+            if host == self.held:
+                try:
+                    await asyncio.wait_for(self.a_server_started.wait(), 2.0)
+                    self.held_saw_a_server = True
+                except TimeoutError:
+                    self.held_saw_a_server = False
+            return self._result(host, command, "")
+        if word == "srv":
+            self.a_server_started.set()
+        return await super().run(host, command, timeout=timeout, on_line=on_line, retries=retries)
+
+
+async def test_left_servers_are_stopped_on_each_host_before_its_first_server_not_all_first(tmp_path):
+    (tmp_path / "steps").mkdir()
+    with_cleanup = STEPS.format(plan="rail").replace(
+        "      concurrency: 3\n", '      concurrency: 8\n      cleanup: "stop {{ port }}"\n', 1
+    )
+    (tmp_path / "steps" / "10-p.yaml").write_text(with_cleanup)
+    (tmp_path / "inv.yaml").write_text(INVENTORY)
+    rb, inv = load_runbook(tmp_path / "steps"), load_inventory(tmp_path / "inv.yaml")
+    fabric = CleanedFabric(held=HOSTS[-1])  # rail pairs: every host serves on some rail
+    state, _ = await drive(rb, inv, fabric, "pair-bw")
+    assert {h: state.status("pair-bw", h) for h in HOSTS} == {h: Status.PASS for h in HOSTS}
+    stops = [h for h, w in fabric.order if w == "stop"]
+    served = {h for h, w in fabric.order if w == "srv"}
+    assert sorted(stops) == sorted(served), fabric.order  # once on each server host
+    for host in served:  # and before its first server
+        seq = [w for h, w in fabric.order if h == host and w in ("stop", "srv")]
+        assert seq[0] == "stop", (host, seq)
+    # a host slow to answer its cleanup does not hold the others' tests back
+    assert fabric.held_saw_a_server is True

@@ -42,7 +42,35 @@ def _peer(ctx: Ctx, host: str) -> dict[str, Any]:
     return {**ctx.vars(host), "name": host, "address": h.address}
 
 
-async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
+class LeftServers:
+    """The servers a killed run may have left listening, stopped by their ports
+    (`cleanup`): on each host once, for all the ports it serves on in the step,
+    just before its first server of the step starts. Not all hosts first: that
+    was a round trip to every server host (500 of 1,000 nodes) before any test
+    could start."""
+
+    def __init__(self, ctx: Ctx, tests: list[PairTest]):
+        self.ctx = ctx
+        self.nics: dict[str, dict[tuple, dict[str, Any]]] = {}
+        for t in tests:
+            self.nics.setdefault(t.server, {})[t.server_nic] = t.snic
+        self.done: dict[str, asyncio.Future] = {}
+
+    async def stop_before(self, t: PairTest) -> None:
+        """Once per host: its ports' left servers stopped (a retest's partner,
+        not planned as a server, has its own test's port)."""
+        job = self.done.get(t.server)
+        if job is None:
+            nics = self.nics.get(t.server) or {t.server_nic: t.snic}
+            job = self.done[t.server] = asyncio.ensure_future(cleanup(self.ctx, t.server, *nics.values()))
+        await asyncio.shield(job)  # a cancelled test leaves it to the others waiting on it
+
+    def cancel(self) -> None:
+        for job in self.done.values():
+            job.cancel()
+
+
+async def run_test(ctx: Ctx, t: PairTest, left: LeftServers | None = None) -> Outcome:
     spec, verify = ctx.step.pairs, ctx.step.verify
     banner = re.compile(spec.ready)
     ready = asyncio.Event()
@@ -69,6 +97,8 @@ async def run_test(ctx: Ctx, t: PairTest) -> Outcome:
     server_action = Action(run=spec.server, timeout=verify.timeout + spec.ready_timeout)
     for h, tmpl, extra in ((t.server, spec.server, server_vars), (t.client, verify.run, client_vars)):
         ctx.running_as(h, tmpl, h, extra)
+    if left is not None:
+        await left.stop_before(t)
     server = asyncio.create_task(
         ctx.run(t.server, spec.server, server_vars, action=server_action, on_line=on_line)
     )
@@ -162,7 +192,7 @@ async def _stop(task: asyncio.Task) -> HostOutcome | None:
 
 
 async def schedule(
-    ctx: Ctx, tests: list[PairTest], concurrency: int, leaves: LeafLoad
+    ctx: Ctx, tests: list[PairTest], concurrency: int, leaves: LeafLoad, left: LeftServers | None = None
 ) -> dict[PairTest, Outcome]:
     """Run the tests, each NIC in one test at a time, at most `concurrency` at once
     and at most `leaves`' limit crossing out of or into one leaf."""
@@ -181,7 +211,7 @@ async def schedule(
                 busy |= ends
                 leaves.take(t)
                 pending.remove(t)
-                running[asyncio.create_task(run_test(ctx, t))] = t
+                running[asyncio.create_task(run_test(ctx, t, left))] = t
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
                 t = running.pop(task)
@@ -193,6 +223,9 @@ async def schedule(
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
         raise
+    finally:
+        if left is not None:  # every test is over: a cleanup still running is no one's
+            left.cancel()
     return results
 
 
@@ -203,15 +236,12 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
     # Resume: only the tests with a host still to do; their partners may be done hosts.
     wanted = set(hosts)
     tests = [t for t in plan(spec.plan, all_hosts, nics, spec.pairs) if {t.client, t.server} & wanted]
-    # A run killed mid-test may have left servers listening: stop them by their port
-    # first, one command per host for all its server ports (500 commands, not 2,000,
-    # on 1,000 nodes of 4 rails).
-    servers: dict[str, dict[tuple, dict[str, Any]]] = {}
-    for t in tests:
-        servers.setdefault(t.server, {})[t.server_nic] = t.snic
-    await asyncio.gather(*(cleanup(ctx, host, *nics.values()) for host, nics in servers.items()))
+    # A run killed mid-test may have left servers listening: each host's are stopped
+    # by their ports before its first server starts, one command per host for all
+    # its server ports (500 commands, not 2,000, on 1,000 nodes of 4 rails).
+    left = LeftServers(ctx, tests)
     leaves = LeafLoad(spec.cross_leaf, leaf_finder(ctx.vars))
-    results = await schedule(ctx, tests, spec.concurrency, leaves)
+    results = await schedule(ctx, tests, spec.concurrency, leaves, left)
 
     slow = {t: o for t, o in results.items() if o[0].assessed and o[0].verdict.status == Status.FAIL}
     fast_ends = {
@@ -227,7 +257,7 @@ async def run_pairs(ctx: Ctx, hosts: list[str]) -> None:
             partner = _partner(ctx, nics, host, nic, other, fast_ends, second, all_hosts)
             if partner:
                 second[(host, dev)] = retest((host, nic), t, *partner)
-    again = await schedule(ctx, list(second.values()), spec.concurrency, leaves) if second else {}
+    again = await schedule(ctx, list(second.values()), spec.concurrency, leaves, left) if second else {}
     _judge(ctx, hosts, results, slow, second, again, fast_ends)
 
 
