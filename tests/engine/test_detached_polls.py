@@ -62,12 +62,13 @@ def test_a_job_that_ends_soon_is_read_after_the_first_polls(tmp_path, run_id):
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip().endswith("done-ok")
     sleeps = log.read_text().split()
-    # any waits for the job's pid come first, FIRST_POLLS[0] each; the polls then
-    # follow the designed schedule, and stop once the result is there
+    # any waits for the job's pid come first, FIRST_POLLS[0] each (on a loaded
+    # machine they may be all there is); the polls then follow the designed
+    # schedule, and stop once the result is there
     rest = sleeps
     while rest and rest[0] == FIRST_POLLS[0]:
         rest = rest[1:]
-    assert rest and rest == list(FIRST_POLLS[1 : 1 + len(rest)]), sleeps
+    assert rest == list(FIRST_POLLS[1 : 1 + len(rest)]), sleeps
     assert waits <= len(sleeps) <= waits + 1, sleeps
 
 
