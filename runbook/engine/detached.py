@@ -41,12 +41,12 @@ POLL_SECONDS = 2
 # CPU: finer steps after the first cost more than they gave, bench/README.md).
 # `sleep` takes fractions in GNU coreutils and busybox; where it does not, the
 # poll falls back to a whole second.
-FIRST_POLLS = ("0.02", "0.1", "0.2", "0.5", "1")
-START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
 # The job writes its pid within milliseconds of its start: the wait for it looks
 # every QUICK_NAP for the first QUICK_NAPS times, then every 0.1 s (a first wait
 # of a whole 0.1 s was most of a short job's time on an idle simulated node).
 QUICK_NAP, QUICK_NAPS = "0.02", 10
+FIRST_POLLS = (QUICK_NAP, "0.1", "0.2", "0.5", "1")
+START_WAIT_SECONDS = 30  # for the job to write its pid after `setsid -f`
 START_WAIT_NAPS = QUICK_NAPS + round((START_WAIT_SECONDS - QUICK_NAPS * float(QUICK_NAP)) * 10)
 STOP_GRACE_SECONDS = 10  # SIGTERM, then SIGKILL for what is left
 EXIT_LOST = 125  # the job ended without writing its exit status (killed, node rebooted)

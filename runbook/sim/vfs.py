@@ -185,6 +185,17 @@ class NodeFs:
             return path  # no empty, . or .. component: normpath's answer already
         return posixpath.normpath(path).replace("//", "/")
 
+    @staticmethod
+    def norm_many(paths: list[str], cwd: str = "/root") -> list[str]:
+        """norm() of each: a path norm() answers with itself (absolute, no empty, .
+        or .. part: a glob's every match) is kept without a call (896 of them
+        in a `grep . pkeys/*`)."""
+        norm = NodeFs.norm
+        return [
+            p if p[:1] == "/" and p[-1] != "/" and "/." not in p and "//" not in p else norm(p, cwd)
+            for p in paths
+        ]
+
     def isdir(self, path: str) -> bool:
         self._index()
         return path in self._static_dirs or path in self._own_dirs

@@ -51,16 +51,8 @@ def read_inputs(ctx: Ctx, name: str, files: list[str], io) -> tuple[list[tuple[s
     if not files:
         return [("-", io.stdin.read_all())], 0
     # the files read together (vfs.py read_many), stdin where "-" stands
-    fs, cwd = ctx.fs, ctx.shell.cwd
-    norm = fs.norm
-    # an absolute path without an empty, . or .. part (a glob's every match) is
-    # norm()'s answer already: tested here, without a call for each of 896 files
-    paths = [
-        f if f[:1] == "/" and f[-1] != "/" and "/." not in f and "//" not in f else norm(f, cwd)
-        for f in files
-        if f != "-"
-    ]
-    read = fs.read_many(paths)
+    fs = ctx.fs
+    read = fs.read_many(fs.norm_many([f for f in files if f != "-"], ctx.shell.cwd))
     if len(read) == len(files) and all(type(t) is str for t in read):  # no "-", every file read
         return list(zip(files, read)), 0
     texts = iter(read)

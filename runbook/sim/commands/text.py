@@ -49,11 +49,12 @@ def cat(ctx: Ctx, args, io) -> int:
     return status
 
 
-def grep(ctx: Ctx, args, io) -> int:
+def _take_patterns(args: list[str]) -> tuple[list[str], list[str]]:
+    """The -e PATTERNs taken out of grep's arguments: (patterns, the rest in order)."""
+    if not any(a[:2] == "-e" for a in args):  # none (a `grep -H -v P pkeys/*`'s 898 arguments)
+        return [], list(args)
     patterns, clean, i = [], [], 0
     n_args = len(args)
-    if not any(a[:2] == "-e" for a in args):  # no -e PATTERN to take out: the loop's answer
-        clean, n_args = list(args), 0
     while i < n_args:
         a = args[i]
         if a[:1] != "-":  # an operand (most of a `grep . pkeys/*`'s): kept as it is
@@ -69,6 +70,11 @@ def grep(ctx: Ctx, args, io) -> int:
         else:
             clean.append(a)
         i += 1
+    return patterns, clean
+
+
+def grep(ctx: Ctx, args, io) -> int:
+    patterns, clean = _take_patterns(args)
     opts, rest = split_opts(clean, with_value="mABC")
     if not patterns:
         if not rest:
