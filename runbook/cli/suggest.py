@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
-
 from ..definition.model import Runbook
 from ..errors import UsageError
 
 
 def closest(word: str, choices: list[str], n: int = 3) -> list[str]:
+    import difflib  # only for a mistake: a run that names known steps never needs it
+
     near = difflib.get_close_matches(word, choices, n=n, cutoff=0.5)
     if len(near) < n:  # a fragment (`topo`, `nccl`) is a fine start too
         near += [c for c in choices if word and word in c and c not in near][: n - len(near)]

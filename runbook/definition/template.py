@@ -85,6 +85,11 @@ def _resolve(match: re.Match, variables: dict[str, Any]) -> Any:
 
 
 _WORD_START = set(" \t\n;&|()<>")
+# A run of characters that changes no context anywhere (quotes, escapes, $, (), [],
+# comments, here-documents, placeholders all start with one of these): skipped in one
+# step, not one character at a time (the commands of a whole runbook are read at every
+# load: 3.7 ms of a cold `runbook run` character by character).
+_PLAIN = re.compile(r"[^\\'\"`$()\[\]#<\n{]+")
 _HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
 QUOTING_FIX = "drop the quotes, the value is quoted for you"
 _WHERE = {
@@ -113,6 +118,10 @@ def unsafe_placeholders(template: str) -> tuple[tuple[str, str, int], ...]:
     heredocs: list[tuple[str, bool]] = []  # (delimiter, strip tabs) awaiting the next line
     i, n = 0, len(template)
     while i < n:
+        plain = _PLAIN.match(template, i)
+        if plain is not None:
+            i = plain.end()
+            continue
         ctx = stack[-1]
         m = spans.get(i)
         if m is not None:
