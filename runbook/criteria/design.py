@@ -20,6 +20,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Comparator:
+    """A named `design:` comparison and whether it judges a host or the fleet."""
+
     name: str
     scope: str  # "host" | "fleet"
     func: Callable[..., Any]

@@ -9,6 +9,8 @@ from ..definition.model import Status
 
 @dataclass
 class Verdict:
+    """A status with its one-line reason and the failures behind it."""
+
     status: Status
     reason: str = ""
     failures: list[str] = field(default_factory=list)

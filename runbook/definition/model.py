@@ -35,6 +35,8 @@ class Status(str, Enum):
 
 @dataclass
 class Host:
+    """An inventory host: its name, merged vars and every group it is in."""
+
     name: str
     vars: dict[str, Any] = field(default_factory=dict)  # merged, Ansible precedence
     groups: list[str] = field(default_factory=list)  # every group it belongs to (ancestors included)
@@ -55,6 +57,8 @@ class Host:
 
 @dataclass
 class Group:
+    """An inventory group: its direct hosts, child groups and vars."""
+
     name: str
     hosts: list[str] = field(default_factory=list)  # direct members
     children: list[str] = field(default_factory=list)
@@ -63,6 +67,8 @@ class Group:
 
 @dataclass
 class Inventory:
+    """The site: every host and group, and the files it was read from."""
+
     hosts: dict[str, Host]
     groups: dict[str, Group]
     sources: list[str] = field(default_factory=list)
@@ -186,6 +192,8 @@ class LaunchSpec:
 
 @dataclass(frozen=True)
 class Step:
+    """One step of the runbook as its file defines it (docs/steps.md)."""
+
     id: str
     title: str
     phase: str
@@ -234,6 +242,8 @@ class Step:
 
 @dataclass(frozen=True)
 class Phase:
+    """A phase: one file of steps, run in order."""
+
     name: str
     title: str
     file: str
@@ -242,6 +252,8 @@ class Phase:
 
 @dataclass(frozen=True)
 class Runbook:
+    """Every phase in order, and the hash of the definitions."""
+
     phases: tuple[Phase, ...]
     sha256: str = ""
 

@@ -15,6 +15,8 @@ from . import become, detached
 
 @dataclass
 class HostOutcome:
+    """What running a step on one host came to: the command as run, its output and verdict."""
+
     host: str
     command: str
     verdict: Verdict

@@ -31,6 +31,8 @@ SECTIONS = ("hosts", "children", "vars")
 
 @dataclass
 class RawGroup:
+    """A group as the inventory files declare it, before vars are merged."""
+
     name: str
     file: str = ""
     line: int = 0
@@ -43,6 +45,8 @@ class RawGroup:
 
 @dataclass
 class RawHost:
+    """A host as the inventory files declare it, before vars are merged."""
+
     name: str
     file: str = ""
     line: int = 0

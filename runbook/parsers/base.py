@@ -46,6 +46,8 @@ class Gaps:
 
 @dataclass(frozen=True)
 class Reading:
+    """A parser's record and what it found missing (lenient reading)."""
+
     record: Record
     missing: list[str]
 
@@ -56,6 +58,8 @@ _SPACES = str.maketrans(dict.fromkeys(_FIXED_SPACES, " "))
 
 @dataclass(frozen=True)
 class Parser:
+    """A named parser: the command whose output it reads and how."""
+
     name: str
     reads: str  # the command whose output it reads, for `runbook parse --list` and docs
     func: Callable[..., Record]

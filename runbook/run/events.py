@@ -29,6 +29,8 @@ def _now() -> float:
 
 @dataclass
 class Event:
+    """The base of every event: its journal form."""
+
     def to_dict(self) -> dict[str, Any]:
         # Shallow on purpose (dataclasses.asdict deep-copies every output and
         # record: measurable per event at 1,000 hosts); nested values are shared.
@@ -42,6 +44,8 @@ class Event:
 
 @dataclass
 class RunStarted(Event):
+    """A run began: who, where, and with which inventory and runbook."""
+
     run_id: str
     site: str
     operator: str
@@ -53,6 +57,8 @@ class RunStarted(Event):
 
 @dataclass
 class StepStarted(Event):
+    """A step began an action on these hosts."""
+
     step_id: str
     action: str  # verify | apply | rollback | reboot
     hosts: tuple[str, ...]
@@ -63,6 +69,8 @@ class StepStarted(Event):
 
 @dataclass
 class HostStarted(Event):
+    """A host began a step's action (the command as rendered for it)."""
+
     step_id: str
     action: str
     host: str
@@ -85,6 +93,8 @@ class HostOutput(Event):
 
 @dataclass
 class HostFinished(Event):
+    """A host finished a step's action: output, exit status and verdict."""
+
     step_id: str
     action: str
     host: str
@@ -114,6 +124,8 @@ class HostFinished(Event):
 
 @dataclass
 class StepFinished(Event):
+    """A step finished an action: its status and the hosts by status."""
+
     step_id: str
     action: str
     status: str
@@ -138,6 +150,8 @@ class PendingActionChanged(Event):
 
 @dataclass
 class HostKeyRecorded(Event):
+    """A host key was seen and pinned for a host."""
+
     host: str
     fingerprint: str  # SHA256:...
     how: str  # known_hosts | pinned (trust on first use)
@@ -161,12 +175,16 @@ class OperatorDecision(Event):
 
 @dataclass
 class RunInterrupted(Event):
+    """The run stopped before its end (Ctrl-C, a signal)."""
+
     reason: str
     time: float = field(default_factory=_now)
 
 
 @dataclass
 class RunFinished(Event):
+    """The run ended, with its status."""
+
     status: str
     time: float = field(default_factory=_now)
 

@@ -31,6 +31,8 @@ from .events import (
 
 @dataclass
 class Outcome:
+    """A host's latest outcome in a step: status, reason and what it was judged with."""
+
     status: Status
     action: str = "verify"
     reason: str = ""
@@ -46,6 +48,8 @@ class Outcome:
 
 @dataclass
 class Decision:
+    """A skip, waiver or note that an operator recorded."""
+
     kind: str
     step_id: str
     hosts: frozenset[str] | None  # None = every host of the step
@@ -74,6 +78,8 @@ class Decision:
 
 @dataclass
 class RunState:
+    """The run folded from its events: the one rulebook's input and output."""
+
     run: dict[str, Any] = field(default_factory=dict)
     outcomes: dict[tuple[str, str], Outcome] = field(default_factory=dict)
     # latest verify record: a cache of what the output parses to (the journal does not

@@ -100,6 +100,8 @@ def _last_line(path: Path) -> bytes:
 
 @dataclass
 class RunSummary:
+    """One run of the state directory as `runbook runs` lists it."""
+
     run_id: str
     directory: str
     site: str = ""

@@ -60,6 +60,8 @@ class _BatchSession(asyncssh.SSHClientSession):
 
 @dataclass
 class BatchEnd:
+    """How a batch of commands on one channel ended."""
+
     finished: int  # commands 0 .. finished-1 were handed over (Finished)
     # The command `finished`'s own end when the channel ended it: a timeout (its
     # `probe` set) or the connection lost mid-command. None: the commands from

@@ -31,6 +31,8 @@ _MAX_JUMPS = 8  # a ProxyJump chain longer than this is a loop in ~/.ssh/config
 
 @dataclass(frozen=True)
 class ConnectTarget:
+    """Where and how to connect to one host, ~/.ssh/config applied."""
+
     name: str  # what messages call it: the inventory name, or the jump spec
     host: str  # address or DNS name actually connected to
     port: int

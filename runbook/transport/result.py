@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 @dataclass
 class CommandResult:
+    """One command on one host: its output, exit status, times and attempts."""
+
     host: str
     command: str
     exit_status: int | None  # None when the command did not complete

@@ -114,6 +114,8 @@ class _CommandSession(asyncssh.SSHClientSession):
 
 @dataclass
 class Outcome:
+    """How one command on an open connection ended."""
+
     exit_status: int | None
     stdout: str
     stderr: str

@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Project:
+    """The loaded runbook and inventory, with the caches still to remember."""
+
     runbook: Runbook
     inventory: Inventory
     steps_dir: Path
