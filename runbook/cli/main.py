@@ -37,20 +37,45 @@ def command_of(argv: list[str]) -> str | None:
     return None
 
 
+class _Unbuilt:
+    """Stands for a command that is not the one being run: takes its arguments, builds nothing."""
+
+    def add_argument(self, *args, **kwargs) -> None:
+        pass
+
+    def add_mutually_exclusive_group(self, *args, **kwargs) -> _Unbuilt:
+        return self
+
+    def set_defaults(self, **kwargs) -> None:
+        pass
+
+
+_UNBUILT = _Unbuilt()
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """Every command with its help line and its arguments. With `only`, the commands whose
-    arguments live in modules of their own (export, verify-log, sim, bundle) get them only
-    when they are `only`: a `runbook run` does not import those modules (bench/cold_start.py)."""
+    """Every command with its help line and its arguments. With `only`, that command alone:
+    a `runbook run` neither builds the others (a parser and a help formatter for each of
+    their arguments: ~4 ms of a cold run) nor imports the modules where some of them live
+    (export, verify-log, sim, bundle; bench/cold_start.py). `runbook --help` and a command
+    that does not exist (`only` is None) get every command."""
     parser = argparse.ArgumentParser(
         prog="runbook", description="Deliver GPU / InfiniBand clusters step by step."
     )
     parser.add_argument("--version", action="version", version=f"runbook {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("lint", help="check every step and inventory file")
+    def wanted(name: str) -> bool:
+        return only is None or only == name
+
+    def command(name: str, **kw):
+        # `runbook --help` (no command named: `only` is None) builds every one
+        return sub.add_parser(name, **kw) if wanted(name) else _UNBUILT
+
+    p = command("lint", help="check every step and inventory file")
     _common(p, state=False)
 
-    p = sub.add_parser("plan", help="what would run, per host")
+    p = command("plan", help="what would run, per host")
     _common(p, state=False)
     p.add_argument("--step", action="append", help="only this step (repeatable)")
     p.add_argument("--hosts", help="only these hosts (NodeSet / group expression)")
@@ -61,7 +86,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="text for a terminal, md for the customer's acceptance plan, json for scripts",
     )
 
-    p = sub.add_parser("inventory", help="hosts, groups, merged vars as ansible-inventory prints them")
+    p = command("inventory", help="hosts, groups, merged vars as ansible-inventory prints them")
     p.add_argument(
         "--inventory", default="inventory", help="inventory file or directory (default: inventory/)"
     )
@@ -71,7 +96,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     g.add_argument("--host", help="the merged vars of this one host")
 
-    p = sub.add_parser(
+    p = command(
         "parse",
         help="read a saved or pasted tool output",
         description="Read a saved or pasted tool output with one of the parsers (`runbook parse --list` "
@@ -90,7 +115,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="require the complete output, as a step's verify does (exit 2 on a fragment)",
     )
 
-    p = sub.add_parser("run", help="verify / apply / rollback steps over SSH")
+    p = command("run", help="verify / apply / rollback steps over SSH")
     _common(p)
     p.add_argument("--step", action="append", help="step id (repeatable)")
     p.add_argument("--phase", help="every step of this phase (e.g. nic-mode)")
@@ -128,14 +153,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "(default 3; 0: none; apply/rollback are never retried; docs/steps.md)",
     )
 
-    p = sub.add_parser("status", help="the state of the run")
+    p = command("status", help="the state of the run")
     _common(p)
     p.add_argument("--json", action="store_true", help="one JSON document on stdout")
     # the run's own steps and inventory (recorded in --state) are shown; the files
     # are read only for a run recorded before runs kept them (default steps/, inventory/)
     p.set_defaults(steps=None, inventory=None)
 
-    p = sub.add_parser("runs", help="list the runs in the state directory")
+    p = command("runs", help="list the runs in the state directory")
     p.add_argument("--state", default="state", help="state directory (default: state/)")
     p.add_argument("--json", action="store_true", help="one JSON object per run, one per line")
 
@@ -144,7 +169,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         ("waive", "accept a failure, with a reason"),
         ("note", "add a note (confirms a manual step)"),
     ):
-        p = sub.add_parser(kind, help=what)
+        p = command(kind, help=what)
         _common(p)
         p.add_argument("step", help="step id")
         p.add_argument("--hosts", help="NodeSet (default: every host of the step)")
@@ -154,7 +179,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 "--expires-days", type=numbers.EXPIRES_DAYS, help="the waiver lapses after this many days"
             )
 
-    p = sub.add_parser("tui", help="the terminal UI")
+    p = command("tui", help="the terminal UI")
     _common(p)
     p.add_argument(
         "--trust-new-hosts",
@@ -162,10 +187,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="trust on first use: pin unknown host keys into the run's known_hosts",
     )
 
-    def wanted(name: str) -> bool:  # the modules below are imported only for their own command
-        return only is None or only == name
-
-    p = sub.add_parser("export", help="signed completion log + report")
+    p = command("export", help="signed completion log + report")
     p.add_argument("--state", default="state", help="state directory (default: state/)")
     p.add_argument(
         "--steps",
@@ -184,25 +206,25 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
         add_export_arguments(p)
 
-    p = sub.add_parser("verify-log", help="check a signed completion log")
+    p = command("verify-log", help="check a signed completion log")
     if wanted("verify-log"):
         from .cmd_signed_log import add_verify_arguments
 
         add_verify_arguments(p)
 
-    p = sub.add_parser("merge-logs", help="merge the pods' signed logs into one signed site log")
+    p = command("merge-logs", help="merge the pods' signed logs into one signed site log")
     if wanted("merge-logs"):
         from .cmd_signed_log import add_merge_arguments
 
         add_merge_arguments(p)
 
-    p = sub.add_parser("sim", help="start the simulated lab on loopback")
+    p = command("sim", help="start the simulated lab on loopback")
     if wanted("sim"):
         from ..sim.main import add_arguments as add_sim_arguments
 
         add_sim_arguments(p)
 
-    p = sub.add_parser("demo", help="the simulated lab + the runbook on it")
+    p = command("demo", help="the simulated lab + the runbook on it")
     p.add_argument("--headless", action="store_true", help="run the whole runbook with run's progress output")
     p.add_argument(
         "--nodes", type=numbers.SIM_NODES, default=48, help="compute nodes in the lab (default 48)"
@@ -216,12 +238,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         help="where the lab's subnet managers run: hosts (OpenSM on sm01/sm02) or switch (on leaf01/leaf02)",
     )
 
-    p = sub.add_parser("init", help="create a site directory: inventory template, steps, README, .gitignore")
+    p = command("init", help="create a site directory: inventory template, steps, README, .gitignore")
     p.add_argument("dir", metavar="DIR", help="the new site directory")
 
-    p = sub.add_parser(
-        "bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites"
-    )
+    p = command("bundle", help="one archive with runbook and every dependency wheel, for air-gapped sites")
     if wanted("bundle"):
         from .cmd_bundle import add_arguments as add_bundle_arguments
 
