@@ -5,9 +5,9 @@ journal form (`type` names the class).
 
 An event is never changed once made, by convention rather than `frozen=True`: a
 frozen dataclass sets each field through object.__setattr__, which made a
-HostFinished 7x slower to create (3.3 vs 0.5 us; one or two per host and step)
-and the module's import twice as long (three more generated methods per class,
-each compiled at every start: bench/README.md, "After session 16")."""
+HostFinished 7x slower to create (3.3 vs 0.5 us; one per host and step) and the
+module's import ~1.5x as long (three more generated methods per class, each
+compiled at every start: bench/README.md, "After session 16")."""
 
 from __future__ import annotations
 
