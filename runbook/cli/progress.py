@@ -127,6 +127,7 @@ class RunProgress:
         for ev in batch:
             if isinstance(ev, StepStarted):
                 self.running[(ev.step_id, ev.action)] = None
+                self.announced.discard((ev.step_id, ev.action))  # its job is said again if it starts again
             elif isinstance(ev, HostStarted) and self.job_of is not None:
                 self._job_started(ev)
             elif isinstance(ev, StepFinished):

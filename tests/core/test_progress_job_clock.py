@@ -9,7 +9,7 @@ from rich.console import Console
 
 from runbook.cli.live_bars import JobClockColumn
 from runbook.cli.progress import RunProgress
-from runbook.run.events import HostStarted, StepStarted
+from runbook.run.events import HostStarted, StepFinished, StepStarted
 
 
 def _feed(console, job_of):
@@ -34,6 +34,21 @@ def test_without_a_terminal_one_line_names_the_expected_time():
         "gpu-burn-in              verify   detached job started, expected about 10m00s"
     ]
     assert progress.progress is None  # no live bars without a terminal
+
+
+def test_without_a_terminal_a_step_started_again_says_its_job_again():
+    """verify, apply, verify again in one `runbook run`: each start of the job is said."""
+    buf = io.StringIO()
+    progress = RunProgress(Console(file=buf, force_terminal=False), job_of=lambda s, h: (time.time(), None))
+    for _ in range(2):
+        progress(
+            [
+                StepStarted("gpu-burn-in", "verify", ("gpu01",)),
+                HostStarted("gpu-burn-in", "verify", "gpu01", "b"),
+            ]
+        )
+        progress([StepFinished("gpu-burn-in", "verify", "pass", {"pass": 1})])
+    assert buf.getvalue().count("detached job started") == 2
 
 
 def test_on_a_terminal_the_column_shows_the_steps_clock():
