@@ -99,9 +99,9 @@ RUN_PATH = (
 
 
 def test_every_dataclass_a_run_imports_has_a_docstring():
-    """@dataclass gives a class without a docstring one made with inspect.signature,
-    ~0.3 ms a class at every start of `runbook run` (bench/README.md, "After session 16");
-    a docstring is cheaper, and says more."""
+    """@dataclass gives a class without a docstring one made with inspect.signature, at
+    every start of `runbook run` (bench/README.md, "After session 16"); a docstring costs
+    nothing, and says more."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run(
         [sys.executable, "-c", _DATACLASSES, *RUN_PATH], env=env, capture_output=True, text=True, timeout=120
