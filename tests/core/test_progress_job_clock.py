@@ -3,7 +3,12 @@ elapsed and expected time: a live column on a terminal (runbook/cli/live_bars.py
 one line without one."""
 
 import io
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from rich.console import Console
 
@@ -105,12 +110,6 @@ print(json.dumps("rich.progress" in sys.modules))
 
 def test_without_a_terminal_the_live_bars_are_not_even_imported():
     """A `runbook run` in CI or a pipe does not pay for rich.progress at start-up."""
-    import json
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2]))
     loaded = {}
     for where in ("pipe", "terminal"):
