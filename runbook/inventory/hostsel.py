@@ -33,8 +33,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ClusterShell.NodeSet import RESOLVER_NOGROUP, NodeSet, NodeSetException
-
 from ..definition.model import Inventory
 from ..errors import UsageError
 from .hostpattern import MAX_RANGE_HOSTS
@@ -136,6 +134,15 @@ def _split(expr: str) -> tuple[list[str], list[str]]:
     return operands, operators
 
 
+def _nodeset_module():
+    """ClusterShell's NodeSet module, imported at its first use: with the logging
+    and configparser modules it brings, ~4 ms of a cold `runbook run` that selects
+    no pattern and has no host to fold (every host passed)."""
+    from ClusterShell import NodeSet
+
+    return NodeSet
+
+
 def _operand(
     inv: Inventory,
     expr: str,
@@ -156,6 +163,7 @@ def _operand(
     if "[" not in token:
         unknown_words.append(token)
         return set()
+    ns = _nodeset_module()
     try:
         size = _pattern_size(token)  # before NodeSet, which builds a set of every index
         if size > MAX_RANGE_HOSTS:
@@ -163,8 +171,8 @@ def _operand(
                 f"host selection {expr!r}: {token!r} stands for {size} "
                 f"names, more than the {MAX_RANGE_HOSTS} a pattern may"
             )
-        names = list(NodeSet(token, resolver=RESOLVER_NOGROUP))
-    except NodeSetException as exc:
+        names = list(ns.NodeSet(token, resolver=ns.RESOLVER_NOGROUP))
+    except ns.NodeSetException as exc:
         hint = " (NodeSet ranges use '-': gpu[01-48], not gpu[01:48])" if ":" in token else ""
         raise HostSelectionError(f"host selection {expr!r}: bad pattern {token!r}: {exc}{hint}") from None
     missing_hosts.extend(n for n in names if n not in inv.hosts)
@@ -191,6 +199,12 @@ def _pattern_size(token: str) -> int:
     return total
 
 
+def unfold(folded: str) -> frozenset[str]:
+    """The names of a folded host string, as NodeSet reads it (an operator
+    decision's hosts, recorded folded)."""
+    return frozenset(_nodeset_module().NodeSet(folded))
+
+
 def fold(hosts: Iterable[str]) -> str:
     """Hosts folded into one NodeSet string, e.g. "gpu[07,13,21-22],sm01"."""
     names = list(dict.fromkeys(hosts))
@@ -198,7 +212,8 @@ def fold(hosts: Iterable[str]) -> str:
         return ""
     if any(ch in _NOT_FOLDABLE for name in names for ch in name):
         return ",".join(names)  # NodeSet would read these characters as syntax
+    ns = _nodeset_module()
     try:
-        return str(NodeSet.fromlist(names, resolver=RESOLVER_NOGROUP))
-    except NodeSetException:  # pragma: no cover - names NodeSet cannot represent
+        return str(ns.NodeSet.fromlist(names, resolver=ns.RESOLVER_NOGROUP))
+    except ns.NodeSetException:  # pragma: no cover - names NodeSet cannot represent
         return ",".join(names)

@@ -11,9 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
-
 from ..definition.model import Status
+from ..inventory.hostsel import unfold
 from . import rules
 from .events import (
     Event,
@@ -126,7 +125,7 @@ class RunState:
         elif isinstance(ev, HostFinished):
             self._finished(ev)
         elif isinstance(ev, OperatorDecision):
-            hosts = frozenset(NodeSet(ev.hosts)) if ev.hosts else None
+            hosts = unfold(ev.hosts) if ev.hosts else None
             self.decisions.append(
                 Decision(ev.kind, ev.step_id, hosts, ev.operator, ev.reason, ev.time, ev.expires, ev.hosts)
             )

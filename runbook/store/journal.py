@@ -19,9 +19,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
-
 from ..definition.model import Status
+from ..inventory.hostsel import unfold
 from ..run.events import Event
 from .canonical import GENESIS, CanonicalError, journal_entry_hash
 from .errors import StoreCorrupt
@@ -124,7 +123,7 @@ def check_event(d: dict[str, Any]) -> None:
     if kind == "OperatorDecision":
         if d.get("hosts"):
             try:
-                NodeSet(d["hosts"])
+                unfold(d["hosts"])
             except Exception as exc:  # NodeSetParseError is not a ValueError
                 raise ValueError(f"hosts {d['hosts']!r} is not a NodeSet: {exc}") from None
         if d.get("expires") is not None and not isinstance(d["expires"], (int, float)):

@@ -44,10 +44,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from ClusterShell.NodeSet import NodeSet
 from tinydb.storages import Storage
 
 from ..definition.model import Status
+from ..inventory.hostsel import unfold
 from ..run.state import Decision, Outcome, RunState
 from .storage import fsync_dir
 
@@ -367,7 +367,7 @@ def _from_data(data: dict[str, Any]) -> tuple[RunState, list[tuple[str, int, str
         if "before" in d:
             befores[key] = d["before"]
     for d in _docs(data, "decisions"):
-        hosts = frozenset(NodeSet(d["hosts"])) if d["hosts"] else None
+        hosts = unfold(d["hosts"]) if d["hosts"] else None
         state.decisions.append(
             Decision(
                 d["kind"],

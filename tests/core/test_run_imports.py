@@ -108,3 +108,27 @@ def test_every_dataclass_a_run_imports_has_a_docstring():
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == []
+
+
+_CLUSTERSHELL = r"""
+import importlib, json, sys
+for m in sys.argv[1:]:
+    importlib.import_module(m)
+before = "ClusterShell.NodeSet" in sys.modules
+from runbook.inventory.hostsel import fold
+folded = fold(["gpu02", "gpu01", "gpu03", "sm01"])
+print(json.dumps({"before": before, "folded": folded, "after": "ClusterShell.NodeSet" in sys.modules}))
+"""
+
+
+def test_a_run_imports_clustershell_only_when_it_folds_or_selects_hosts():
+    """ClusterShell (with the logging and configparser it brings) is imported at its
+    first use: a run that names no host pattern and has no failing host to fold
+    never needs it (inventory/hostsel.py)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run(
+        [sys.executable, "-c", _CLUSTERSHELL, *RUN_PATH], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc == {"before": False, "folded": "gpu[01-03],sm01", "after": True}

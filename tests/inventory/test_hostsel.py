@@ -8,7 +8,7 @@ import pytest
 from ClusterShell.NodeSet import NodeSet
 
 from runbook.errors import UsageError
-from runbook.inventory.hostsel import HostSelectionError, fold, select_hosts
+from runbook.inventory.hostsel import HostSelectionError, fold, select_hosts, unfold
 from runbook.inventory.load import load_inventory
 
 from .cases import CASES, DATA
@@ -115,3 +115,17 @@ def test_fold_round_trips_through_select(cluster):
     for _ in range(50):
         subset = [h for h in names if rng.random() < 0.3] or ["sm01"]
         assert select_hosts(cluster, fold(subset)) == subset
+
+
+def test_unfold_reads_a_folded_string_as_nodeset_does():
+    """A decision's hosts are recorded folded and read back with unfold (run/state.py,
+    store/progress.py, store/journal.py): the names NodeSet gives, for any fold."""
+    rng = random.Random(11)
+    for _ in range(50):
+        subset = [g for g in GPUS if rng.random() < 0.3] + (["sm01"] if rng.random() < 0.5 else [])
+        if not subset:
+            continue
+        assert unfold(fold(subset)) == frozenset(subset) == frozenset(NodeSet(fold(subset)))
+    assert unfold("gpu[01-03],sm[01-02]") == {"gpu01", "gpu02", "gpu03", "sm01", "sm02"}
+    with pytest.raises(Exception, match="gpu\\[01"):  # a NodeSet parse error, as before
+        unfold("gpu[01")
