@@ -481,7 +481,12 @@ class Shell:
             return parts[0][1]
         out = []
         for kind, value, _ in word.parts:
-            out.append(value if kind == "lit" else await self.expand_part(kind, value))
+            if kind == "lit":
+                out.append(value)
+            elif kind == "var":  # without expand_part's coroutine (most parts that are not text)
+                out.append(self.var(value))
+            else:
+                out.append(await self.expand_part(kind, value))
         return "".join(out)
 
     async def expand_words(self, words: list[Word]) -> list[str]:
@@ -505,7 +510,11 @@ class Shell:
             return [
                 "".join(
                     [
-                        value if kind == "lit" else await self.expand_part(kind, value)
+                        value
+                        if kind == "lit"
+                        else self.var(value)
+                        if kind == "var"
+                        else await self.expand_part(kind, value)
                         for kind, value, _ in parts
                     ]
                 )
@@ -513,7 +522,8 @@ class Shell:
         if plan is LONE:
             kind, value, _ = parts[0]
             out = []
-            for chunk in FIELD_SEPARATORS.split(await self.expand_part(kind, value)):
+            text = self.var(value) if kind == "var" else await self.expand_part(kind, value)
+            for chunk in FIELD_SEPARATORS.split(text):
                 if not chunk:
                     continue
                 if GLOB_CHARS.search(chunk) is not None:
@@ -531,7 +541,7 @@ class Shell:
                 if not quoted and value and GLOB_CHARS.search(value) is not None:
                     glob[-1] = True
                 continue
-            text = await self.expand_part(kind, value)
+            text = self.var(value) if kind == "var" else await self.expand_part(kind, value)
             if quoted or kind == "tilde":
                 fields[-1].append((text, True))
                 keep[-1] = True
