@@ -1,5 +1,6 @@
 """Word expansion's short paths (sim/shell/interp.py expansion_plan: literal
-words' fields kept, a word quoted throughout, the glob flag kept per field)
+words' fields kept, a word quoted throughout, text and $x joined, the glob flag
+kept per field)
 give the general path's answer on every word of the shipped steps' commands
 and of the detached and launch wrappers the engine sends."""
 
@@ -81,6 +82,9 @@ def scripts() -> list[str]:
         'x="a b"; e=; s="*"; echo "$x" $x "$e" $e $s "$s" a"$x"b ${x:-z} "${e:-d}" ~ ~/x "$@" $@ '
         '"$(echo "p q")" $(echo "p  q") /etc/*.d "/etc/"*.d /etc/$s.d "$(ls /etc | head -1)" $((1+2)) "$((3))"'
         " [ a[b a[c /root/[ /root//[ ./[ [/ .[ ]["
+        # text and $x (JOINED): one field, or the general path when a $x splits or globs
+        ' /proc/irq/$i/smp_affinity_list $e$e "$e"$e $e"" pre$x x$s/ $s.d "/r$s"$i a$n/$e/b ${e:-z}/$i'
+        ' /var/$i/[ab] "$x"$i ${x:=q}.$x'
     )
     return texts
 

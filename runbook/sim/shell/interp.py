@@ -40,7 +40,7 @@ VAR_SPEC = re.compile(r"([A-Za-z_0-9]*)(:?[-=+?]?)(.*)", re.S)
 SPECIAL_PARAMETERS = frozenset("?$#0!-@*")  # Shell.var: $? $$ $# $0 $! $- $@ $*
 
 
-QUOTED, LONE, GENERAL = "quoted", "lone", "general"  # Word.plan, besides a tuple of fields
+QUOTED, LONE, JOINED, GENERAL = "quoted", "lone", "joined", "general"  # Word.plan, besides a tuple of fields
 
 
 def expansion_plan(parts) -> tuple[str, ...] | str:
@@ -48,8 +48,10 @@ def expansion_plan(parts) -> tuple[str, ...] | str:
     fields themselves when they cannot change (literal text without an unquoted
     glob character), QUOTED for a word quoted throughout (one field, never split
     nor globbed), LONE for one unquoted $x, $(c) or $((e)) (its text split, each
-    field globbed: a loop's `$i`, `$(ls ...)`), else GENERAL. Each gives the
-    general path's answer (tests/sim/test_expand_fast_paths.py)."""
+    field globbed: a loop's `$i`, `$(ls ...)`), JOINED for text and $x without
+    an unquoted glob character (`/proc/irq/$i/smp_affinity_list`: one field
+    when no unquoted $x holds a blank or a glob character), else GENERAL. Each
+    gives the general path's answer (tests/sim/test_expand_fast_paths.py)."""
     if len(parts) == 1 and parts[0][0] == "lit":
         _, value, quoted = parts[0]
         if quoted or (value and GLOB_CHARS.search(value) is None):
@@ -65,6 +67,11 @@ def expansion_plan(parts) -> tuple[str, ...] | str:
         return QUOTED
     if len(parts) == 1 and parts[0][0] in ("var", "cmd", "arith"):
         return LONE
+    if all(
+        kind == "var" or (kind == "lit" and (quoted or GLOB_CHARS.search(value) is None))
+        for kind, value, quoted in parts
+    ):
+        return JOINED
     return GENERAL
 
 
@@ -531,6 +538,22 @@ class Shell:
                 else:
                     out.append(chunk)
             return out
+        if plan is JOINED:  # text and $x: one field unless an unquoted $x splits or globs
+            texts = []
+            kept = False
+            for kind, value, quoted in parts:
+                if kind == "lit":
+                    texts.append(value)
+                    kept = kept or quoted
+                    continue
+                text = self.var(value)
+                if not quoted and (FIELD_SEPARATORS.search(text) or GLOB_CHARS.search(text)):
+                    break  # the general path below (a $x read again gives the same text)
+                texts.append(text)
+                kept = kept or quoted
+            else:
+                joined = "".join(texts)
+                return [joined] if joined or kept else []
         fields: list[list[tuple[str, bool]]] = [[]]
         keep = [False]
         glob = [False]  # whether the field holds an unquoted glob character
