@@ -200,6 +200,8 @@ class Lab:
     # -- what the clients need ------------------------------------------
     def targets(self, step_id: str, steps_dir: Path = STEPS) -> list[tuple[str, str, int, str]]:
         """The hosts `runbook run --step STEP_ID` targets, with where to reach them."""
+        if str(REPO) not in sys.path:  # this checkout's runbook, also where another one is installed
+            sys.path.insert(0, str(REPO))
         from runbook.definition.loader import load_runbook
         from runbook.definition.targets import targets
         from runbook.inventory.load import host_vars, load_inventory

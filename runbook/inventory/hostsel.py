@@ -136,8 +136,9 @@ def _split(expr: str) -> tuple[list[str], list[str]]:
 
 def _nodeset_module():
     """ClusterShell's NodeSet module, imported at its first use: with the logging
-    and configparser modules it brings, ~4 ms of a cold `runbook run` that selects
-    no pattern and has no host to fold (every host passed)."""
+    and configparser modules it brings, about 17 M instructions (1 %) of a cold
+    `runbook run` that selects no pattern and has no host to fold, every host
+    having passed (bench/results/s17-cold-instructions.md)."""
     from ClusterShell import NodeSet
 
     return NodeSet
